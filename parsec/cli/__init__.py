@@ -1,0 +1,1 @@
+"""The `parsec` command line (typer). `entry.main` is the console script."""

@@ -1,0 +1,122 @@
+"""The typer application: global options, error handling, and the registry of command modules."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any, Optional
+
+import typer
+
+from .. import __version__
+
+# Each module exposes `register(app: typer.Typer) -> None`. Add new command modules here.
+COMMAND_MODULES = [
+    "parsec.cli.classify_cmd",
+    "parsec.cli.ask_cmd",
+    "parsec.cli.conversations_cmd",
+    "parsec.cli.config_cmd",
+    "parsec.cli.context_cmd",
+    "parsec.cli.daemon_cmd",
+    "parsec.cli.doctor_cmd",
+    "parsec.cli.export_cmd",
+    "parsec.cli.forget_cmd",
+    "parsec.cli.history_cmd",
+    "parsec.cli.import_cmd",
+    "parsec.cli.init_cmd",
+    "parsec.cli.shell_cmd",
+    "parsec.cli.providers_cmd",
+    "parsec.cli.prune_cmd",
+    "parsec.cli.sessions_cmd",
+    "parsec.cli.stats_cmd",
+]
+
+app = typer.Typer(
+    name="parsec",
+    help="Parsec: shell history, prompt routing and step-by-step LLM workflows.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class _State:
+    debug: bool = False
+    overrides: dict[str, Any] = {}
+
+
+state = _State()
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"parsec {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    setting: Optional[list[str]] = typer.Option(
+        None, "--set", metavar="SECTION.KEY=VALUE", help="Override a config key for this run."
+    ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    state.debug = debug or bool(os.environ.get("PARSEC_DEBUG"))
+    state.overrides = _parse_overrides(setting or [])
+
+
+def _parse_overrides(items: list[str]) -> dict[str, Any]:
+    import tomllib
+
+    from ..errors import UsageError
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or "." not in key:
+            raise UsageError(f"--set expects SECTION.KEY=VALUE, got {item!r}")
+        try:  # TOML values (numbers, booleans, lists); anything else is a string
+            out[key.strip()] = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+def load_settings(**flags: Any):
+    """The effective config for a command: every layer, with the command's own flags last."""
+    from ..config import load_config
+
+    overrides = dict(state.overrides)
+    overrides.update({k: v for k, v in flags.items() if v is not None})
+    return load_config(overrides)
+
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(_name).register(app)
+
+
+def run(args: list[str]) -> int:
+    from .failures import run_reporting_errors
+
+    debug = "--debug" in args or bool(os.environ.get("PARSEC_DEBUG"))
+    return run_reporting_errors(lambda: _run_app(args), debug)
+
+
+def _run_app(args: list[str]) -> int:
+    try:
+        # With standalone_mode=False click returns a command's `typer.Exit(code)` instead of raising it.
+        result = app(args=args, prog_name="parsec", standalone_mode=False)
+    except typer.Exit as exit_:
+        return exit_.exit_code
+    except typer.Abort:
+        sys.stderr.write("parsec: aborted\n")
+        return 1
+    except Exception as err:
+        show = getattr(err, "show", None)  # click's usage errors print themselves
+        if show is not None and hasattr(err, "exit_code"):
+            show()
+            return err.exit_code  # type: ignore[attr-defined]
+        raise
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,121 @@
+"""`parsec ask "…"` and `parsec resume [ID]`: run a prompt workflow with the user in control.
+
+`parsec ask` must reach its first model request quickly, so `entry.py` sends plain
+`parsec ask …` / `parsec resume …` lines to `fast_main`, which parses its few options with
+argparse and never imports typer; the typer commands below serve `--help` and every other path.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    import typer
+
+_YES_HELP = "Run low-risk commands without asking; stop at any other."
+_JSON_HELP = "Print the finished conversation as JSON."
+
+
+def register(app: typer.Typer) -> None:
+    import typer
+
+    @app.command("ask")
+    def ask(
+        request: list[str] = typer.Argument(..., metavar="REQUEST...", help="What you want done, in plain words."),
+        yes: bool = typer.Option(False, "--yes", "-y", help=_YES_HELP),
+        json_output: bool = typer.Option(False, "--json", help=_JSON_HELP),
+        provider: Optional[str] = typer.Option(None, "--provider", help="LLM provider for this run."),
+        model: Optional[str] = typer.Option(None, "--model", help="Model for this run."),
+    ) -> None:
+        """Plan the request, then carry it out step by step, asking before each command."""
+        from .app import load_settings
+
+        code = run_workflow(load_settings().settings, prompt=" ".join(request), conversation_id=None, yes=yes,
+                            json_output=json_output, provider=provider, model=model)
+        if code:
+            raise typer.Exit(code)
+
+    @app.command("resume")
+    def resume(
+        conversation_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="Conversation id (default: the newest open one)."),
+        yes: bool = typer.Option(False, "--yes", "-y", help=_YES_HELP),
+        json_output: bool = typer.Option(False, "--json", help=_JSON_HELP),
+    ) -> None:
+        """Continue an interrupted conversation from its last completed step."""
+        from .app import load_settings
+
+        code = run_workflow(load_settings().settings, prompt=None, conversation_id=conversation_id or "", yes=yes,
+                            json_output=json_output, provider=None, model=None)
+        if code:
+            raise typer.Exit(code)
+
+
+def fast_main(args: list[str]) -> int | None:
+    """`parsec ask|resume …` without typer; None when the line needs the full app (e.g. --help)."""
+    import argparse
+
+    if any(a in ("-h", "--help") for a in args[1:]):
+        return None
+    parser = argparse.ArgumentParser(prog=f"parsec {args[0]}", add_help=False)
+    parser.add_argument("words", nargs="*")
+    parser.add_argument("--yes", "-y", action="store_true")
+    parser.add_argument("--json", dest="json_output", action="store_true")
+    if args[0] == "ask":
+        parser.add_argument("--provider")
+        parser.add_argument("--model")
+    try:
+        options, unknown = parser.parse_known_args(args[1:])
+    except SystemExit:
+        return None
+    if unknown or (args[0] == "resume" and len(options.words) > 1):
+        return None  # let the full app explain the usage error
+    from .failures import run_reporting_errors
+
+    def run() -> int:
+        from ..config import load_config
+
+        settings = load_config().settings
+        if args[0] == "ask":
+            return run_workflow(settings, prompt=" ".join(options.words), conversation_id=None, yes=options.yes,
+                                json_output=options.json_output, provider=options.provider, model=options.model)
+        return run_workflow(settings, prompt=None, conversation_id=options.words[0] if options.words else "",
+                            yes=options.yes, json_output=options.json_output, provider=None, model=None)
+
+    return run_reporting_errors(run, debug="--debug" in args)
+
+
+def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | None, yes: bool, json_output: bool,
+                 provider: str | None, model: str | None) -> int:
+    """Run a new (prompt) or resumed (conversation_id) workflow; the exit code: 0 when it finished."""
+    from ..errors import UsageError
+    from ..workflow.start import build_runner, find_conversation, warm_up
+    from ..workflow.ui import TerminalUI, UnattendedUI
+
+    if prompt is not None and not prompt.strip():
+        raise UsageError('say what you want done: parsec ask "list the biggest files here"')
+    if not yes and not sys.stdin.isatty():
+        raise UsageError("no terminal to confirm commands on: run it in a terminal, or add --yes (low-risk commands only)")
+    # With --json, stdout carries only the JSON: everything else goes to stderr.
+    ui = UnattendedUI() if yes else TerminalUI(out=sys.stderr if json_output else None)
+    pending_store, counter = warm_up(settings)
+    try:
+        conversation = None
+        if prompt is None:
+            store = pending_store.result()
+            conversation = find_conversation(store, conversation_id or None, open_only=True)
+            if conversation.is_terminal:
+                raise UsageError(f"conversation {conversation.id} is {conversation.status.value}: nothing to resume")
+            ui.say(f"Resuming {conversation.name} ({conversation.id})", style="bold")
+        # A new conversation: the provider is set up while the store opens in the background.
+        runner = build_runner(settings, conversation, prompt=prompt, store=pending_store, ui=ui, auto_yes=yes,
+                              provider_name=provider, model=model, counter=counter)
+        finished = runner.run()
+    finally:
+        try:
+            pending_store.result().close()
+        except Exception:  # the store never opened: its error is already on its way up
+            pass
+    if json_output:
+        sys.stdout.write(finished.model_dump_json(indent=2) + "\n")
+    return 0 if finished.status.value == "finished" else 1

@@ -1,0 +1,118 @@
+"""`parsec classify`: ask the input classifier about a line, many lines, or its learned choices."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Optional
+
+import typer
+
+FACTS = "file|alias|builtin|function|keyword|none"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("classify")
+    def classify(
+        line: Optional[str] = typer.Argument(None, help="The line to classify; '-' reads lines from stdin."),
+        as_json: bool = typer.Option(False, "--json", help="Print a JSON object."),
+        first_word: Optional[str] = typer.Option(None, "--first-word", metavar=FACTS,
+                                                 help="What the shell says the first word is."),
+        learn: Optional[str] = typer.Option(None, "--learn", metavar="command|prompt",
+                                            help="Remember this route for lines of the same shape."),
+        forget: bool = typer.Option(False, "--forget", help="Drop every learned choice."),
+        learned: bool = typer.Option(False, "--learned", help="List the learned choices."),
+        fallback_127: bool = typer.Option(False, "--fallback-127",
+                                          help="Exit 0 if a line that failed with 127 reads like prose, else 1."),
+    ) -> None:
+        """Classify a line as a command, a prompt or ambiguous, and say why."""
+        from ..errors import UsageError
+
+        if first_word is not None and first_word not in FACTS.split("|"):
+            raise UsageError(f"--first-word must be one of {FACTS}, got {first_word!r}")
+        if forget or learned:
+            _preferences(forget)
+            return
+        if line is None:
+            raise UsageError('give a line to classify, e.g. parsec classify "find all python files", or - for stdin')
+        if fallback_127:
+            from ..workflow.classify import reads_like_prose
+
+            prose = reads_like_prose(line)
+            typer.echo("prose" if prose else "command")
+            raise typer.Exit(0 if prose else 1)
+        if learn is not None:
+            if learn not in ("command", "prompt"):
+                raise UsageError(f"--learn must be 'command' or 'prompt', got {learn!r}")
+            from ..errors import StoreError
+
+            if not _classifier(require_store=True).learn(line, first_word, learn):
+                raise StoreError("could not save the choice in the store; run `parsec doctor` to check it")
+            typer.echo(f"learned: lines shaped like {line!r} are a {learn}")
+            return
+        classifier = _classifier(require_store=False)
+        if line == "-":
+            _batch(classifier)
+            return
+        decision = classifier.classify(line, first_word, cwd=os.getcwd())
+        if as_json:
+            typer.echo(json.dumps(decision.as_dict()))
+        else:
+            typer.echo(f"{decision.decision} ({decision.confidence:.0%}): {decision.reason}")
+
+
+def _classifier(require_store: bool) -> Any:
+    """A Classifier with the user's learned choices; without the store only if it cannot open."""
+    from ..errors import StoreError
+    from ..workflow.classify import Classifier
+    from .app import load_settings
+
+    settings = load_settings().settings
+    store = None
+    if settings.classifier.learn_from_corrections or require_store:
+        try:
+            from ..store import open_store
+
+            store = open_store(settings.store_url())
+        except StoreError:
+            if require_store:
+                raise
+    return Classifier(store=store, settings=settings)
+
+
+def _preferences(forget: bool) -> None:
+    from ..store import open_store
+    from ..workflow.classify import Classifier
+    from .app import load_settings
+
+    settings = load_settings().settings
+    classifier = Classifier(store=open_store(settings.store_url()), settings=None)
+    if forget:
+        count = classifier.forget()
+        typer.echo(f"forgot {count} learned classifier choice{'s' if count != 1 else ''}")
+        return
+    choices = classifier.learned()
+    if not choices:
+        typer.echo("no learned classifier choices")
+    for key, choice in sorted(choices.items()):
+        typer.echo(f"{choice:8} {key}")
+
+
+def _batch(classifier: Any) -> None:
+    """One JSON object out per line in: plain text, or {"text": ..., "first_word": ...}."""
+    out, cwd = sys.stdout, os.getcwd()
+    for raw in sys.stdin.buffer:
+        text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        fact = None
+        if text.startswith("{"):
+            try:
+                item = json.loads(text)
+            except ValueError:
+                item = None
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                text, fact = item["text"], item.get("first_word")
+        decision = classifier.classify(text, fact if isinstance(fact, str) else None, cwd=cwd)
+        out.write(json.dumps(decision.as_dict()))
+        out.write("\n")
+    out.flush()

@@ -1,0 +1,119 @@
+"""`parsec context show`: what would be sent to the model for a conversation's step, with the
+tokens per section and what was kept, summarised, compressed or dropped, and why."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    context_app = typer.Typer(help="Inspect what the model sees.", no_args_is_help=True)
+    app.add_typer(context_app, name="context")
+
+    @context_app.command("show")
+    def show(
+        conversation_id: Optional[str] = typer.Option(None, "--conversation", "-c", help="Conversation id (default: the newest)."),
+        step: Optional[int] = typer.Option(None, "--step", "-s", min=1, help="Step number, from 1 (default: the current step)."),
+        planning: bool = typer.Option(False, "--planning", help="Show the planning context instead of a step's."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+        full: bool = typer.Option(False, "--full", help="Print every decision, not only a summary per action."),
+    ) -> None:
+        """Show the messages a step would send, with token counts and pruning decisions."""
+        from ..errors import UsageError
+        from .app import load_settings
+
+        settings = load_settings().settings
+        store = _open_store(settings)
+        try:
+            conversation = _conversation(store, conversation_id)
+            engine = _engine(settings, store, conversation)
+            if planning or not conversation.steps:
+                messages = engine.planning_messages(conversation, None)
+                report = engine.last_report
+                title = f"planning context of conversation {conversation.id}"
+            else:
+                index = _step_index(conversation, step)
+                messages, _, report = engine.step_messages(conversation, index)
+                title = f"step {index + 1} of {len(conversation.steps)} in conversation {conversation.id}"
+        except IndexError as err:
+            raise UsageError(str(err)) from None
+        finally:
+            store.close()
+        if as_json:
+            payload = {"title": title, "messages": [m.model_dump() for m in messages], "report": report.to_dict()}
+            typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+            return
+        _print(title, messages, report, full)
+
+
+def _open_store(settings):
+    from ..store import open_store
+
+    return open_store(
+        settings.store_url(),
+        busy_timeout_ms=settings.store.busy_timeout_ms,
+        connect_timeout_s=settings.store.connect_timeout_s,
+    )
+
+
+def _conversation(store, conversation_id: str | None):
+    from ..errors import NotFound
+
+    if conversation_id:
+        return store.load_conversation(conversation_id)
+    newest = store.list_conversations(limit=1)
+    if not newest:
+        raise NotFound("no conversations yet: start one with `parsec ask \"...\"`")
+    return store.load_conversation(newest[0].id)
+
+
+def _engine(settings, store, conversation):
+    from ..context.engine import ContextEngine
+
+    limits = None
+    model = conversation.model or settings.llm.model
+    if model:
+        from ..providers.models_meta import model_limits
+
+        limits = model_limits(conversation.provider or settings.llm.provider, model, settings.llm.models)
+    return ContextEngine(settings, store, limits)
+
+
+def _step_index(conversation, step: int | None) -> int:
+    from ..errors import UsageError
+
+    if step is None:
+        current = conversation.current_step_index()
+        return current if current is not None else len(conversation.steps) - 1
+    if step > len(conversation.steps):
+        raise UsageError(f"conversation {conversation.id} has {len(conversation.steps)} steps; pick --step 1..{len(conversation.steps)}")
+    return step - 1
+
+
+def _print(title, messages, report, full: bool) -> None:
+    from .render import table
+
+    typer.echo(f"# {title}")
+    typer.echo(f"# {report.total_tokens} of {report.budget} tokens ({report.counter})")
+    for message in messages:
+        typer.echo(f"\n--- {message.role} ---")
+        typer.echo(message.content)
+    typer.echo("")
+    table(["section", "tokens"], sorted(report.sections.items(), key=lambda kv: -kv[1]), title="tokens per section")
+    actions = report.actions()
+    typer.echo("")
+    typer.echo("items: " + (", ".join(f"{n} {action}" for action, n in sorted(actions.items())) or "none"))
+    rows = []
+    for action in ("kept", "summarised", "compressed", "dropped"):
+        decisions = report.by_action(action)
+        shown = decisions if full or action != "dropped" else decisions[:10]
+        rows += [(d.action, d.section, d.key, d.tokens if d.tokens is not None else "-", d.reason) for d in shown]
+        if len(shown) < len(decisions):
+            rows.append((action, "", f"... {len(decisions) - len(shown)} more (--full shows them)", "", ""))
+    if rows:
+        table(["action", "section", "item", "tokens", "why"], rows, title="decisions")
+    for warning in report.warnings:
+        typer.echo(f"warning: {warning}")

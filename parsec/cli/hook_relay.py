@@ -1,0 +1,158 @@
+"""Inside `parsec shell`, the hooks hand their records to the proxy (a pipe, PARSEC_PTY_FD) and
+the proxy forwards them: each command's output first, then its `command_finished`, so the
+daemon sees them in the order it needs. Anything undeliverable goes to the spool file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RECONNECT_EVERY_S = 2.0
+PAIR_WAIT_S = 1.0  # how long a record waits for its output (or the output for its record)
+
+
+@dataclass
+class _Pending:
+    since: float
+    finished: dict | None = None  # the hook's command_finished
+    output: str | None = None  # None: not seen (yet); "": nothing to store
+    output_bytes: int = 0
+    output_done: bool = False
+
+
+@dataclass
+class HookRelay:
+    runtime: Path
+    capture_output: bool = True
+    exclude: list = field(default_factory=list)  # compiled privacy.exclude_commands
+    mask: object = None  # callable(text) -> text, secrets masked
+    _sock: socket.socket | None = None
+    _next_connect: float = 0.0
+    _buffer: bytes = b""
+    _pending: dict = field(default_factory=dict)
+
+    # ---- input from the hooks --------------------------------------------------------------
+    def feed(self, data: bytes) -> None:
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for raw in lines:
+            if raw.strip():
+                self._hook_line(raw)
+
+    def _hook_line(self, raw: bytes) -> None:
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            self._deliver(raw)  # not ours to judge: the daemon answers bad input
+            return
+        if isinstance(msg, dict) and msg.get("type") == "command_finished" and "seq" in msg:
+            entry = self._entry(str(msg.get("session")), msg["seq"])
+            entry.finished = msg
+            self._flush_ready()
+        else:
+            self._deliver(raw)
+
+    # ---- input from the terminal stream ----------------------------------------------------
+    def command_output(self, session: str, seq: int, text: str | None, total: int) -> None:
+        """The D mark of `session:seq` arrived; `text` is None when nothing may be stored."""
+        entry = self._entry(session, seq)
+        entry.output_done = True
+        entry.output = text if self.capture_output else None
+        entry.output_bytes = total
+        self._flush_ready()
+
+    # ---- pairing ---------------------------------------------------------------------------
+    def _entry(self, session: str, seq: int) -> _Pending:
+        key = (session, int(seq))
+        if key not in self._pending:
+            self._pending[key] = _Pending(since=time.monotonic())
+        return self._pending[key]
+
+    def tick(self) -> None:
+        """Called from the proxy loop: sends whatever waited too long for its other half."""
+        self._flush_ready(force_older_than=time.monotonic() - PAIR_WAIT_S)
+
+    def close(self) -> None:
+        self._flush_ready(force_older_than=float("inf"))
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def _flush_ready(self, force_older_than: float | None = None) -> None:
+        for key in list(self._pending):
+            entry = self._pending[key]
+            forced = force_older_than is not None and entry.since <= force_older_than
+            if entry.finished is None or not (entry.output_done or forced):
+                if forced and entry.finished is None:
+                    del self._pending[key]  # output of a command the hook did not record
+                continue
+            del self._pending[key]
+            command = str(entry.finished.get("command") or "")
+            if entry.output and not any(p.search(command) for p in self.exclude):
+                text = self.mask(entry.output) if self.mask else entry.output
+                out = {"v": 1, "type": "command_output", "noreply": True, "session": key[0],
+                       "seq": key[1], "output": text, "output_bytes": entry.output_bytes}
+                self._deliver(json.dumps(out).encode())
+            self._deliver(json.dumps(entry.finished).encode())
+
+    # ---- delivery --------------------------------------------------------------------------
+    def _deliver(self, line: bytes) -> None:
+        sock = self._connection()
+        if sock is not None:
+            try:
+                sock.sendall(line + b"\n")
+                return
+            except OSError:
+                sock.close()
+                self._sock = None
+        self._spool(line)
+
+    def _connection(self) -> socket.socket | None:
+        if self._sock is not None and not _peer_closed(self._sock):
+            return self._sock
+        if self._sock is not None:  # the daemon restarted or dropped an idle client
+            self._sock.close()
+            self._sock = None
+        if time.monotonic() < self._next_connect:
+            return None
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(0.5)
+        try:
+            sock.connect(str(self.runtime / "daemon.sock"))
+        except OSError:
+            sock.close()
+            self._next_connect = time.monotonic() + RECONNECT_EVERY_S
+            return None
+        self._sock = sock
+        return sock
+
+    def _spool(self, line: bytes) -> None:
+        spool = self.runtime / "spool"
+        try:
+            spool.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with open(spool / f"pty-{os.getpid()}.jsonl", "ab") as handle:
+                handle.write(line + b"\n")
+        except OSError:
+            pass  # nowhere to keep it: the shell must keep working regardless
+
+
+def _peer_closed(sock: socket.socket) -> bool:
+    """A send to a peer that already closed would seem to succeed and lose the line."""
+    try:
+        data = sock.recv(4096, socket.MSG_DONTWAIT | socket.MSG_PEEK)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    if data:  # replies to lines the daemon refused: read and drop them
+        try:
+            sock.recv(len(data), socket.MSG_DONTWAIT)
+        except OSError:
+            return True
+        return False
+    return True

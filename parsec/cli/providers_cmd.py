@@ -1,0 +1,123 @@
+"""`parsec providers`: which LLM providers are configured, which one Parsec would use, and
+whether each answers (a model-list request with short timeouts, all probed at once)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+import typer
+
+PROBE_CONNECT_TIMEOUT_S = 2.0
+PROBE_READ_TIMEOUT_S = 5.0
+
+
+@dataclass
+class ProviderRow:
+    provider: str
+    selected: bool
+    configured: bool
+    model: str
+    endpoint: str
+    key: str  # where the key comes from ("OPENAI_API_KEY"), "none needed" or "missing"
+    status: str  # "answers (N models)", the one-line error, or "not configured"
+    answers: bool = False
+    reason: str = ""  # why this one is in use ("ANTHROPIC_API_KEY is set", "--provider", ...)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("providers")
+    def providers(
+        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+        probe: bool = typer.Option(True, "--probe/--no-probe", help="Ask each configured provider whether it answers."),
+    ) -> None:
+        """List the LLM providers that are configured, the one in use (*) and whether each answers."""
+        from .app import load_settings
+
+        rows = collect_rows(load_settings(), probe=probe)
+        if as_json:
+            typer.echo(json.dumps([asdict(row) for row in rows], indent=2))
+        else:
+            from .render import table
+
+            table(["", "provider", "model", "endpoint", "key", "status"],
+                  [("*" if r.selected else "", r.provider, r.model, r.endpoint, r.key, r.status) for r in rows])
+            chosen = next((r for r in rows if r.selected), None)
+            if chosen is None:
+                from ..providers.select import HOW_TO_CONFIGURE
+
+                typer.echo(HOW_TO_CONFIGURE, err=True)
+            else:
+                typer.echo(f"in use: {chosen.provider} {chosen.model} ({chosen.reason})")
+        usable = any(r.selected and (r.answers or not probe) for r in rows)
+        raise typer.Exit(0 if usable else 1)
+
+
+def collect_rows(loaded, *, probe: bool, env=None) -> list[ProviderRow]:
+    import importlib
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..errors import ParsecError
+    from ..providers.errors import NoProviderConfigured
+    from ..providers.select import PROVIDERS, choose
+
+    env = os.environ if env is None else env
+    try:
+        in_use = choose(loaded, env=env, probe_ollama=probe)
+        selected, reason = in_use.provider, in_use.reason
+    except (NoProviderConfigured, ParsecError):
+        selected = reason = ""
+    rows: list[ProviderRow] = []
+    for name in PROVIDERS:
+        # The configured model belongs to the selected provider; the others show their default.
+        model = None if name == selected else importlib.import_module(f"parsec.providers.{name}").DEFAULT_MODEL
+        try:
+            choice = choose(loaded, provider=name, model=model, env=env, probe_ollama=False)
+        except ParsecError as err:
+            rows.append(ProviderRow(name, name == selected, False, "", "", "", str(err)))
+            continue
+        configured = _is_configured(choice)
+        key = choice.key_hint if choice.api_key else ("none needed" if name == "ollama" or configured else "missing")
+        row = ProviderRow(name, name == selected, configured, choice.model, choice.base_url, key,
+                          "not configured" if not configured else "not probed",
+                          reason=reason if name == selected else "")
+        rows.append(row)
+    if probe:
+        with ThreadPoolExecutor(max_workers=len(rows)) as pool:
+            list(pool.map(lambda row: _probe(row, loaded, env), [r for r in rows if r.configured]))
+    return rows
+
+
+def _is_configured(choice) -> bool:
+    if choice.api_key:
+        return True
+    if choice.provider == "ollama":
+        return True  # local: configured when it answers
+    from ..providers.openai import DEFAULT_BASE_URL
+
+    return choice.provider == "openai" and choice.base_url.rstrip("/") != DEFAULT_BASE_URL
+
+
+def _probe(row: ProviderRow, loaded, env) -> None:
+    from ..errors import ParsecError
+    from ..providers.select import build_provider, choose
+    from ..providers.transport import RetryPolicy
+
+    settings = loaded.settings if hasattr(loaded, "settings") else loaded
+    quick = settings.model_copy(deep=True)
+    quick.llm.connect_timeout_s = PROBE_CONNECT_TIMEOUT_S
+    quick.llm.read_timeout_s = PROBE_READ_TIMEOUT_S
+    try:
+        choice = choose(loaded, provider=row.provider, model=row.model, env=env, probe_ollama=False)
+        with build_provider(choice, quick, retry=RetryPolicy(max_retries=0)) as provider:
+            models = provider.list_models()
+    except ParsecError as err:
+        row.status = str(err)
+        if row.provider == "ollama" and "cannot reach" in row.status:
+            row.configured, row.status = False, "not running"
+        return
+    if row.provider == "ollama" and models and row.model not in models and f"{row.model}:latest" not in models:
+        row.model = models[0] if not row.selected else row.model
+    row.answers = True
+    row.status = f"answers ({len(models)} model{'s' if len(models) != 1 else ''})"

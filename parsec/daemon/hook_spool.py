@@ -1,0 +1,70 @@
+"""Messages the hooks appended to spool files while the daemon was down (or, for fish, always).
+
+A file is taken in two steps: renamed to `*.taken` on one pass, read on the next (so a hook that
+opened it just before the rename has finished its append), then deleted once every record from
+it is in the journal. A crash in between re-reads the file; derived ids keep that harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("parsec.daemon")
+
+TAKEN = ".taken"
+
+
+class HookSpool:
+    def __init__(self, directories: list[Path], daemon: Any) -> None:
+        self.directories = directories
+        self.daemon = daemon
+        self.ingested = 0
+
+    async def ingest(self) -> None:
+        """Replay files taken on the previous pass, then take the ones written since."""
+        for taken in self._files(f"*{TAKEN}"):
+            await self._replay(taken)
+        for fresh in self._files("*.jsonl"):
+            try:
+                fresh.rename(fresh.with_name(fresh.name + TAKEN))
+            except OSError:
+                pass
+
+    def _files(self, pattern: str) -> list[Path]:
+        found: list[tuple[float, Path]] = []
+        uid = os.getuid()
+        for directory in self.directories:
+            try:
+                if directory.stat().st_uid != uid:
+                    continue  # never take input from a directory someone else controls
+                for path in directory.glob(pattern):
+                    info = path.lstat()
+                    if info.st_uid == uid and path.is_file() and not path.is_symlink():
+                        found.append((info.st_mtime, path))
+            except OSError:
+                continue
+        return [path for _, path in sorted(found)]
+
+    async def _replay(self, path: Path) -> None:
+        conn = {"tcp": False, "authenticated": True, "spool": True}
+        count = 0
+        limit = self.daemon.limit
+        try:
+            with path.open("rb") as handle:
+                for line in handle:
+                    if len(line) > limit or not line.strip():
+                        continue
+                    reply = await self.daemon.handle_line(line.rstrip(b"\n"), conn)
+                    if reply is not None and not reply["ok"] and reply["error"]["code"] == "unavailable":
+                        return  # the journal cannot be written: keep the file for later
+                    count += 1
+        except OSError as err:
+            log.warning("cannot read spool file %s: %s", path, err)
+            return
+        await self.daemon.journal.sync()  # fdatasynced before the spool copy is deleted
+        path.unlink(missing_ok=True)
+        self.ingested += count
+        log.info("ingested %d spooled messages from %s", count, path.name)

@@ -1,0 +1,282 @@
+"""The durable journal: every record bound for the store is appended here first.
+
+Records are JSON lines in numbered segment files under `$XDG_STATE_HOME/parsec/journal/`.
+Appends are group-committed: every request waiting shares one `write()`, and a `command_finished`
+is acknowledged once that write has returned. The store writer consumes closed segments in order
+and deletes each once it is in the store; while the store is down, segments simply accumulate on
+disk (memory stays bounded) and are replayed later.
+
+Durability (see docs/daemon.md): an acknowledged record is in the kernel's page cache, so it
+survives `kill -9` of the daemon at once (and a failed write — ENOSPC, EIO — is still reported
+and the record refused). `fdatasync` (segments and the journal directory) runs in the background
+every SYNC_INTERVAL_S and at shutdown, so a machine crash or power cut can lose at most the
+records acknowledged in the last SYNC_INTERVAL_S (plus the sync's own duration).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from .. import paths
+
+log = logging.getLogger("parsec.daemon")
+
+SEGMENT_SUFFIX = ".jsonl"
+MAX_SEGMENT_BYTES = 8 * 1024 * 1024  # rotate even when the store is down, so replay is chunked
+SYNC_INTERVAL_S = 0.05  # background fdatasync period: the window a machine crash could lose
+
+
+class JournalError(Exception):
+    """The journal could not be written (disk full, read-only): the request is not acknowledged."""
+
+
+def journal_dir() -> Path:
+    return paths.state_dir() / "journal"
+
+
+class Journal:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._sync_io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-sync")  # fdatasync
+        self._pending: list[bytes] = []
+        self._waiters: list[asyncio.Future[None]] = []
+        self._lock = asyncio.Lock()
+        self._sync_lock = asyncio.Lock()
+        self._committer: asyncio.Task[None] | None = None
+        self._syncer: asyncio.Task[None] | None = None
+        self._fd = -1
+        self._current: Path | None = None
+        self._current_records = 0
+        self._current_bytes = 0
+        self._retired: list[int] = []  # fds of segments closed to appends, to sync once more and close
+        self._dirty = False  # the current segment was written since its last sync
+        self._dir_dirty = False  # a segment was created since the directory was last synced
+        self.counts: dict[Path, int] = {}  # records per segment not yet in the store
+        self.appended = 0
+        self.syncs = 0
+        self.last_error: str | None = None  # of the background sync
+
+    # --- segments --------------------------------------------------------------------------
+    def open(self) -> None:
+        paths.ensure_private_dir(self.directory)
+        for segment in self.segments():
+            self.counts[segment] = _count_lines(segment)
+        self._open_next()
+
+    def segments(self) -> list[Path]:
+        """Every segment on disk, oldest first (the current one last)."""
+        return sorted(self.directory.glob(f"*{SEGMENT_SUFFIX}"))
+
+    def closed_segments(self) -> list[Path]:
+        return [segment for segment in self.segments() if segment != self._current]
+
+    @property
+    def current_records(self) -> int:
+        return self._current_records
+
+    @property
+    def current_bytes(self) -> int:
+        return self._current_bytes
+
+    @property
+    def depth(self) -> int:
+        """Records appended but not yet in the store."""
+        return sum(self.counts.values()) + len(self._pending)
+
+    def done(self, segment: Path, records: int) -> None:
+        """`records` more lines of `segment` reached the store."""
+        if segment in self.counts:
+            self.counts[segment] = max(0, self.counts[segment] - records)
+
+    def remove(self, segment: Path) -> None:
+        self.counts.pop(segment, None)
+        try:
+            segment.unlink()
+        except FileNotFoundError:
+            pass
+
+    async def rotate(self) -> None:
+        """Close the current segment (once what is pending is written) and start a new one."""
+        await self.commit()
+        async with self._lock:
+            if self._current_records:
+                self._retire()
+                self._open_next()
+
+    def _retire(self) -> None:
+        """Stop appending to the current segment; the sync thread syncs and closes its fd."""
+        if self._fd >= 0:
+            self._retired.append(self._fd)
+            self._fd = -1
+            self._dirty = False
+
+    def _open_next(self) -> None:
+        existing = self.segments()
+        number = int(existing[-1].stem) + 1 if existing else 1
+        self._current = self.directory / f"{number:012d}{SEGMENT_SUFFIX}"
+        self._fd = os.open(self._current, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._dir_dirty = True  # the new name is made durable by the next background sync
+        self._current_records = 0
+        self._current_bytes = 0
+        self.counts[self._current] = 0
+
+    # --- appends ---------------------------------------------------------------------------
+    async def append(self, record: bytes, durable: bool = True) -> None:
+        """Append one JSON line; with `durable`, return only once it is written (write() returned:
+        it survives `kill -9`; the background fdatasync follows within SYNC_INTERVAL_S)."""
+        self._pending.append(record)
+        waiter: asyncio.Future[None] | None = None
+        if durable:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+        if self._committer is None:  # runs after this loop iteration: one write for all its appends
+            self._committer = asyncio.create_task(self._commit_rounds())
+        if self._syncer is None:
+            self._syncer = asyncio.create_task(self._sync_rounds())
+        if waiter is not None:
+            await waiter
+
+    async def commit(self) -> None:
+        """Wait until everything appended so far is written (in the page cache, not yet synced)."""
+        while self._committer is not None:
+            await asyncio.shield(self._committer)
+
+    async def sync(self) -> None:
+        """Wait until everything appended so far is written and fdatasynced (e.g. before a spool
+        file it came from is deleted)."""
+        await self.commit()
+        await self._sync_once()
+
+    async def _commit_rounds(self) -> None:
+        try:
+            while self._pending:
+                async with self._lock:
+                    batch, waiters = self._pending, self._waiters
+                    self._pending, self._waiters = [], []
+                    data = b"".join(batch)
+                    try:
+                        # On the event loop: a write() into the page cache takes microseconds, less
+                        # than a hand-off to a thread and back (the fdatasync is what blocks, and it
+                        # runs on the sync thread).
+                        _write_all(self._fd, data, self._current_bytes)
+                    except OSError as err:
+                        log.error("journal write failed: %s", err)
+                        _fail(waiters, JournalError(f"cannot write the journal: {err.strerror or err}"))
+                        continue
+                    self._dirty = True
+                    self._current_records += len(batch)
+                    self._current_bytes += len(data)
+                    self.counts[self._current] = self.counts.get(self._current, 0) + len(batch)  # type: ignore[index]
+                    self.appended += len(batch)
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+                if self._current_bytes > MAX_SEGMENT_BYTES:
+                    async with self._lock:
+                        self._retire()
+                        self._open_next()
+        finally:
+            self._committer = None
+
+    # --- background sync ---------------------------------------------------------------------
+    async def _sync_rounds(self) -> None:
+        while True:
+            await asyncio.sleep(SYNC_INTERVAL_S)
+            await self._sync_once()
+
+    async def _sync_once(self) -> None:
+        async with self._sync_lock:
+            retired, self._retired = self._retired, []
+            current = self._fd if self._dirty else -1
+            self._dirty = False
+            directory = self.directory if self._dir_dirty else None
+            self._dir_dirty = False
+            if not retired and current < 0 and directory is None:
+                return
+            job = asyncio.get_running_loop().run_in_executor(self._sync_io, _sync_files, retired, current, directory)
+            try:
+                # Shielded: once taken, the retired fds belong to this job, which closes them.
+                error = await asyncio.shield(job)
+            except OSError as err:
+                error = err
+            self.syncs += 1
+            if error is not None:
+                self.last_error = f"journal fdatasync failed: {error}"
+                log.error("%s", self.last_error)
+
+    def close(self) -> None:
+        """Stop the background sync, sync everything one last time and close the files."""
+        if self._syncer is not None:
+            self._syncer.cancel()
+            self._syncer = None
+        self._sync_io.shutdown(wait=True)  # a sync in flight finishes (and closes its fds)
+        self._retire()
+        retired, self._retired = self._retired, []
+        error = _sync_files(retired, -1, self.directory if self._current is not None else None)
+        if error is not None:
+            log.error("journal fdatasync at close failed: %s", error)
+        if self._current is not None and self._current_records == 0:
+            self.remove(self._current)  # leave no empty segment behind
+
+
+def _write_all(fd: int, data: bytes, size_before: int) -> None:
+    view = memoryview(data)
+    try:
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    except OSError:
+        # Cut a torn write off, so the next record does not glue onto half a line.
+        try:
+            os.ftruncate(fd, size_before)
+        except OSError:
+            pass
+        raise
+
+
+def _sync_files(retired: list[int], current: int, directory: Path | None) -> OSError | None:
+    """fdatasync the retired segments (then close them), the current one, and the directory.
+    Returns the first error (after trying everything), so one bad fd does not leak the others."""
+    error: OSError | None = None
+    for fd in retired:
+        try:
+            os.fdatasync(fd)
+        except OSError as err:
+            error = error or err
+        finally:
+            os.close(fd)
+    if current >= 0:
+        try:
+            os.fdatasync(current)  # the data and the file size; mtime is not worth a second write
+        except OSError as err:
+            error = error or err
+    if directory is not None:
+        try:
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError as err:
+            return error or err
+        try:
+            os.fsync(fd)
+        except OSError as err:
+            error = error or err
+        finally:
+            os.close(fd)
+    return error
+
+
+def _fail(waiters: list[asyncio.Future[None]], error: Exception) -> None:
+    for waiter in waiters:
+        if not waiter.done():
+            waiter.set_exception(error)
+
+
+def _count_lines(segment: Path) -> int:
+    try:
+        with segment.open("rb") as handle:
+            return sum(1 for _ in handle)
+    except OSError:
+        return 0

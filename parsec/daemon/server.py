@@ -1,0 +1,361 @@
+"""The daemon: an asyncio server on the owner-only Unix socket and on 127.0.0.1 (token-gated).
+
+A reply never waits for the store: records go to the journal (written, group-committed, before a
+`command_finished` is acknowledged; fdatasynced in the background, see journal.py) and the store
+writer moves them on in batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import os
+import secrets
+import socket
+import struct
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from .. import __version__
+from ..config import Settings
+from ..protocol import endpoints
+from ..protocol import messages as m
+from ..protocol.framing import ConnectionClosed, MessageTooLarge, read_line
+from .hook_spool import HookSpool
+from .journal import Journal, JournalError, journal_dir
+from .scheduler import Scheduler
+from .sessions import Records, SessionRecorder
+from .records import execution_record, session_record
+from .writer import StoreWriter
+
+log = logging.getLogger("parsec.daemon")
+
+MAX_CONNECTIONS = 1024  # one per shell, plus CLI calls; bounds memory
+DRAIN_TIMEOUT_S = 10.0
+_PEERCRED = struct.Struct("3i")  # pid, uid, gid
+
+
+def public_url(url: str) -> str:
+    """A store URL without its password, for `status` and the log."""
+    head, sep, tail = url.partition("://")
+    if sep and "@" in tail:
+        auth, _, host = tail.rpartition("@")
+        user = auth.split(":", 1)[0]
+        return f"{head}://{user}:***@{host}" if ":" in auth else url
+    return url
+
+
+class Daemon:
+    def __init__(self, settings: Settings, runtime: Path, privacy_filter: Any) -> None:
+        cfg = settings.daemon
+        self.settings = settings
+        self.runtime = runtime
+        self.limit = cfg.max_message_bytes
+        self.timeout = cfg.client_timeout_s
+        self.journal = Journal(journal_dir())
+        self.writer = StoreWriter(self.journal, {
+            "url": settings.store_url(), "busy_timeout_ms": settings.store.busy_timeout_ms,
+            "connect_timeout_s": settings.store.connect_timeout_s, "batch_size": cfg.batch_size,
+        })
+        self.recorder = SessionRecorder(
+            privacy_filter,
+            privacy_mode=settings.context_management.privacy_mode,
+            output_limit=settings.context_pruning.max_command_output_length,
+        )
+        self.hook_spool = HookSpool([endpoints.runtime_spool_dir(runtime), endpoints.state_spool_dir()], self)
+        self.scheduler = Scheduler()
+        self.store_url = public_url(settings.store_url())
+        self.token = secrets.token_hex(32)
+        self.started = time.time()
+        self.requests = 0
+        self.last_error: str | None = None  # the daemon's own (the store writer keeps its own)
+        self.stopping = asyncio.Event()
+        self._servers: list[asyncio.AbstractServer] = []
+        self._clients: set[asyncio.Task[None]] = set()
+        self._busy: set[asyncio.Task[None]] = set()
+        self._classifier: asyncio.Future[Any] | None = None
+        self._process = psutil.Process()
+        self._process.cpu_percent(None)  # the first reading is always 0; start the clock now
+        self._handlers: dict[str, Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
+            "hello": self._hello, "ping": self._ping, "session_start": self._session_start,
+            "classify": self._classify, "command_started": self._command_started,
+            "command_finished": self._command_finished, "command_output": self._command_output,
+            "session_end": self._session_end, "classify_feedback": self._classify_feedback,
+            "status": self._status, "current_session": self._current_session, "flush": self._flush,
+        }
+
+    # --- lifecycle -------------------------------------------------------------------------
+    async def serve(self) -> None:
+        self.journal.open()
+        sock_path = endpoints.socket_path(self.runtime)
+        sock_path.unlink(missing_ok=True)  # we hold the lock: any socket left here is stale
+        unix = await asyncio.start_unix_server(lambda r, w: self._client(r, w, tcp=False), path=str(sock_path), limit=self.limit + 1)
+        os.chmod(sock_path, 0o600)
+        tcp = await asyncio.start_server(lambda r, w: self._client(r, w, tcp=True), host="127.0.0.1", port=0, limit=self.limit + 1)
+        self._servers = [unix, tcp]
+        port = tcp.sockets[0].getsockname()[1]
+        _write_private(endpoints.tcp_file(self.runtime), f"{port} {self.token}\n")
+        cfg = self.settings.daemon
+        self.scheduler.every("flush", cfg.flush_interval_ms / 1000, self.writer.flush)
+        self.scheduler.every("close dead sessions", cfg.session_check_interval_s, self._reap_sessions)
+        self.scheduler.every("hook spool", 2.0, self.hook_spool.ingest, first_delay=0.0)
+        if cfg.prune_interval_hours > 0:
+            interval = cfg.prune_interval_hours * 3600
+            self.scheduler.every("retention prune", interval, self._prune, first_delay=min(interval, 600.0))
+        self.scheduler.start()
+        asyncio.ensure_future(self._get_classifier())  # warm it up before the first Enter key
+        log.info("daemon %s listening on %s and 127.0.0.1:%d (pid %d, store %s)", __version__, sock_path, port, os.getpid(), self.store_url)
+        await self.stopping.wait()
+        await self._drain()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    async def _drain(self) -> None:
+        """Stop listening, answer what is in flight, put every queued record in the store, exit."""
+        log.info("stopping: draining %d connections", len(self._busy))
+        for server in self._servers:
+            server.close()
+        deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        while self._busy and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        for task in list(self._clients):
+            task.cancel()
+        await asyncio.gather(*self._clients, return_exceptions=True)
+        await self.scheduler.stop()
+        await self.hook_spool.ingest()
+        await self.journal.commit()
+        try:
+            flushed = await asyncio.wait_for(self.writer.flush(force=True), timeout=max(1.0, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            flushed = False
+        if not flushed:
+            log.warning("store not reachable at exit: %d records stay in the journal for the next start", self.journal.depth)
+        await self.writer.close()
+        self.journal.close()
+        for path in (endpoints.socket_path(self.runtime), endpoints.tcp_file(self.runtime)):
+            path.unlink(missing_ok=True)
+        log.info("stopped")
+
+    # --- connections -----------------------------------------------------------------------
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, tcp: bool) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        if len(self._clients) >= MAX_CONNECTIONS or self.stopping.is_set():
+            writer.close()
+            return
+        self._clients.add(task)
+        try:
+            if not tcp and not self._same_user(writer):
+                writer.write(m.encode(m.error_reply(None, "unauthorized", "this daemon belongs to another user")))
+                await writer.drain()
+                return
+            conn = {"tcp": tcp, "authenticated": not tcp}
+            while True:
+                try:
+                    async with asyncio.timeout(self.timeout):
+                        line = await read_line(reader)
+                except MessageTooLarge:
+                    writer.write(m.encode(m.error_reply(None, "too_large", f"messages are limited to {self.limit} bytes")))
+                    return
+                except (ConnectionClosed, TimeoutError):
+                    return
+                if not line.strip():
+                    continue
+                self._busy.add(task)
+                try:
+                    reply = await self.handle_line(line, conn)
+                finally:
+                    self._busy.discard(task)
+                if reply is not None:
+                    writer.write(m.encode(reply))
+                    if writer.transport.get_write_buffer_size() > 65536:
+                        async with asyncio.timeout(self.timeout):  # one that never reads is dropped
+                            await writer.drain()
+                if conn.get("close") or self.stopping.is_set():
+                    return
+        except (ConnectionError, OSError, TimeoutError):
+            pass
+        finally:
+            self._clients.discard(task)
+            writer.close()
+
+    def _same_user(self, writer: asyncio.StreamWriter) -> bool:
+        sock: socket.socket = writer.get_extra_info("socket")
+        try:
+            _, uid, _ = _PEERCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size))
+        except OSError:
+            return False
+        if uid != os.getuid():
+            log.warning("refused a connection from uid %d", uid)
+            return False
+        return True
+
+    async def handle_line(self, line: bytes, conn: dict[str, Any]) -> dict[str, Any] | None:
+        self.requests += 1
+        try:
+            request = m.parse_request(line)
+        except m.BadMessage as err:
+            req_id, noreply = m.envelope(line)
+            return None if noreply and not conn.get("spool") else m.error_reply(req_id, err.code, str(err))
+        if not conn["authenticated"] and request.type != "hello":
+            conn["close"] = True
+            return m.error_reply(request.id, "unauthorized", "say hello with the token from the tcp file first")
+        try:
+            reply = await self._handlers[request.type](request, conn)
+        except JournalError as err:
+            self.last_error = f"{time.strftime('%H:%M:%S')} {err}"
+            reply = m.error_reply(request.id, "unavailable", str(err))
+        except Exception as err:  # a bug in one handler must not take the daemon down
+            log.exception("internal error handling %s", request.type)
+            reply = m.error_reply(request.id, "internal", f"{type(err).__name__}: {err}"[:300])
+        if request.noreply and not conn.get("spool"):  # spool replay wants to see failures
+            if not reply.get("ok"):
+                log.debug("noreply %s refused: %s", request.type, reply["error"]["code"])
+            return None  # the hook is not reading: a reply would be taken for the next answer
+        return reply
+
+    # --- handlers --------------------------------------------------------------------------
+    async def _hello(self, req: m.Hello, conn: dict[str, Any]) -> dict[str, Any]:
+        if conn["tcp"] and not hmac.compare_digest(req.token.encode(), self.token.encode()):
+            conn["close"] = True
+            log.warning("refused a TCP connection with a wrong token")
+            return m.error_reply(req.id, "unauthorized", "wrong token")
+        conn["authenticated"] = True
+        return m.ok_reply(req.id, version=__version__)
+
+    async def _ping(self, req: m.Ping, conn: dict[str, Any]) -> dict[str, Any]:
+        return m.ok_reply(req.id)
+
+    async def _session_start(self, req: m.SessionStart, conn: dict[str, Any]) -> dict[str, Any]:
+        session, records = self.recorder.start(req)
+        await self._journal(records)
+        return m.ok_reply(req.id, session_id=session.id)
+
+    async def _command_started(self, req: m.CommandStarted, conn: dict[str, Any]) -> dict[str, Any]:
+        await self._journal(self.recorder.command_started(req))
+        return m.ok_reply(req.id)
+
+    async def _command_finished(self, req: m.CommandFinished, conn: dict[str, Any]) -> dict[str, Any]:
+        records = self.recorder.command_finished(req)
+        await self._journal(records)
+        return m.ok_reply(req.id, recorded=bool(records.executions))
+
+    async def _command_output(self, req: m.CommandOutput, conn: dict[str, Any]) -> dict[str, Any]:
+        self.recorder.command_output(req)
+        return m.ok_reply(req.id)
+
+    async def _session_end(self, req: m.SessionEnd, conn: dict[str, Any]) -> dict[str, Any]:
+        await self._journal(self.recorder.end(req.session))
+        return m.ok_reply(req.id)
+
+    async def _classify(self, req: m.Classify, conn: dict[str, Any]) -> dict[str, Any]:
+        classifier = await self._get_classifier()
+        if classifier is None:
+            return m.error_reply(req.id, "unavailable", "classifier unavailable")
+        decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses)
+        return m.ok_reply(req.id, decision=decision.decision, confidence=decision.confidence, reason=decision.reason)
+
+    async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> dict[str, Any]:
+        classifier = await self._get_classifier()
+        if classifier is None:
+            return m.error_reply(req.id, "unavailable", "classifier unavailable")
+        await asyncio.get_running_loop().run_in_executor(None, classifier.learn, req.text, req.first_word, req.chosen)
+        return m.ok_reply(req.id)
+
+    async def _status(self, req: m.Status, conn: dict[str, Any]) -> dict[str, Any]:
+        return m.ok_reply(req.id, **self.status())
+
+    async def _current_session(self, req: m.CurrentSession, conn: dict[str, Any]) -> dict[str, Any]:
+        return m.ok_reply(req.id, session_id=self.recorder.session_id(key=req.session, pid=req.pid))
+
+    async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> dict[str, Any]:
+        in_store = await self.writer.flush(force=True)
+        return m.ok_reply(req.id, in_store=in_store, queue_depth=self.journal.depth)
+
+    # --- helpers ---------------------------------------------------------------------------
+    async def _journal(self, records: Records) -> None:
+        for session, partial in records.sessions:
+            await self.journal.append(session_record(session, partial), durable=False)
+        # Commit rounds are written in order: waiting for the last record covers the ones before.
+        for index, execution in enumerate(records.executions, 1):
+            await self.journal.append(execution_record(execution), durable=index == len(records.executions))
+
+    async def _reap_sessions(self) -> None:
+        for records in self.recorder.reap_dead():
+            await self._journal(records)
+        await self._journal(self.recorder.due_saves())
+
+    async def _prune(self) -> None:
+        from ..models.retention import RetentionPolicy
+
+        cm = self.settings.context_management
+        policy = RetentionPolicy(
+            session_retention_days=cm.session_retention_days,
+            conversation_retention_days=cm.conversation_retention_days,
+            max_conversation_history=cm.max_conversation_history,
+            max_sessions=cm.max_sessions,
+        )
+        await self.writer.flush(force=True)
+        report = await self.writer.prune(policy.model_dump())
+        log.info("retention prune: %s", report)
+
+    async def _get_classifier(self) -> Any:
+        """The classifier, built once on a worker thread (it reads learned choices from the store)."""
+        if self._classifier is None:
+            self._classifier = asyncio.get_running_loop().run_in_executor(None, self._build_classifier)
+        return await self._classifier
+
+    def _build_classifier(self) -> Any:
+        try:
+            from ..workflow.classify import Classifier
+        except ImportError:
+            return None
+        try:
+            from ..store import open_store
+
+            store = open_store(self.settings.store_url(), busy_timeout_ms=self.settings.store.busy_timeout_ms,
+                               connect_timeout_s=self.settings.store.connect_timeout_s)
+        except Exception as err:  # learned choices are a bonus; classification works without them
+            log.warning("the classifier runs without learned choices: %s", err)
+            store = None
+        try:
+            return Classifier(store=store, settings=self.settings)
+        except Exception:
+            log.exception("the classifier cannot start")
+            return None
+
+    def status(self) -> dict[str, Any]:
+        with self._process.oneshot():
+            rss = self._process.memory_info().rss
+            cpu = self._process.cpu_percent(None)
+        return {
+            "pid": os.getpid(),
+            "version": __version__,
+            "uptime_s": round(time.time() - self.started, 1),
+            "rss_bytes": rss,
+            "cpu_percent": cpu,
+            "sessions_open": self.recorder.open_count,
+            "connections": len(self._clients),
+            "requests_served": self.requests,
+            "queue_depth": self.journal.depth,
+            "records_written": self.writer.written,
+            "store_url": self.store_url,
+            "store_ok": self.writer.store_ok,
+            "last_error": self.writer.last_error or self.last_error or self.journal.last_error,
+            "jobs": self.scheduler.describe(),
+        }
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a 0600 file atomically (readers never see half of it)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(temp, path)

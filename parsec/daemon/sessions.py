@@ -1,0 +1,282 @@
+"""Session recording: shell session keys → Sessions, command messages → executions.
+
+Everything here runs on the event loop and is pure bookkeeping; what must be stored is returned
+as records for the journal. Ids are derived from what the shell sends (session key, seq), so a
+message replayed from a spool file, or resent after a daemon restart, maps to the same rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import psutil
+
+from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
+from ..models.text import TruncatedText
+from ..protocol.messages import CommandFinished, CommandOutput, CommandStarted, SessionStart
+from .environment import detect_project_type, tool_of, tools_on_path
+
+MAX_LIVE_SESSIONS = 4096  # beyond this the least recently active session is forgotten (not lost)
+MAX_PENDING_PER_SESSION = 64  # started-but-unfinished commands remembered per session
+SESSION_SAVE_INTERVAL_S = 30.0  # last_active reaches the store at most this often per session
+_MIN_EPOCH, _MAX_EPOCH = 0.0, 32503680000.0  # year 3000: anything outside is a bogus clock
+
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # the ULID alphabet
+_PAIRS = [a + b for a in _CROCKFORD for b in _CROCKFORD]  # every 10-bit value as two digits
+
+
+def derived_id(timestamp: float, *parts: str) -> str:
+    """A ULID whose time part is `timestamp` and whose random part is a hash of `parts`."""
+    millis = int(max(_MIN_EPOCH, min(timestamp, _MAX_EPOCH)) * 1000)
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()[:10]
+    value = (millis << 80) | int.from_bytes(digest, "big")
+    # 26 digits = 130 bits (two leading zero bits), looked up 10 bits at a time: what python-ulid
+    # computes, at a fraction of its cost on this hot path.
+    return "".join([_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
+
+
+def _epoch(value: float | None) -> float | None:
+    return value if value is not None and _MIN_EPOCH < value < _MAX_EPOCH else None
+
+
+def _key_time(key: str) -> float | None:
+    """`<pid>-<start time>` → the start time, when the key has that shape."""
+    _, _, tail = key.partition("-")
+    try:
+        return _epoch(float(tail))
+    except ValueError:
+        return None
+
+
+def _key_pid(key: str) -> int | None:
+    head, _, _ = key.partition("-")
+    return int(head) if head.isdigit() and len(head) < 10 else None
+
+
+@dataclass
+class LiveSession:
+    key: str
+    session: Session
+    started: OrderedDict[int, CommandStarted] = field(default_factory=OrderedDict)
+    outputs: OrderedDict[int, CommandOutput] = field(default_factory=OrderedDict)
+    last_saved: float = float("-inf")  # monotonic time it was last journaled
+    last_saved_wall: float = 0.0  # its last_active (epoch) at that time
+    active: float = 0.0  # epoch of the last message; copied to session.last_active when saved
+    partial: bool = False  # created from a command message: the store may know it better
+
+
+@dataclass
+class Records:
+    """What a message produced for the journal."""
+
+    sessions: list[tuple[Session, bool]] = field(default_factory=list)  # (session, partial)
+    executions: list[DirectCommandExecution] = field(default_factory=list)
+
+
+class SessionRecorder:
+    def __init__(self, privacy_filter, privacy_mode: bool, output_limit: int, host: str | None = None) -> None:
+        self.filter = privacy_filter
+        self.privacy_mode = privacy_mode
+        self.output_limit = output_limit
+        self.host = host or socket.gethostname()
+        self.live: OrderedDict[str, LiveSession] = OrderedDict()
+        self.by_pid: dict[int, str] = {}
+
+    # --- messages --------------------------------------------------------------------------
+    def start(self, msg: SessionStart) -> tuple[Session, Records]:
+        live = self._get(msg.session, create=True, partial=False)
+        session = live.session
+        session.shell = msg.shell or session.shell
+        session.pid = msg.pid if msg.pid is not None else session.pid
+        session.tty, session.user = msg.tty or session.tty, msg.user or session.user
+        session.host = msg.host or session.host
+        # A shell resends session_start on every new connection; what it leaves out is kept.
+        previous = session.global_context
+        env = previous.environment_snapshot
+        if msg.env:
+            env = {} if self.privacy_mode else self.filter.filter_environment(msg.env)
+        cwd = msg.cwd or previous.working_directory
+        on_path = tools_on_path(msg.env.get("PATH", os.environ.get("PATH", "")))
+        session.global_context = GlobalContext(
+            working_directory=cwd,
+            environment_snapshot=env,
+            detected_project_type=detect_project_type(cwd),
+            active_tools=list(dict.fromkeys([*previous.active_tools, *on_path])),
+        )
+        session.settings = SessionSettings(privacy_mode=self.privacy_mode)
+        if session.pid is not None:
+            self.by_pid[session.pid] = msg.session
+        live.partial = False
+        return session, Records(sessions=[self._saved(live)])
+
+    def command_started(self, msg: CommandStarted) -> Records:
+        live = self._get(msg.session, create=True)
+        live.started[msg.seq] = msg
+        _bound(live.started)
+        return self._touch(live)
+
+    def command_output(self, msg: CommandOutput) -> None:
+        live = self._get(msg.session, create=True)
+        if not self.privacy_mode:
+            live.outputs[msg.seq] = msg
+            _bound(live.outputs)
+
+    def command_finished(self, msg: CommandFinished) -> Records:
+        live = self._get(msg.session, create=True)
+        started = live.started.pop(msg.seq, None)
+        records = self._touch(live)
+        command = msg.command if msg.command is not None else (started.command if started else None)
+        cwd = msg.cwd or (started.cwd if started else "") or live.session.global_context.working_directory
+        cwd_after = msg.cwd_after or cwd
+        self._moved_to(live, cwd_after)
+        started_at = _epoch(msg.started_at) or (_epoch(started.started_at) if started else None)
+        execution = self._execution(
+            live, msg.seq, command, cwd, cwd_after, started_at, _epoch(msg.finished_at), msg.duration_ms,
+            msg.exit_status, msg.pipeline_statuses,
+        )
+        if execution is not None:
+            records.executions.append(execution)
+        return records
+
+    def _execution(
+        self, live: LiveSession, seq: int, command: str | None, cwd: str, cwd_after: str | None,
+        started_at: float | None, finished_at: float | None, duration: int | None,
+        exit_status: int | None, pipeline_statuses: list[int],
+    ) -> DirectCommandExecution | None:
+        output = live.outputs.pop(seq, None)
+        if command is None or not command.strip() or not self.filter.should_record(command, cwd):
+            return None
+        context = live.session.global_context
+        tool = tool_of(command)
+        if tool and tool not in context.active_tools:
+            context.active_tools = [*context.active_tools, tool]
+        if duration is None and started_at is not None and finished_at is not None and finished_at >= started_at:
+            duration = int((finished_at - started_at) * 1000)
+        when = started_at or finished_at or time.time()
+        session = live.session
+        return DirectCommandExecution(
+            id=derived_id(when, session.id, str(seq)),
+            session_id=session.id,
+            command=self.filter.mask(command),
+            executed_at=datetime.fromtimestamp(when, timezone.utc),
+            duration_ms=duration,
+            exit_status=exit_status,
+            pipeline_statuses=pipeline_statuses,
+            stdout=self._output(output),
+            working_directory=cwd,
+            cwd_after=cwd_after,
+            host=session.host or self.host,
+            user=session.user,
+        )
+
+    def end(self, key: str) -> Records:
+        live = self.live.pop(key, None)
+        if live is None:
+            live = self._new(key, partial=True)
+        self._forget_pid(live)
+        live.active = time.time()
+        live.session.last_active = datetime.fromtimestamp(live.active, timezone.utc)
+        live.session.close()
+        records = Records(sessions=[(live.session.model_copy(), live.partial)])
+        # Commands still running when the shell went away (terminal closed, shell killed) are kept,
+        # with no exit status.
+        for seq, started in live.started.items():
+            cwd = started.cwd or live.session.global_context.working_directory
+            execution = self._execution(live, seq, started.command, cwd, None, _epoch(started.started_at), None, None, None, [])
+            if execution is not None:
+                records.executions.append(execution)
+        live.started.clear()
+        return records
+
+    # --- queries and housekeeping ----------------------------------------------------------
+    def session_id(self, key: str | None = None, pid: int | None = None) -> str | None:
+        if key is None and pid is not None:
+            key = self.by_pid.get(pid)
+        live = self.live.get(key) if key else None
+        return live.session.id if live else None
+
+    def reap_dead(self) -> list[Records]:
+        """Close the sessions whose shell process is gone."""
+        gone = [key for key, live in self.live.items() if live.session.pid and not psutil.pid_exists(live.session.pid)]
+        return [self.end(key) for key in gone]
+
+    def due_saves(self) -> Records:
+        """Sessions whose last_active changed since they were last journaled."""
+        now = time.monotonic()
+        records = Records()
+        for live in self.live.values():
+            if live.last_saved < now - SESSION_SAVE_INTERVAL_S and live.active > live.last_saved_wall:
+                records.sessions.append(self._saved(live))
+        return records
+
+    @property
+    def open_count(self) -> int:
+        return len(self.live)
+
+    # --- internals -------------------------------------------------------------------------
+    def _get(self, key: str, create: bool, partial: bool = True) -> LiveSession:
+        live = self.live.get(key)
+        if live is None:
+            live = self._new(key, partial=partial)
+            self.live[key] = live
+            while len(self.live) > MAX_LIVE_SESSIONS:
+                _, evicted = self.live.popitem(last=False)
+                self._forget_pid(evicted)
+        else:
+            self.live.move_to_end(key)
+        return live
+
+    def _new(self, key: str, partial: bool) -> LiveSession:
+        created = _key_time(key) or time.time()
+        session = Session(
+            id=derived_id(created, self.host, key),
+            created_at=datetime.fromtimestamp(created, timezone.utc),
+            pid=_key_pid(key),
+            host=self.host,
+            settings=SessionSettings(privacy_mode=self.privacy_mode),
+        )
+        live = LiveSession(key=key, session=session, partial=partial)
+        if partial and session.pid is not None:
+            self.by_pid.setdefault(session.pid, key)
+        return live
+
+    def _touch(self, live: LiveSession) -> Records:
+        live.active = time.time()  # cheap: the model's validated field is set only when saving
+        if live.last_saved < time.monotonic() - SESSION_SAVE_INTERVAL_S:
+            return Records(sessions=[self._saved(live)])
+        return Records()
+
+    def _saved(self, live: LiveSession) -> tuple[Session, bool]:
+        if live.active:
+            live.session.last_active = datetime.fromtimestamp(live.active, timezone.utc)
+        live.last_saved = time.monotonic()
+        live.last_saved_wall = live.active
+        return live.session.model_copy(), live.partial
+
+    def _moved_to(self, live: LiveSession, cwd: str) -> None:
+        context = live.session.global_context
+        if cwd and cwd != context.working_directory:
+            context.working_directory = cwd
+            context.detected_project_type = detect_project_type(cwd)
+
+    def _output(self, output: CommandOutput | None) -> TruncatedText | None:
+        if output is None or self.privacy_mode:
+            return None
+        return TruncatedText.from_output(self.filter.mask(output.output), limit=self.output_limit)
+
+    def _forget_pid(self, live: LiveSession) -> None:
+        pid = live.session.pid
+        if pid is not None and self.by_pid.get(pid) == live.key:
+            del self.by_pid[pid]
+
+
+def _bound(items: OrderedDict) -> None:
+    while len(items) > MAX_PENDING_PER_SESSION:
+        items.popitem(last=False)

@@ -1,0 +1,211 @@
+"""The store writer process: applies journal segments to the ContextStore, in order.
+
+It runs apart from the daemon so SQLAlchemy and record validation never hold the daemon's GIL
+while it answers shells. The daemon drives it with JSON lines on stdin and reads one reply line
+per request on stdout:
+
+    {"op": "apply", "segments": [path, ...]}  → {"ok", "completed", "progress", "written", "last_error", "log"}
+    {"op": "prune", "policy": {...}}          → {"ok", "report", "last_error", "log"}
+
+It ignores SIGTERM/SIGINT (the daemon decides when it stops) and exits when stdin closes, so it
+never outlives a daemon killed with -9. A segment it applied completely is deleted. Ids are
+deterministic, so a segment applied twice (a crash between commit and delete) duplicates
+nothing. A record the store rejects again and again while it is otherwise reachable is set aside
+in `rejected.jsonl`, so it cannot block everything behind it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import NotFound, StoreUnavailable
+from ..models.session import DirectCommandExecution, Session
+from .records import decode_record
+
+POISON_AFTER = 3  # failures of one segment while the store answers before going record by record
+
+
+class SegmentApplier:
+    def __init__(self, open_store: Callable[[], Any], batch_size: int) -> None:
+        self._open_store = open_store
+        self.batch_size = batch_size
+        self.store: Any = None
+        self.written = 0
+        self.last_error: str | None = None
+        self.log: list[str] = []  # messages for the daemon's log, sent with the next reply
+        self.progress: dict[str, int] = {}  # lines of a segment already in the store
+        self._failures: dict[str, int] = {}
+
+    def apply(self, segments: list[str]) -> dict[str, Any]:
+        completed: list[str] = []
+        ok = True
+        for segment in segments:
+            if not self._apply_segment(Path(segment)):
+                ok = False
+                break
+            self.progress.pop(segment, None)
+            self._failures.pop(segment, None)
+            Path(segment).unlink(missing_ok=True)
+            completed.append(segment)
+        if ok:
+            self.last_error = None
+        return {"ok": ok, "completed": completed, "progress": dict(self.progress), "written": self.written}
+
+    def prune(self, policy: dict[str, Any]) -> dict[str, Any]:
+        from ..models.retention import RetentionPolicy
+
+        try:
+            report = self._ensure_store().prune_old_context(RetentionPolicy.model_validate(policy))
+        except Exception as err:
+            self._close_store()
+            return {"ok": False, "report": None, "error": _describe(err)}
+        return {"ok": True, "report": str(report)}
+
+    # --- internals -------------------------------------------------------------------------
+    def _ensure_store(self) -> Any:
+        if self.store is None:
+            self.store = self._open_store()
+        return self.store
+
+    def _close_store(self) -> None:
+        if self.store is not None:
+            try:
+                self.store.close()
+            except Exception:
+                pass
+            self.store = None
+
+    def _apply_segment(self, segment: Path) -> bool:
+        key = str(segment)
+        try:
+            store = self._ensure_store()
+        except Exception as err:
+            return self._failed(f"cannot open the store: {_describe(err)}")
+        one_by_one = self._failures.get(key, 0) >= POISON_AFTER
+        try:
+            self._apply_lines(store, segment, one_by_one)
+        except FileNotFoundError:
+            return True  # already applied and deleted (a retry after a lost reply)
+        except Exception as err:
+            self._failures[key] = self._failures.get(key, 0) + 1
+            self._close_store()  # a broken connection pool is rebuilt on the next try
+            return self._failed(f"store write failed: {_describe(err)}")
+        return True
+
+    def _apply_lines(self, store: Any, segment: Path, one_by_one: bool) -> None:
+        key = str(segment)
+        seen = skip = self.progress.get(key, 0)
+        batch: list[tuple[DirectCommandExecution, bytes]] = []
+        with segment.open("rb") as handle:
+            for index, line in enumerate(handle):
+                if index < skip:
+                    continue
+                seen = index + 1
+                record = decode_record(line)
+                if record is None:
+                    self.log.append(f"journal {segment.name} line {seen} is not a record; skipped")
+                elif record[0] == "e":
+                    batch.append((record[1], line))
+                else:
+                    self._append(store, batch, segment, one_by_one)
+                    batch = []
+                    session, partial = record[1], record[2]
+                    self._guarded(segment, line, one_by_one, lambda: self._save_session(store, session, partial))
+                if len(batch) >= (1 if one_by_one else self.batch_size):
+                    self._append(store, batch, segment, one_by_one)
+                    batch = []
+                if not batch:
+                    self.progress[key] = seen
+        self._append(store, batch, segment, one_by_one)
+        self.progress[key] = seen
+
+    def _append(self, store: Any, batch: list[tuple[DirectCommandExecution, bytes]], segment: Path, one_by_one: bool) -> None:
+        if not batch:
+            return
+        executions = [execution for execution, _ in batch]
+        self._guarded(segment, batch[0][1], one_by_one, lambda: store.append_executions(executions))
+        self.written += len(batch)
+
+    def _guarded(self, segment: Path, line: bytes, one_by_one: bool, action: Callable[[], Any]) -> None:
+        if not one_by_one:
+            action()
+            return
+        try:
+            action()
+        except Exception as err:
+            if _is_unavailable(err):
+                raise
+            self.log.append(f"the store rejects a record of {segment.name} ({_describe(err)}); kept in rejected.jsonl")
+            with (segment.parent / "rejected.jsonl").open("ab") as handle:
+                handle.write(line if line.endswith(b"\n") else line + b"\n")
+
+    def _save_session(self, store: Any, session: Session, partial: bool) -> None:
+        if partial:
+            # Built from a command message after a restart: keep what the store already knows.
+            try:
+                known = store.load_session(session.id, history_limit=0)
+            except NotFound:
+                known = None
+            if known is not None:
+                known.command_history = []
+                known.last_active = max(known.last_active, session.last_active)
+                if session.ended_at is not None and known.ended_at is None:
+                    known.ended_at = session.ended_at
+                session = known
+        store.save_session(session)
+
+    def _failed(self, message: str) -> bool:
+        if message != self.last_error:
+            self.log.append(f"{message}; records stay in the journal and are retried")
+        self.last_error = message
+        return False
+
+
+def _describe(err: BaseException) -> str:
+    text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    return f"{type(err).__name__}: {text}"[:300]
+
+
+def _is_unavailable(err: BaseException) -> bool:
+    return isinstance(err, StoreUnavailable) or type(err).__name__ in ("OperationalError", "InterfaceError", "DisconnectionError")
+
+
+def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:  # batch work: let the daemon's replies (and the shells) have the CPU first
+        os.nice(10)
+    except OSError:
+        pass
+    options = json.loads(argv[0])
+
+    def open_store() -> Any:
+        from ..store import open_store as open_configured
+
+        return open_configured(options["url"], busy_timeout_ms=options["busy_timeout_ms"], connect_timeout_s=options["connect_timeout_s"])
+
+    applier = SegmentApplier(open_store, options["batch_size"])
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["op"] == "apply":
+            reply = applier.apply(request["segments"])
+        elif request["op"] == "prune":
+            reply = applier.prune(request["policy"])
+        else:
+            reply = {"ok": False}
+        reply.update(last_error=applier.last_error, log=applier.log)
+        applier.log = []
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+    applier._close_store()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

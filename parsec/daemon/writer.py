@@ -1,0 +1,117 @@
+"""The store writer: moves journal segments into the ContextStore, in order, off the reply path.
+
+The work happens in a child process (`store_process`), so the store's CPU cost never competes
+with replies for the daemon's GIL. When the store fails, the writer backs off and retries the
+same segments later; the journal keeps everything meanwhile. A child that dies is restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .journal import Journal
+
+log = logging.getLogger("parsec.daemon")
+
+MAX_BACKOFF_S = 30.0
+
+
+class StoreWriter:
+    def __init__(self, journal: Journal, store_options: dict[str, Any]) -> None:
+        self.journal = journal
+        self.options = store_options
+        self.last_error: str | None = None
+        self.store_ok = False
+        self.written = 0
+        self._child: asyncio.subprocess.Process | None = None
+        self._progress: dict[str, int] = {}
+        self._retry_at = 0.0
+        self._backoff = 0.5
+        self._lock = asyncio.Lock()
+
+    async def flush(self, force: bool = False) -> bool:
+        """Rotate the current segment and apply every closed one. True when all reached the store."""
+        if not force and time.monotonic() < self._retry_at:
+            return False
+        async with self._lock:
+            await self.journal.rotate()  # commits what is pending first; no-op when empty
+            segments = [str(path) for path in self.journal.closed_segments()]
+            if not segments:
+                return True
+            reply = await self._call({"op": "apply", "segments": segments})
+            if reply is None:
+                return self._failed()
+            self.written = reply["written"]
+            for segment in reply["completed"]:
+                self.journal.remove(Path(segment))
+                self._progress.pop(segment, None)
+            for segment, lines in reply["progress"].items():
+                self.journal.done(Path(segment), lines - self._progress.get(segment, 0))
+                self._progress[segment] = lines
+            if not reply["ok"]:
+                return self._failed()
+            self.store_ok = True
+            self._backoff = 0.5
+            return True
+
+    async def prune(self, policy: dict[str, Any]) -> str:
+        async with self._lock:
+            reply = await self._call({"op": "prune", "policy": policy})
+        if reply is None or not reply["ok"]:
+            raise RuntimeError((reply or {}).get("error") or self.last_error or "the store writer failed")
+        return str(reply["report"])
+
+    async def close(self) -> None:
+        child = self._child
+        if child is not None and child.returncode is None:
+            assert child.stdin is not None
+            child.stdin.close()
+            try:
+                await asyncio.wait_for(child.wait(), timeout=10)
+            except asyncio.TimeoutError:
+                child.kill()
+                await child.wait()
+
+    # --- internals -------------------------------------------------------------------------
+    async def _call(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            child = await self._ensure_child()
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write(json.dumps(request).encode() + b"\n")
+            await child.stdin.drain()
+            line = await child.stdout.readline()
+        except (OSError, ConnectionError) as err:
+            self.last_error = f"the store writer process failed: {err}"
+            return None
+        if not line:
+            self.last_error = f"the store writer process exited ({await child.wait()}); restarting it"
+            log.error(self.last_error)
+            self._child = None
+            self._progress.clear()
+            return None
+        reply = json.loads(line)
+        for message in reply.get("log", []):
+            log.warning("%s", message)
+        self.last_error = reply.get("last_error") or reply.get("error")
+        return reply
+
+    async def _ensure_child(self) -> asyncio.subprocess.Process:
+        if self._child is None or self._child.returncode is not None:
+            self._child = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "parsec.daemon.store_process", json.dumps(self.options),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            )
+            self._progress.clear()
+        return self._child
+
+    def _failed(self) -> bool:
+        self.store_ok = False
+        self._retry_at = time.monotonic() + self._backoff
+        self._backoff = min(self._backoff * 2, MAX_BACKOFF_S)
+        return False

@@ -1,0 +1,133 @@
+"""Finding, starting and stopping the one daemon a user has (the CLI side of the lifecycle).
+
+The lock (`flock` on `<runtime>/daemon.lock`, held for the daemon's whole life) is what makes
+the daemon unique: a pid file or socket left by a crashed daemon is stale exactly when the lock
+is free, so it is simply replaced.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .. import paths
+from ..config import Settings
+from ..errors import DaemonUnavailable, ParsecError
+from . import endpoints
+from .client import DaemonClient
+
+EXIT_ALREADY_RUNNING = 3
+
+
+class AlreadyRunning(ParsecError):
+    exit_code = EXIT_ALREADY_RUNNING
+
+
+class UnsafeRuntimeDir(ParsecError):
+    pass
+
+
+def runtime_for(settings: Settings) -> Path:
+    """The runtime directory, created 0700; refused when someone else owns it (e.g. a
+    `/tmp/parsec-<uid>` planted by another user to catch the socket and the token)."""
+    runtime = endpoints.runtime_dir(settings.daemon.socket_dir)
+    if runtime.is_symlink() or (runtime.exists() and runtime.stat().st_uid != os.getuid()):
+        raise UnsafeRuntimeDir(f"{runtime} is not a directory of yours: remove it, or set [daemon] socket_dir")
+    return paths.ensure_private_dir(runtime)
+
+
+def take_lock(runtime: Path) -> int | None:
+    """The lock's fd if this process now owns the daemon slot, else None."""
+    fd = os.open(endpoints.lock_file(runtime), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def lock_is_held(runtime: Path) -> bool:
+    fd = take_lock(runtime)
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
+
+
+def read_pid(runtime: Path) -> int | None:
+    try:
+        return int(endpoints.pid_file(runtime).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def ping(runtime: Path, timeout: float = 1.0) -> bool:
+    try:
+        with DaemonClient.connect(runtime, timeout=timeout) as client:
+            return bool(client.call("ping").get("ok"))
+    except (ParsecError, OSError):
+        return False
+
+
+def start_background(settings: Settings, overrides: list[str], timeout: float = 15.0) -> tuple[int | None, bool]:
+    """Start a daemon unless one answers. Returns (pid, started_now) once the socket answers."""
+    runtime = runtime_for(settings)
+    if ping(runtime):
+        return read_pid(runtime), False
+    command = [sys.executable, "-m", "parsec.daemon", *(arg for item in overrides for arg in ("--set", item))]
+    log_dir = paths.ensure_private_dir(paths.state_dir())
+    out_fd = os.open(log_dir / "daemon.out", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(out_fd, "ab") as out:
+        child = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, close_fds=True
+        )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ping(runtime, timeout=0.5):
+            return read_pid(runtime), child.poll() is None
+        code = child.poll()
+        if code not in (None, EXIT_ALREADY_RUNNING):
+            raise DaemonUnavailable(f"the daemon exited with status {code} at start: see {log_dir / 'daemon.log'}")
+        time.sleep(0.02)
+    raise DaemonUnavailable(f"the daemon did not answer within {timeout:.0f}s: see {log_dir / 'daemon.log'}")
+
+
+def stop(settings: Settings, timeout: float = 20.0) -> int | None:
+    """SIGTERM the daemon and wait for it to finish draining. Returns its pid, None if none ran."""
+    runtime = runtime_for(settings)
+    pid = read_pid(runtime)
+    if not lock_is_held(runtime):
+        _remove_stale(runtime)
+        return None
+    if pid is None:
+        raise DaemonUnavailable(f"a daemon holds {endpoints.lock_file(runtime)} but wrote no pid file; stop it by hand")
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not lock_is_held(runtime) and not _running(pid):
+            return pid
+        time.sleep(0.02)
+    raise DaemonUnavailable(f"the daemon (pid {pid}) did not stop within {timeout:.0f}s; `kill -9 {pid}` forces it")
+
+
+def _running(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _remove_stale(runtime: Path) -> None:
+    for path in (endpoints.socket_path(runtime), endpoints.tcp_file(runtime), endpoints.pid_file(runtime)):
+        path.unlink(missing_ok=True)

@@ -1,0 +1,39 @@
+"""Where the daemon listens: the files in its private runtime directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import paths
+
+
+def runtime_dir(socket_dir: str = "") -> Path:
+    """`[daemon] socket_dir`, or `$XDG_RUNTIME_DIR/parsec` / `<tmp>/parsec-<uid>`."""
+    return Path(socket_dir) if socket_dir else paths.runtime_dir()
+
+
+def socket_path(runtime: Path) -> Path:
+    return runtime / "daemon.sock"
+
+
+def tcp_file(runtime: Path) -> Path:
+    """One line `PORT TOKEN`, mode 0600: the bash hook's fork-free way in (via /dev/tcp)."""
+    return runtime / "tcp"
+
+
+def lock_file(runtime: Path) -> Path:
+    return runtime / "daemon.lock"
+
+
+def pid_file(runtime: Path) -> Path:
+    return runtime / "daemon.pid"
+
+
+def runtime_spool_dir(runtime: Path) -> Path:
+    """Where hooks append messages when the daemon is down (fast, but lost on reboot)."""
+    return runtime / "spool"
+
+
+def state_spool_dir() -> Path:
+    """Where hooks append messages that must survive a reboot (the fish hook, the fallback)."""
+    return paths.state_dir() / "spool"

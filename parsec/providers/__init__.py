@@ -1,0 +1,6 @@
+"""LLM provider adapters: one small module per wire format (OpenAI-compatible, Anthropic, Gemini,
+Ollama) over plain httpx. Import the submodules you need; this package imports nothing heavy.
+
+    from parsec.providers.select import resolve_provider
+    from parsec.providers.base import Provider, ChatResult, ModelLimits
+"""

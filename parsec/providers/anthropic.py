@@ -1,0 +1,88 @@
+"""Anthropic messages API.
+
+System prompt: the top-level `system` parameter (system messages never go in `messages`).
+Key: `x-api-key`, with the required `anthropic-version` header. `max_tokens` is mandatory.
+Structured output: instructions with the schema (no native JSON mode is assumed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+
+from ..models.chat import ChatMessage, TokenUsage
+from ._httpx import httpx
+from .base import Provider, StreamItem, system_and_rest
+from .errors import ProviderResponseError, UnknownMessagePart
+from .transport import iter_sse
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_MODEL = "claude-sonnet-4-5"
+API_VERSION = "2023-06-01"
+# Large non-streaming max_tokens are refused by the API; long replies should stream.
+DEFAULT_MAX_TOKENS_CAP = 8192
+
+
+class AnthropicProvider(Provider):
+    name = "anthropic"
+
+    def _url(self, *, stream: bool) -> str:
+        return f"{self.base_url}/v1/messages"
+
+    def _models_url(self) -> str:
+        return f"{self.base_url}/v1/models"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "anthropic-version": API_VERSION}
+        if self._api_key:
+            headers["x-api-key"] = self._api_key.reveal()
+        return headers
+
+    def _body(self, messages: list[ChatMessage], *, max_tokens: int | None, stream: bool) -> dict[str, Any]:
+        system, rest = system_and_rest(messages)
+        if not rest:
+            raise UnknownMessagePart("anthropic needs at least one user message besides the system prompt")
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens or min(self.limits.max_output_tokens, DEFAULT_MAX_TOKENS_CAP),
+            "messages": [{"role": m.role, "content": m.content} for m in rest],
+        }
+        if system:
+            body["system"] = system
+        if self.temperature is not None:
+            body["temperature"] = min(self.temperature, 1.0)  # Anthropic's range is 0..1
+        if stream:
+            body["stream"] = True
+        return body
+
+    def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
+        text = "".join(block.get("text", "") for block in data["content"] if block.get("type") == "text")
+        usage = data.get("usage") or {}
+        return text, TokenUsage(input_tokens=usage.get("input_tokens") or 0, output_tokens=usage.get("output_tokens") or 0)
+
+    def _parse_stream(self, response: httpx.Response) -> Iterator[StreamItem]:
+        input_tokens = output_tokens = 0
+        for event, data in iter_sse(response):
+            payload = json.loads(data)
+            kind = payload.get("type", event)
+            if kind == "message_start":
+                usage = (payload.get("message") or {}).get("usage") or {}
+                input_tokens = usage.get("input_tokens") or 0
+                output_tokens = usage.get("output_tokens") or 0
+            elif kind == "content_block_delta":
+                delta = payload.get("delta") or {}
+                if delta.get("type") == "text_delta" and delta.get("text"):
+                    yield delta["text"]
+            elif kind == "message_delta":
+                output_tokens = (payload.get("usage") or {}).get("output_tokens", output_tokens)
+            elif kind == "error":
+                error = payload.get("error") or {}
+                raise ProviderResponseError(f"anthropic stream failed: {error.get('message', error)}")
+            elif kind == "message_stop":
+                break
+        yield TokenUsage(input_tokens=input_tokens, output_tokens=output_tokens)
+
+    def _model_names(self, data: Any) -> list[str]:
+        return [item["id"] for item in data.get("data", [])]

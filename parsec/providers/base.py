@@ -1,0 +1,333 @@
+"""The provider-neutral interface every adapter implements, and the behaviour they share:
+message checking, usage accounting, streaming, and structured output with one repair request.
+
+An adapter only says how its wire format looks: `_url`, `_headers`, `_body`, `_parse_reply`,
+`_parse_stream` and, when the provider has a native JSON-schema mode, `_with_schema`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..models.chat import ChatMessage, TokenUsage
+from ._httpx import httpx
+from .errors import ProviderResponseError, StructuredOutputError, UnknownMessagePart
+from .keys import Secret, redact
+from .transport import Endpoint, RetryPolicy, Transport
+
+__all__ = [
+    "ChatResult", "ModelLimits", "Provider", "ProviderOptions", "StructuredOutputError", "UsageEvent",
+    "UnknownMessagePart",
+]
+
+T = TypeVar("T", bound=BaseModel)
+log = logging.getLogger("parsec.providers")
+
+# A 400 that complains about the JSON-schema part of the request, not about the prompt.
+_SCHEMA_REJECTED = re.compile(r"response_format|json_schema|responseJsonSchema|responseMimeType|\bformat\b|schema",
+                              re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    context_window: int  # tokens the model accepts, prompt and reply together
+    max_output_tokens: int  # tokens it may write in one reply
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    text: str
+    usage: TokenUsage
+    model: str
+    provider: str
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    """Reported after every successful call, for the store's `record_llm_usage`."""
+
+    provider: str
+    model: str
+    purpose: str
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass
+class ProviderOptions:
+    """Everything an adapter needs besides its wire format; `resolve_provider` fills it from config."""
+
+    model: str
+    base_url: str
+    limits: ModelLimits
+    api_key: Secret | None = None
+    key_hint: str = ""  # where the key comes from, for error messages ("OPENAI_API_KEY")
+    connect_timeout_s: float = 5.0
+    read_timeout_s: float = 120.0
+    retry: RetryPolicy | None = None
+    temperature: float | None = None
+    on_usage: Callable[[UsageEvent], None] | None = None
+    http_transport: httpx.BaseTransport | None = None  # tests may inject one; normally None
+    # A last line of defence: whatever assembled the prompt should have masked secrets already.
+    mask_secrets: bool = True
+    extra_secret_patterns: tuple[str, ...] = ()
+
+
+# A stream yields text, then (once, at the end) the usage it learned.
+StreamItem = str | TokenUsage
+
+
+class Provider(ABC):
+    name: ClassVar[str]
+    native_schema: ClassVar[bool] = False  # True: the request itself carries the JSON schema
+
+    def __init__(self, options: ProviderOptions) -> None:
+        self.model = options.model
+        self.base_url = options.base_url.rstrip("/")
+        self.limits = options.limits
+        self.temperature = options.temperature
+        self._api_key = options.api_key
+        self._native_schema_works = True  # until the endpoint refuses a JSON-schema request
+        self._mask_secrets = options.mask_secrets
+        self._extra_secret_patterns = options.extra_secret_patterns
+        self._on_usage = options.on_usage
+        endpoint = Endpoint(self.name, self.base_url, self.model, options.key_hint or "[llm] api_key", options.api_key)
+        self._transport = Transport(
+            endpoint, connect_timeout_s=options.connect_timeout_s, read_timeout_s=options.read_timeout_s,
+            retry=options.retry or RetryPolicy(), http_transport=options.http_transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+    @property
+    def api_key(self) -> Secret | None:
+        """The key in use (a Secret: never shown), e.g. for `scrubbed_environment(env, secrets=[...])`."""
+        return self._api_key
+
+    # -- the public interface -------------------------------------------------------------------
+    def chat(self, messages: Sequence[ChatMessage], *, purpose: str = "chat", max_tokens: int | None = None) -> ChatResult:
+        return self._complete(self._prepared(messages), purpose=purpose, max_tokens=max_tokens, schema=None)
+
+    def stream(self, messages: Sequence[ChatMessage], *, purpose: str = "chat", max_tokens: int | None = None) -> Iterator[str]:
+        """Text deltas as they arrive; usage is reported when the stream ends."""
+        checked = self._prepared(messages)
+        body = self._body(checked, max_tokens=max_tokens, stream=True)
+        usage: TokenUsage | None = None
+        parts: list[str] = []
+        answered = False
+        try:
+            with self._transport.stream(self._url(stream=True), self._headers(), body) as response:
+                answered = True
+                items = self._parse_stream(response)
+                while True:
+                    try:
+                        item = next(items)
+                    except StopIteration:
+                        break
+                    except (ValueError, KeyError, TypeError, AttributeError) as err:
+                        raise ProviderResponseError(
+                            f"{self.name} sent a stream Parsec cannot read ({type(err).__name__})"
+                        ) from None
+                    if isinstance(item, TokenUsage):
+                        usage = item
+                    elif item:
+                        parts.append(item)
+                        yield item
+        finally:
+            # Also when the reader stops early or the stream breaks: the tokens were spent anyway.
+            if answered:
+                self._report(purpose, usage or _estimated_usage(checked, "".join(parts)))
+
+    def structured(self, messages: Sequence[ChatMessage], output_model: type[T], *, purpose: str = "structured",
+                   max_tokens: int | None = None) -> tuple[T, ChatResult]:
+        """A validated `output_model` instance; one repair request quoting the error, then an error."""
+        schema = output_model.model_json_schema()
+        checked = self._prepared(messages)
+        native = self.native_schema and self._native_schema_works
+        request = _with_json_instructions(checked, schema, include_schema=not native)
+        try:
+            first = self._complete(request, purpose=purpose, max_tokens=max_tokens,
+                                   schema=(output_model.__name__, schema) if native else None)
+        except ProviderResponseError as err:
+            if not (native and err.status in (400, 422) and _SCHEMA_REJECTED.search(str(err))):
+                raise
+            # An OpenAI-compatible server (or older API version) without JSON-schema support:
+            # ask with instructions instead, from now on.
+            self._native_schema_works = native = False
+            request = _with_json_instructions(checked, schema, include_schema=True)
+            first = self._complete(request, purpose=purpose, max_tokens=max_tokens, schema=None)
+        value, problem = _parse_json(first.text, output_model)
+        if value is not None:
+            return value, first
+        repair = [
+            *request,
+            ChatMessage(role="assistant", content=first.text),
+            ChatMessage(role="user", content=(
+                f"That reply is not valid: {problem}. Reply again with only the corrected JSON object "
+                f"matching the schema, no prose and no code fences."
+            )),
+        ]
+        second = self._complete(repair, purpose=purpose, max_tokens=max_tokens,
+                                schema=(output_model.__name__, schema) if native else None)
+        value, problem = _parse_json(second.text, output_model)
+        total = TokenUsage(input_tokens=first.usage.input_tokens + second.usage.input_tokens,
+                           output_tokens=first.usage.output_tokens + second.usage.output_tokens)
+        result = ChatResult(text=second.text, usage=total, model=second.model, provider=self.name)
+        if value is None:
+            raise StructuredOutputError(redact(
+                f"{self.name} ({self.model}) did not return a valid {output_model.__name__} even after a repair "
+                f"request: {problem}", self._api_key,
+            ))
+        return value, result
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def __enter__(self) -> Provider:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def list_models(self) -> list[str]:
+        """The models the endpoint serves (also a cheap "does it answer" probe)."""
+        return self._model_names(self._transport.get_json(self._models_url(), self._headers()))
+
+    # -- shared machinery -------------------------------------------------------------------------
+    def _prepared(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+        """Checked messages with any secret still in them masked; nothing is dropped silently."""
+        checked = _checked(messages)
+        if not self._mask_secrets:
+            return checked
+        from ..privacy.masking import mask
+
+        out = []
+        for message in checked:
+            masked = mask(message.content, self._extra_secret_patterns)
+            out.append(message if masked == message.content else ChatMessage(role=message.role, content=masked))
+        return out
+
+    def _complete(self, messages: list[ChatMessage], *, purpose: str, max_tokens: int | None,
+                  schema: tuple[str, dict[str, Any]] | None) -> ChatResult:
+        body = self._body(messages, max_tokens=max_tokens, stream=False)
+        if schema is not None:
+            body = self._with_schema(body, *schema)
+        data = self._transport.post_json(self._url(stream=False), self._headers(), body)
+        try:
+            text, usage = self._parse_reply(data)
+        except (KeyError, IndexError, TypeError, AttributeError) as err:
+            raise ProviderResponseError(
+                f"{self.name} sent a reply Parsec cannot read ({type(err).__name__}: {err}); "
+                f"is [llm] base_url a {self.name}-compatible endpoint?"
+            ) from None
+        usage = usage or _estimated_usage(messages, text)
+        self._report(purpose, usage)
+        return ChatResult(text=text, usage=usage, model=self.model, provider=self.name)
+
+    def _report(self, purpose: str, usage: TokenUsage) -> None:
+        if self._on_usage is None:
+            return
+        try:
+            self._on_usage(UsageEvent(self.name, self.model, purpose, usage.input_tokens, usage.output_tokens))
+        except Exception:  # accounting must never cost the user an answer they already paid for
+            log.warning("recording LLM usage failed", exc_info=True)
+
+    # -- what each wire format defines ------------------------------------------------------------
+    @abstractmethod
+    def _url(self, *, stream: bool) -> str: ...
+
+    @abstractmethod
+    def _headers(self) -> dict[str, str]: ...
+
+    @abstractmethod
+    def _body(self, messages: list[ChatMessage], *, max_tokens: int | None, stream: bool) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]: ...
+
+    @abstractmethod
+    def _parse_stream(self, response: httpx.Response) -> Iterator[StreamItem]: ...
+
+    @abstractmethod
+    def _models_url(self) -> str: ...
+
+    @abstractmethod
+    def _model_names(self, data: Any) -> list[str]: ...
+
+    def _with_schema(self, body: dict[str, Any], name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return body
+
+
+def _checked(messages: Sequence[Any]) -> list[ChatMessage]:
+    """Messages as ChatMessage; anything an adapter could not send is an error, never dropped."""
+    if not messages:
+        raise UnknownMessagePart("a chat request needs at least one message")
+    out: list[ChatMessage] = []
+    for index, message in enumerate(messages):
+        if isinstance(message, ChatMessage):
+            out.append(message)
+            continue
+        try:
+            out.append(ChatMessage.model_validate(message))
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "message"
+            raise UnknownMessagePart(
+                f"message {index}: {where}: {first['msg'].lower()} — a message is a role "
+                f"(system, user, assistant) and text content"
+            ) from None
+    return out
+
+
+def system_and_rest(messages: list[ChatMessage]) -> tuple[str, list[ChatMessage]]:
+    """For providers that take the system prompt apart: every system message, joined, and the rest."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    return system, [m for m in messages if m.role != "system"]
+
+
+def _with_json_instructions(messages: list[ChatMessage], schema: dict[str, Any], *, include_schema: bool) -> list[ChatMessage]:
+    instruction = "Reply with only one JSON object, no prose and no code fences."
+    if include_schema:
+        instruction += f" It must match this JSON schema:\n{json.dumps(schema, separators=(',', ':'))}"
+    if messages[0].role == "system":
+        return [ChatMessage(role="system", content=f"{messages[0].content}\n\n{instruction}"), *messages[1:]]
+    return [ChatMessage(role="system", content=instruction), *messages]
+
+
+def _parse_json(text: str, output_model: type[T]) -> tuple[T | None, str]:
+    candidate = _json_candidate(text)
+    try:
+        return output_model.model_validate_json(candidate), ""
+    except ValidationError as err:
+        problems = []
+        for item in err.errors()[:5]:
+            where = ".".join(str(p) for p in item["loc"])
+            problems.append(f"{where}: {item['msg']}" if where else item["msg"])
+        return None, "; ".join(problems)
+
+
+def _json_candidate(text: str) -> str:
+    """The JSON object inside a reply that may wrap it in a code fence or a sentence."""
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        stripped = stripped.split("\n", 1)[1] if "\n" in stripped else ""
+        stripped = stripped.rsplit("```", 1)[0].strip()
+    if stripped.startswith(("{", "[")):
+        return stripped
+    start, end = stripped.find("{"), stripped.rfind("}")
+    return stripped[start:end + 1] if 0 <= start < end else stripped
+
+
+def _estimated_usage(messages: list[ChatMessage], reply: str) -> TokenUsage:
+    """When a server reports no usage (some OpenAI-compatible ones): about four characters a token."""
+    sent = sum(len(m.content) for m in messages)
+    return TokenUsage(input_tokens=(sent + 3) // 4, output_tokens=(len(reply) + 3) // 4)

@@ -1,0 +1,93 @@
+"""OpenAI chat completions, and every OpenAI-compatible server (llama.cpp, vLLM, LM Studio, OpenRouter).
+
+System prompt: a `system` message at the start of `messages`. Key: `Authorization: Bearer`.
+Structured output: `response_format` of type `json_schema`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+
+from ..models.chat import ChatMessage, TokenUsage
+from ._httpx import httpx
+from .base import Provider, StreamItem
+from .errors import ProviderResponseError
+from .transport import iter_sse
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-4o-mini"
+
+
+class OpenAIProvider(Provider):
+    name = "openai"
+    native_schema = True
+
+    def _url(self, *, stream: bool) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def _models_url(self) -> str:
+        return f"{self.base_url}/models"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        if self._api_key:  # local OpenAI-compatible servers usually need none
+            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
+        return headers
+
+    def _body(self, messages: list[ChatMessage], *, max_tokens: int | None, stream: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+        }
+        if max_tokens is not None:
+            # api.openai.com's newer models only accept max_completion_tokens; compatible servers know max_tokens.
+            body["max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"] = max_tokens
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
+
+    def _with_schema(self, body: dict[str, Any], name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        # strict mode would reject ordinary pydantic schemas (optional fields, defaults); we validate anyway.
+        return {**body, "response_format": {"type": "json_schema",
+                                            "json_schema": {"name": name, "schema": schema, "strict": False}}}
+
+    def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
+        choice = data["choices"][0]
+        message = choice["message"]
+        if message.get("refusal"):
+            raise ProviderResponseError(f"openai refused to answer: {message['refusal']}")
+        return message.get("content") or "", _usage(data.get("usage"))
+
+    def _parse_stream(self, response: httpx.Response) -> Iterator[StreamItem]:
+        for _event, data in iter_sse(response):
+            if data.strip() == "[DONE]":
+                break
+            chunk = json.loads(data)
+            if "error" in chunk:
+                raise ProviderResponseError(f"openai stream failed: {_message(chunk['error'])}")
+            for choice in chunk.get("choices") or []:
+                text = (choice.get("delta") or {}).get("content")
+                if text:
+                    yield text
+            usage = _usage(chunk.get("usage"))
+            if usage is not None:
+                yield usage
+
+    def _model_names(self, data: Any) -> list[str]:
+        return [item["id"] for item in data.get("data", [])]
+
+
+def _usage(raw: Any) -> TokenUsage | None:
+    if not isinstance(raw, dict):
+        return None
+    return TokenUsage(input_tokens=raw.get("prompt_tokens") or 0, output_tokens=raw.get("completion_tokens") or 0)
+
+
+def _message(error: Any) -> str:
+    return str(error.get("message", error)) if isinstance(error, dict) else str(error)

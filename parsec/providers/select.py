@@ -1,0 +1,242 @@
+"""Choosing a provider: command-line flag ← PARSEC_PROVIDER / PARSEC_MODEL ← config [llm] ←
+auto-detection (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY / GOOGLE_API_KEY, then an
+Ollama answering on OLLAMA_HOST or localhost:11434).
+
+PARSEC_PROVIDER / PARSEC_MODEL are already folded into `settings.llm` by the config loader, with
+precedence over the config files. OPENAI_BASE_URL, ANTHROPIC_BASE_URL and OLLAMA_HOST are honoured
+as the official clients honour them; `[llm] base_url` wins over them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..config import LoadedConfig, Settings, private_file_problem
+from ..errors import ConfigError
+from .base import Provider, ProviderOptions, UsageEvent
+from .errors import NoProviderConfigured, ProviderAuthError
+from .keys import KEY_VARIABLES, Secret, key_from_environment
+from .models_meta import model_limits
+from .transport import RetryPolicy
+
+PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
+OLLAMA_PROBE_TIMEOUT_S = 0.3
+
+HOW_TO_CONFIGURE = (
+    "no LLM provider configured: export OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, start Ollama "
+    "(`ollama serve`), or set [llm] provider and model in ~/.config/parsec/config.toml"
+)
+
+# A model name says which provider serves it when none is named.
+_MODEL_PREFIXES = {"gpt-": "openai", "o1": "openai", "o3": "openai", "o4": "openai", "claude-": "anthropic",
+                   "gemini-": "gemini"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What was chosen and why (for `parsec providers` and error messages)."""
+
+    provider: str
+    model: str
+    base_url: str
+    api_key: Secret | None
+    key_hint: str  # where the key came from or should come from
+    reason: str  # "flag", "PARSEC_PROVIDER / [llm]", "OPENAI_API_KEY is set", ...
+
+
+def resolve_provider(
+    settings: Settings | LoadedConfig,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    env: Mapping[str, str] | None = None,
+    on_usage: Callable[[UsageEvent], None] | None = None,
+    retry: RetryPolicy | None = None,
+) -> Provider:
+    """The provider to talk to, ready to use. Raises NoProviderConfigured (one line) if there is none."""
+    choice = choose(settings, provider=provider, model=model, env=env)
+    return build_provider(choice, _settings(settings), on_usage=on_usage, retry=retry)
+
+
+def choose(settings: Settings | LoadedConfig, *, provider: str | None = None, model: str | None = None,
+           env: Mapping[str, str] | None = None, probe_ollama: bool = True) -> Choice:
+    env = os.environ if env is None else env
+    llm = _settings(settings).llm
+    name = (provider or llm.provider or "").strip().lower()
+    model = (model or llm.model or "").strip()
+    reason = "--provider" if provider else ("PARSEC_PROVIDER / [llm] provider" if name else "")
+    if not name and model:
+        name = next((p for prefix, p in _MODEL_PREFIXES.items() if model.startswith(prefix)), "")
+        reason = reason or f"model {model}"
+    if not name and llm.api_key:
+        raise ConfigError("[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, gemini or ollama")
+    if not name and llm.base_url:
+        name, reason = "openai", "[llm] base_url (an OpenAI-compatible server)"
+    ollama_models: list[str] | None = None
+    if not name:
+        name, reason, ollama_models = _auto_detect(env, probe_ollama=probe_ollama)
+    if name not in PROVIDERS:
+        raise ConfigError(f"unknown LLM provider '{name}': use one of {', '.join(PROVIDERS)}")
+    base_url = llm.base_url or _base_url_from_env(name, env) or _default_base_url(name)
+    key, key_hint = _api_key(name, settings, env)
+    if name == "ollama" and not model and ollama_models is None and probe_ollama:
+        ollama_models = probe_ollama_models(base_url)  # use a model that is pulled, not a guess
+    if not model:
+        model = _default_model(name, ollama_models)
+    return Choice(name, model, base_url, key, key_hint, reason)
+
+
+def build_provider(choice: Choice, settings: Settings, *, on_usage: Callable[[UsageEvent], None] | None = None,
+                   retry: RetryPolicy | None = None, http_transport: Any = None) -> Provider:
+    llm = settings.llm
+    if choice.api_key is None and _needs_key(choice):
+        raise ProviderAuthError(f"{choice.provider} needs an API key: export {choice.key_hint}")
+    options = ProviderOptions(
+        model=choice.model,
+        base_url=choice.base_url,
+        limits=model_limits(choice.provider, choice.model, llm.models),
+        api_key=choice.api_key,
+        key_hint=choice.key_hint,
+        connect_timeout_s=llm.connect_timeout_s,
+        read_timeout_s=llm.read_timeout_s,
+        retry=retry or RetryPolicy(max_retries=llm.max_retries),
+        temperature=llm.temperature,
+        on_usage=on_usage,
+        http_transport=http_transport,
+        mask_secrets=settings.privacy.mask_secrets,
+        extra_secret_patterns=tuple(settings.privacy.extra_patterns),
+    )
+    return _provider_class(choice.provider)(options)
+
+
+# -- the pieces -------------------------------------------------------------------------------------
+def _settings(settings: Settings | LoadedConfig) -> Settings:
+    return settings.settings if isinstance(settings, LoadedConfig) else settings
+
+
+def _auto_detect(env: Mapping[str, str], *, probe_ollama: bool) -> tuple[str, str, list[str] | None]:
+    for name in ("openai", "anthropic", "gemini"):
+        key, variable = key_from_environment(name, env)
+        if key:
+            return name, f"{variable} is set", None
+    if probe_ollama:
+        url = _base_url_from_env("ollama", env) or _default_base_url("ollama")
+        models = probe_ollama_models(url)
+        if models is not None:
+            return "ollama", f"Ollama answers at {url}", models
+    raise NoProviderConfigured(HOW_TO_CONFIGURE)
+
+
+def probe_ollama_models(base_url: str, timeout_s: float = OLLAMA_PROBE_TIMEOUT_S) -> list[str] | None:
+    """The models of an Ollama answering at `base_url`, or None when nothing answers quickly."""
+    from ._httpx import httpx
+
+    try:
+        response = httpx.get(f"{base_url.rstrip('/')}/api/tags", timeout=timeout_s, trust_env=False)
+        if response.status_code != 200:
+            return None
+        return [item["name"] for item in response.json().get("models", [])]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _base_url_from_env(name: str, env: Mapping[str, str]) -> str:
+    if name == "openai":
+        return env.get("OPENAI_BASE_URL", "").strip()
+    if name == "anthropic":
+        return env.get("ANTHROPIC_BASE_URL", "").strip()
+    if name == "ollama":
+        return ollama_host_url(env.get("OLLAMA_HOST", "").strip())
+    return env.get("GOOGLE_GEMINI_BASE_URL", "").strip()
+
+
+def ollama_host_url(host: str) -> str:
+    """OLLAMA_HOST as the ollama client reads it: `host`, `host:port`, or a URL; 0.0.0.0 means here."""
+    if not host:
+        return ""
+    scheme, sep, rest = host.partition("://")
+    if not sep:
+        scheme, rest = "http", host
+    hostport, _, path = rest.partition("/")
+    if hostport.startswith("["):  # IPv6 literal
+        name, _, port = hostport[1:].partition("]")
+        port = port.lstrip(":")
+        name = f"[{name}]"
+    else:
+        name, _, port = hostport.partition(":")
+    if name in ("", "0.0.0.0"):
+        name = "127.0.0.1"
+    port = port or ("443" if scheme == "https" else "11434")
+    return f"{scheme}://{name}:{port}" + (f"/{path.rstrip('/')}" if path.strip("/") else "")
+
+
+def _default_base_url(name: str) -> str:
+    module = _provider_module(name)
+    return module.DEFAULT_BASE_URL
+
+
+def _default_model(name: str, ollama_models: list[str] | None) -> str:
+    default = _provider_module(name).DEFAULT_MODEL
+    if name == "ollama" and ollama_models:
+        return next((m for m in ollama_models if m.split(":")[0] == default), ollama_models[0])
+    return default
+
+
+def _api_key(name: str, settings: Settings | LoadedConfig, env: Mapping[str, str]) -> tuple[Secret | None, str]:
+    """The key from [llm] api_key (only from a private file) or else the provider's variable."""
+    configured = _settings(settings).llm.api_key.strip()
+    if configured:
+        for path in _files_holding_key(settings, env):
+            problem = private_file_problem(path)
+            if problem:
+                raise ConfigError(f"{problem}; refusing to use the key until then")
+        return Secret(configured), "[llm] api_key"
+    key, variable = key_from_environment(name, env)
+    variables = KEY_VARIABLES.get(name, ())
+    return key, variable or " or ".join(variables) or "[llm] api_key"
+
+
+def _files_holding_key(settings: Settings | LoadedConfig, env: Mapping[str, str]) -> list[Path]:
+    """The config files that set [llm] api_key."""
+    if isinstance(settings, LoadedConfig):
+        origin = settings.source_of("llm.api_key")
+        return [path for path in settings.files if str(path) == origin]
+    explicit = env.get("PARSEC_CONFIG")
+    candidates = [Path(explicit) if explicit else paths.user_config_file(), paths.project_config_file()]
+    found = []
+    for path in candidates:
+        try:
+            with path.open("rb") as handle:
+                if "api_key" in (tomllib.load(handle).get("llm") or {}):
+                    found.append(path)
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+    return found
+
+
+def _needs_key(choice: Choice) -> bool:
+    if choice.provider == "ollama":
+        return False
+    if choice.provider == "openai":  # local OpenAI-compatible servers take none
+        return choice.base_url.rstrip("/") == _default_base_url("openai")
+    return True
+
+
+def _provider_module(name: str):
+    import importlib
+
+    return importlib.import_module(f"parsec.providers.{name}")
+
+
+_CLASS_NAMES = {"openai": "OpenAIProvider", "anthropic": "AnthropicProvider", "gemini": "GeminiProvider",
+                "ollama": "OllamaProvider"}
+
+
+def _provider_class(name: str) -> type[Provider]:
+    return getattr(_provider_module(name), _CLASS_NAMES[name])

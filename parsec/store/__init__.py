@@ -1,0 +1,31 @@
+"""The ContextStore. Import `parsec.store.base` for the protocol; `open_store` for an instance.
+
+Nothing heavy is imported here: the hook path imports `parsec` packages and must stay fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .sql_store import SqlStore
+
+
+def default_url() -> str:
+    from ..paths import default_db_path
+
+    return f"sqlite:///{default_db_path()}"
+
+
+def open_store(
+    url: str, *, busy_timeout_ms: int = 5000, connect_timeout_s: float = 5.0, migrate: bool = True
+) -> SqlStore:
+    """Open (creating and migrating when needed) the store at a SQLAlchemy URL.
+
+    An empty `url` means the default SQLite file at $XDG_DATA_HOME/parsec/parsec.db.
+    Raises StoreError / StoreUnavailable / SchemaTooNew with a one-line message.
+    """
+    from .open import open_sql_store
+
+    return open_sql_store(url or default_url(), busy_timeout_ms=busy_timeout_ms,
+                          connect_timeout_s=connect_timeout_s, migrate=migrate)

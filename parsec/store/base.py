@@ -1,0 +1,127 @@
+"""The ContextStore protocol: everything Parsec persists goes through these operations.
+
+The seed's operations (save/load session, save/load conversation, prune_old_context) plus what
+history, stats, the daemon and the context engine need. Layers above see the store only through
+this protocol; `parsec.store.open_store(url)` returns the SQLAlchemy implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from ..models.retention import RetentionPolicy
+from ..models.session import DirectCommandExecution, Session
+from ..models.workflow import Conversation, ConversationStatus
+
+
+@dataclass(frozen=True)
+class ExecutionQuery:
+    """Filters for `query_executions`; every field is optional. Results are newest first."""
+
+    session_id: str | None = None
+    cwd: str | None = None
+    cwd_subtree: bool = False  # match `cwd` and everything below it
+    exit_status: int | None = None  # an exact status
+    failed: bool | None = None  # True: non-zero exit; False: exit 0
+    host: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    search: str | None = None  # full-text search on the command text
+    limit: int = 50
+    before_id: str | None = None  # paging: only rows older than this execution id
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    session: Session
+    command_count: int
+    failed_count: int
+    conversation_count: int
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    id: str
+    session_id: str
+    name: str
+    original_prompt: str
+    status: ConversationStatus
+    created_at: datetime
+    updated_at: datetime
+    working_directory: str
+    step_count: int
+
+
+@dataclass(frozen=True)
+class PruneReport:
+    """What a prune removed (or, with dry_run, would remove)."""
+
+    sessions: int = 0
+    executions: int = 0
+    conversations: int = 0
+    achievements_kept: int = 0
+    bytes_freed: int = 0
+    dry_run: bool = False
+    details: dict[str, int] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ContextStore(Protocol):
+    url: str
+
+    # --- the seed's operations -------------------------------------------------------------
+    def save_session(self, session: Session) -> None: ...
+    def load_session(self, session_id: str, history_limit: int = 1000) -> Session: ...
+    def save_conversation(self, conversation: Conversation) -> None: ...
+    def load_conversation(self, conversation_id: str) -> Conversation: ...
+    def prune_old_context(self, policy: RetentionPolicy, dry_run: bool = False) -> PruneReport: ...
+
+    # --- history ---------------------------------------------------------------------------
+    def append_executions(self, executions: Iterable[DirectCommandExecution]) -> int: ...
+    def query_executions(self, query: ExecutionQuery) -> list[DirectCommandExecution]: ...
+    def list_sessions(self, limit: int = 50, open_only: bool = False) -> list[SessionSummary]: ...
+    def list_conversations(
+        self, limit: int = 50, session_id: str | None = None, cwd: str | None = None
+    ) -> list[ConversationSummary]: ...
+
+    def count_executions(self, query: ExecutionQuery | None = None) -> int: ...
+    def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int: ...
+
+    # --- learned preferences (classifier choices, context-engine preferences) ----------------
+    def set_preference(self, namespace: str, key: str, value: dict) -> None: ...
+    def get_preferences(self, namespace: str) -> dict[str, dict]: ...
+    def delete_preferences(self, namespace: str, key: str | None = None) -> int: ...
+
+    # --- LLM token usage ---------------------------------------------------------------------
+    def record_llm_usage(
+        self,
+        provider: str,
+        model: str,
+        purpose: str,
+        input_tokens: int,
+        output_tokens: int,
+        conversation_id: str | None = None,
+        at: datetime | None = None,
+    ) -> None: ...
+    def llm_usage_summary(self, since: datetime | None = None) -> list[dict]: ...
+
+    # --- achievements: outlive their conversation (cross-conversation learning) --------------
+    def save_achievements(
+        self,
+        conversation_id: str,
+        name: str,
+        working_directory: str,
+        achievements: list[str],
+        artifacts: list[str],
+        completed_at: datetime,
+    ) -> None: ...
+    def recent_achievements(self, cwd: str | None = None, limit: int = 10) -> list[dict]: ...
+
+    def close(self) -> None: ...
+
+
+def ids_of(items: Sequence[DirectCommandExecution]) -> list[str]:
+    return [item.id for item in items]

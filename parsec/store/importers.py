@@ -1,0 +1,213 @@
+"""Parsers of the shells' own history files: bash, zsh and fish. Pure functions on bytes.
+
+Each returns a ParsedHistory: the entries in file order (command, epoch seconds or None, duration
+in seconds or None, the line they start on) and the malformed lines that were skipped, so the
+caller can report them. Nothing here touches the store; `parsec import` turns entries into
+executions (masked, deduplicated by a deterministic id).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Timestamps outside this range are damage, not history (1990 .. 2100).
+MIN_EPOCH = 631_152_000
+MAX_EPOCH = 4_102_444_800
+MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    command: str
+    timestamp: int | None  # seconds since the epoch, when the shell recorded one
+    duration_s: int | None  # zsh's EXTENDED_HISTORY elapsed time
+    line: int  # 1-based line the entry starts on
+
+
+@dataclass
+class ParsedHistory:
+    entries: list[HistoryEntry] = field(default_factory=list)
+    malformed: int = 0
+    examples: list[tuple[int, str]] = field(default_factory=list)  # (line, text) of the first few
+
+    def skip(self, line: int, text: str) -> None:
+        self.malformed += 1
+        if len(self.examples) < MAX_EXAMPLES:
+            self.examples.append((line, text[:80]))
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace").replace("\x00", "\u2400")
+
+
+def _valid_time(value: int) -> bool:
+    return MIN_EPOCH <= value <= MAX_EPOCH
+
+
+# --- bash ------------------------------------------------------------------------------------------
+
+_BASH_TIME = re.compile(r"#(\d+)\s*")
+
+
+def parse_bash(data: bytes) -> ParsedHistory:
+    """~/.bash_history. With HISTTIMEFORMAT set, bash writes `#<epoch>` before each entry, and
+    every line up to the next timestamp belongs to that entry (multi-line commands); without
+    timestamps each line is one command."""
+    result = ParsedHistory()
+    lines = _decode(data).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    timed = any(_BASH_TIME.fullmatch(line) for line in lines[:50])
+    if not timed:
+        for number, line in enumerate(lines, 1):
+            if line.strip():
+                result.entries.append(HistoryEntry(line, None, None, number))
+        return result
+
+    stamp: int | None = None
+    start = 0
+    body: list[str] = []
+
+    def flush() -> None:
+        if body:
+            result.entries.append(HistoryEntry("\n".join(body), stamp, None, start))
+        body.clear()
+
+    for number, line in enumerate(lines, 1):
+        match = _BASH_TIME.fullmatch(line)
+        if match:
+            flush()
+            value = int(match.group(1))
+            if not _valid_time(value):
+                result.skip(number, line)
+                stamp, start = None, number + 1
+                continue
+            stamp, start = value, number + 1
+            continue
+        if not body and not line.strip():
+            continue
+        if not body:
+            start = number
+        body.append(line)
+    flush()
+    return result
+
+
+# --- zsh -------------------------------------------------------------------------------------------
+
+_ZSH_EXTENDED = re.compile(r": *(\d+):(\d+);(.*)", re.DOTALL)
+_META = 0x83
+
+
+def unmetafy(data: bytes) -> bytes:
+    """zsh stores bytes 0x83..0xA2 (and NUL) as 0x83 followed by the byte XOR 0x20."""
+    if bytes([_META]) not in data:
+        return data
+    out = bytearray()
+    iterator = iter(data)
+    for byte in iterator:
+        if byte == _META:
+            following = next(iterator, None)
+            if following is not None:
+                out.append(following ^ 0x20)
+        else:
+            out.append(byte)
+    return bytes(out)
+
+
+def parse_zsh(data: bytes) -> ParsedHistory:
+    """~/.zsh_history, plain or EXTENDED_HISTORY (`: <start>:<elapsed>;<command>`). A line ending
+    in a backslash continues on the next line (zsh's multi-line entries)."""
+    result = ParsedHistory()
+    lines = _decode(unmetafy(data)).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    index = 0
+    while index < len(lines):
+        start = index + 1
+        parts = [lines[index]]
+        while parts[-1].endswith("\\") and not parts[-1].endswith("\\\\") and index + 1 < len(lines):
+            parts[-1] = parts[-1][:-1]
+            index += 1
+            parts.append(lines[index])
+        index += 1
+        text = "\n".join(parts)
+        if text.startswith(":"):
+            match = _ZSH_EXTENDED.fullmatch(text)
+            if match is None or not _valid_time(int(match.group(1))):
+                result.skip(start, text)
+                continue
+            command = match.group(3)
+            if command.strip():
+                result.entries.append(HistoryEntry(command, int(match.group(1)), int(match.group(2)), start))
+            else:
+                result.skip(start, text)
+            continue
+        if text.strip():
+            result.entries.append(HistoryEntry(text, None, None, start))
+    return result
+
+
+# --- fish ------------------------------------------------------------------------------------------
+
+_FISH_CMD = re.compile(r"- cmd: ?(.*)")
+_FISH_WHEN = re.compile(r"  when: *(.*)")
+
+
+def _fish_unescape(value: str) -> str:
+    # fish escapes backslash as \\ and newline as \n in the cmd field.
+    out: list[str] = []
+    chars = iter(value)
+    for char in chars:
+        if char == "\\":
+            following = next(chars, "")
+            out.append("\n" if following == "n" else following if following == "\\" else "\\" + following)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def parse_fish(data: bytes) -> ParsedHistory:
+    """~/.local/share/fish/fish_history: a YAML-like list of `- cmd:` items with `when:` and
+    optional `paths:` sub-lists."""
+    result = ParsedHistory()
+    lines = _decode(data).split("\n")
+    command: str | None = None
+    when: int | None = None
+    start = 0
+
+    def flush() -> None:
+        if command is not None:
+            if command.strip():
+                result.entries.append(HistoryEntry(command, when, None, start))
+            else:
+                result.skip(start, "- cmd:")
+
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        cmd = _FISH_CMD.fullmatch(line)
+        if cmd:
+            flush()
+            command, when, start = _fish_unescape(cmd.group(1)), None, number
+            continue
+        if command is None:
+            result.skip(number, line)
+            continue
+        time = _FISH_WHEN.fullmatch(line)
+        if time:
+            raw = time.group(1).strip()
+            if raw.isdigit() and _valid_time(int(raw)):
+                when = int(raw)
+            else:
+                result.skip(number, line)
+            continue
+        if line.startswith("  "):  # paths: and its items, or fields newer fish versions add
+            continue
+        result.skip(number, line)
+    flush()
+    return result
+
+
+PARSERS = {"bash": parse_bash, "zsh": parse_zsh, "fish": parse_fish}

@@ -1,0 +1,438 @@
+"""SqlStore: the ContextStore on SQLAlchemy 2 (SQLite or PostgreSQL).
+
+Every public method runs in its own short transaction; writes on SQLite take the write lock up
+front (BEGIN IMMEDIATE) so concurrent writers wait on the busy timeout instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, case, delete, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
+
+from ..errors import NotFound, StoreError, StoreUnavailable, UsageError
+from ..models.base import utcnow
+from ..models.retention import RetentionPolicy
+from ..models.session import DirectCommandExecution, Session
+from ..models.workflow import Conversation, ConversationStatus
+from . import rows
+from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
+from .engine import WRITE
+from .fts import uses_full_text_index
+from .windowed import newest_in_subtree, windowed_search
+from .queries import NEWEST_FIRST, cwd_condition, execution_conditions, under_directory
+from .schema import (
+    achievements,
+    conversations,
+    executions,
+    from_micros,
+    llm_usage,
+    preferences,
+    sessions,
+    to_micros,
+)
+
+INSERT_CHUNK = 5000  # rows per executemany: bounded memory, still one transaction per call
+
+
+class SqlStore:
+    def __init__(self, engine: Engine, url: str) -> None:
+        self.engine = engine
+        self.url = url
+        self.dialect = engine.dialect.name
+        self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        self._insert_execution = self._insert(executions).on_conflict_do_nothing(index_elements=["id"])
+
+    # --- transactions and errors -------------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self._errors(), self.engine.connect() as connection:
+            yield connection
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with self._errors(), self.engine.connect() as connection:
+            connection.execution_options(**WRITE)
+            with connection.begin():
+                yield connection
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except OperationalError as err:
+            raise self._translate(err) from err
+        except DBAPIError as err:
+            if err.connection_invalidated:
+                raise StoreUnavailable(f"lost the connection to the store: {_first_line(err)}") from err
+            raise StoreError(f"the store refused the operation: {_first_line(err)}") from err
+        except SQLAlchemyError as err:
+            raise StoreError(f"store error: {_first_line(err)}") from err
+
+    def _translate(self, err: OperationalError) -> StoreError:
+        message = _first_line(err)
+        if "locked" in message or "busy" in message:
+            return StoreUnavailable(f"the store is busy ({message}); retry, or raise store.busy_timeout_ms")
+        if "malformed" in message or "not a database" in message:
+            return StoreError(f"the store is damaged ({message}); move the file away to start afresh")
+        if "readonly" in message or "read-only" in message or "unable to open" in message:
+            return StoreError(f"cannot write the store ({message}); check the permissions of its directory")
+        if self.dialect == "sqlite":
+            return StoreError(f"store error: {message}")
+        return StoreUnavailable(f"cannot reach the store: {message}; check store.url and that the server runs")
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # --- sessions ----------------------------------------------------------------------------
+
+    def save_session(self, session: Session) -> None:
+        statement = self._replace(sessions, rows.session_row(session), key="id")
+        with self._write() as connection:
+            connection.execute(statement)
+            if session.command_history:
+                self._insert_executions(connection, session.command_history)
+
+    def load_session(self, session_id: str, history_limit: int = 1000) -> Session:
+        """The session with its newest `history_limit` executions, oldest first."""
+        with self._read() as connection:
+            row = connection.execute(select(sessions).where(sessions.c.id == session_id)).mappings().first()
+            if row is None:
+                raise NotFound(f"no session {session_id}; `parsec sessions` lists them")
+            history = connection.execute(
+                select(executions)
+                .where(executions.c.session_id == session_id)
+                .order_by(*NEWEST_FIRST)
+                .limit(history_limit)
+            ).mappings().all()
+        return rows.session_from_row(row, [rows.execution_from_row(r) for r in reversed(history)])
+
+    def list_sessions(self, limit: int = 50, open_only: bool = False) -> list[SessionSummary]:
+        statement = select(sessions).order_by(sessions.c.last_active.desc(), sessions.c.id.desc())
+        if open_only:
+            statement = statement.where(sessions.c.ended_at.is_(None))
+        with self._read() as connection:
+            found = connection.execute(statement.limit(limit)).mappings().all()
+            ids = [row["id"] for row in found]
+            counts = self._session_counts(connection, ids)
+        summaries = []
+        for row in found:
+            commands, failed, convs = counts.get(row["id"], (0, 0, 0))
+            summaries.append(SessionSummary(rows.session_from_row(row, []), commands, failed, convs))
+        return summaries
+
+    def _session_counts(self, connection: Connection, ids: list[str]) -> dict[str, tuple[int, int, int]]:
+        if not ids:
+            return {}
+        failed = func.sum(case((executions.c.exit_status != 0, 1), else_=0))
+        per_session = connection.execute(
+            select(executions.c.session_id, func.count(), failed)
+            .where(executions.c.session_id.in_(ids))
+            .group_by(executions.c.session_id)
+        ).all()
+        convs = dict(
+            connection.execute(
+                select(conversations.c.session_id, func.count())
+                .where(conversations.c.session_id.in_(ids))
+                .group_by(conversations.c.session_id)
+            ).all()
+        )
+        result = {sid: (0, 0, convs.get(sid, 0)) for sid in ids}
+        for sid, count, failures in per_session:
+            result[sid] = (count, int(failures or 0), convs.get(sid, 0))
+        return result
+
+    # --- executions --------------------------------------------------------------------------
+
+    def append_executions(self, items: Iterable[DirectCommandExecution]) -> int:
+        """Record executions in one transaction; an id already stored is skipped (retries are safe).
+
+        Returns how many rows were new. A session that is not stored yet is created from its
+        executions, and every session's last_active moves forward to its newest execution."""
+        batch = list(items)
+        if not batch:
+            return 0
+        with self._write() as connection:
+            return self._insert_executions(connection, batch)
+
+    def _replace(self, table: Any, row: dict[str, Any], key: str) -> Any:
+        """INSERT `row`, or on a clash of `key` overwrite every other column (both backends)."""
+        statement = self._insert(table).values(row)
+        return statement.on_conflict_do_update(
+            index_elements=[key], set_={k: statement.excluded[k] for k in row if k != key}
+        )
+
+    def _insert_executions(self, connection: Connection, batch: list[DirectCommandExecution]) -> int:
+        self._touch_sessions(connection, batch)
+        inserted = 0
+        for start in range(0, len(batch), INSERT_CHUNK):
+            chunk = [rows.execution_row(item) for item in batch[start : start + INSERT_CHUNK]]
+            if self.dialect == "postgresql":
+                # psycopg's own executemany (pipelined) sums rowcount; SQLAlchemy's batched
+                # VALUES form reports -1, and RETURNING to count rows costs 4x the insert.
+                values = [tuple(row[name] for name in _PG_COLUMNS) for row in chunk]
+                inserted += connection.exec_driver_sql(_PG_INSERT, values).rowcount
+            else:
+                inserted += connection.execute(self._insert_execution, chunk).rowcount
+        return inserted
+
+    def _touch_sessions(self, connection: Connection, batch: list[DirectCommandExecution]) -> None:
+        spans: dict[str, dict[str, Any]] = {}
+        for item in batch:
+            span = spans.get(item.session_id)
+            if span is None:
+                spans[item.session_id] = {
+                    "id": item.session_id, "created_at": item.executed_at, "last_active": item.executed_at,
+                    "ended_at": None, "shell": "", "pid": None, "tty": "", "user": rows._text(item.user),
+                    "host": rows._text(item.host), "data": "{}",
+                }
+            elif item.executed_at > span["last_active"]:
+                span["last_active"] = item.executed_at
+            elif item.executed_at < span["created_at"]:
+                span["created_at"] = item.executed_at
+        statement = self._insert(sessions)
+        newest = func.greatest if self.dialect == "postgresql" else func.max
+        statement = statement.on_conflict_do_update(
+            index_elements=["id"],
+            set_={"last_active": newest(sessions.c.last_active, statement.excluded.last_active)},
+        )
+        connection.execute(statement, list(spans.values()))
+
+    def query_executions(self, query: ExecutionQuery) -> list[DirectCommandExecution]:
+        # SQLite plans that avoid sorting every candidate row (see windowed.py).
+        limited = bool(query.limit and query.limit > 0) and self.dialect == "sqlite"
+        windowed = limited and bool(query.search) and uses_full_text_index(query.search)
+        per_directory = limited and not windowed and query.cwd is not None and query.cwd_subtree
+        with self._read() as connection:
+            conditions = execution_conditions(connection, query, search=not windowed, cwd=not per_directory)
+            if conditions is None:
+                return []
+            found = None
+            if windowed:
+                found = windowed_search(connection, conditions, query.search, query.limit)
+            elif per_directory:
+                found = newest_in_subtree(connection, conditions, query.cwd, query.limit)
+                if found is None:  # too many directories: the plain plan, with the cwd range
+                    conditions.append(cwd_condition(query.cwd, True))
+            if found is None:
+                statement = select(executions).where(*conditions).order_by(*NEWEST_FIRST)
+                if query.limit and query.limit > 0:
+                    statement = statement.limit(query.limit)
+                found = connection.execute(statement).mappings().all()
+        return [rows.execution_from_row(row) for row in found]
+
+    def count_executions(self, query: ExecutionQuery | None = None) -> int:
+        with self._read() as connection:
+            conditions = execution_conditions(connection, query or ExecutionQuery())
+            if conditions is None:
+                return 0
+            return connection.execute(
+                select(func.count()).select_from(executions).where(*conditions)
+            ).scalar_one()
+
+    def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
+        """Delete every execution whose command matches `pattern` (a Python regex searched
+        anywhere in the command, or a literal substring with regex=False), full-text index
+        included. On SQLite freed pages are zeroed and the WAL is truncated, so the text is gone
+        from the file too. Returns how many rows matched."""
+        if regex:
+            try:
+                matches = re.compile(pattern).search
+            except re.error as err:
+                raise UsageError(f"{pattern!r} is not a valid regular expression: {err}") from err
+        else:
+            matches = lambda command: pattern in command  # noqa: E731
+        doomed = self._matching_seqs(matches)
+        if dry_run or not doomed:
+            return len(doomed)
+        from .prune import delete_in_batches, scrub_sqlite
+
+        delete_in_batches(self, executions, executions.c.seq, doomed, batch_size=2000, secure=True)
+        if self.dialect == "sqlite":
+            scrub_sqlite(self)
+        return len(doomed)
+
+    def _matching_seqs(self, matches) -> list[int]:  # noqa: ANN001
+        found: list[int] = []
+        last = None
+        with self._read() as connection:
+            while True:  # keyset pages: memory stays flat on a million rows
+                statement = select(executions.c.seq, executions.c.command).order_by(executions.c.seq).limit(20_000)
+                if last is not None:
+                    statement = statement.where(executions.c.seq > last)
+                page = connection.execute(statement).all()
+                if not page:
+                    return found
+                found += [seq for seq, command in page if matches(command)]
+                last = page[-1][0]
+
+    # --- conversations -----------------------------------------------------------------------
+
+    def save_conversation(self, conversation: Conversation) -> None:
+        statement = self._replace(conversations, rows.conversation_row(conversation), key="id")
+        with self._write() as connection:
+            connection.execute(statement)
+
+    def load_conversation(self, conversation_id: str) -> Conversation:
+        with self._read() as connection:
+            data = connection.execute(
+                select(conversations.c.data).where(conversations.c.id == conversation_id)
+            ).scalar()
+        if data is None:
+            raise NotFound(f"no conversation {conversation_id}; `parsec conversations` lists them")
+        return rows.conversation_from_row({"data": data})
+
+    def list_conversations(
+        self, limit: int = 50, session_id: str | None = None, cwd: str | None = None
+    ) -> list[ConversationSummary]:
+        c = conversations.c
+        statement = select(
+            c.id, c.session_id, c.name, c.original_prompt, c.status, c.created_at, c.updated_at,
+            c.working_directory, c.step_count,
+        ).order_by(c.updated_at.desc(), c.id.desc())
+        if session_id is not None:
+            statement = statement.where(c.session_id == session_id)
+        if cwd is not None:
+            statement = statement.where(c.working_directory == cwd)
+        with self._read() as connection:
+            found = connection.execute(statement.limit(limit)).mappings().all()
+        return [
+            ConversationSummary(
+                id=r["id"], session_id=r["session_id"], name=r["name"], original_prompt=r["original_prompt"],
+                status=ConversationStatus(r["status"]), created_at=r["created_at"], updated_at=r["updated_at"],
+                working_directory=r["working_directory"], step_count=r["step_count"],
+            )
+            for r in found
+        ]
+
+    # --- learned preferences -----------------------------------------------------------------
+
+    def set_preference(self, namespace: str, key: str, value: dict) -> None:
+        row = {"namespace": namespace, "key": key, "value": json.dumps(value), "updated_at": utcnow()}
+        statement = self._insert(preferences).values(row)
+        statement = statement.on_conflict_do_update(
+            index_elements=["namespace", "key"],
+            set_={"value": statement.excluded.value, "updated_at": statement.excluded.updated_at},
+        )
+        with self._write() as connection:
+            connection.execute(statement)
+
+    def get_preferences(self, namespace: str) -> dict[str, dict]:
+        with self._read() as connection:
+            found = connection.execute(
+                select(preferences.c.key, preferences.c.value).where(preferences.c.namespace == namespace)
+            ).all()
+        return {key: json.loads(value) for key, value in found}
+
+    def delete_preferences(self, namespace: str, key: str | None = None) -> int:
+        statement = delete(preferences).where(preferences.c.namespace == namespace)
+        if key is not None:
+            statement = statement.where(preferences.c.key == key)
+        with self._write() as connection:
+            return connection.execute(statement).rowcount
+
+    # --- LLM usage ---------------------------------------------------------------------------
+
+    def record_llm_usage(
+        self, provider: str, model: str, purpose: str, input_tokens: int, output_tokens: int,
+        conversation_id: str | None = None, at: datetime | None = None,
+    ) -> None:
+        row = {
+            "at": at or utcnow(), "provider": provider, "model": model, "purpose": purpose,
+            "input_tokens": int(input_tokens), "output_tokens": int(output_tokens),
+            "conversation_id": conversation_id,
+        }
+        with self._write() as connection:
+            connection.execute(llm_usage.insert().values(row))
+
+    def llm_usage_summary(self, since: datetime | None = None) -> list[dict]:
+        """Per provider and model: calls, input_tokens, output_tokens (since `since`, inclusive)."""
+        c = llm_usage.c
+        statement = (
+            select(
+                c.provider, c.model, func.count().label("calls"),
+                func.coalesce(func.sum(c.input_tokens), 0).label("input_tokens"),
+                func.coalesce(func.sum(c.output_tokens), 0).label("output_tokens"),
+            )
+            .group_by(c.provider, c.model)
+            .order_by(c.provider, c.model)
+        )
+        if since is not None:
+            statement = statement.where(c.at >= since)
+        with self._read() as connection:
+            found = connection.execute(statement).mappings().all()
+        return [
+            {**row, "calls": int(row["calls"]), "input_tokens": int(row["input_tokens"]),
+             "output_tokens": int(row["output_tokens"])}
+            for row in found
+        ]
+
+    # --- achievements (cross-conversation learning) ------------------------------------------
+
+    def save_achievements(
+        self, conversation_id: str, name: str, working_directory: str, achievements: list[str],
+        artifacts: list[str], completed_at: datetime,
+    ) -> None:
+        """Store (or replace) what a conversation achieved; kept when the conversation is pruned."""
+        with self._write() as connection:
+            self._save_achievements(connection, conversation_id, name, working_directory,
+                                    achievements, artifacts, completed_at)
+
+    def _save_achievements(self, connection: Connection, conversation_id: str, name: str,
+                           working_directory: str, done: list[str], artifacts: list[str],
+                           completed_at: datetime) -> None:
+        row = {
+            "conversation_id": conversation_id, "name": rows._text(name),
+            "working_directory": rows._text(working_directory),
+            "achievements": json.dumps(list(done)), "artifacts": json.dumps(list(artifacts)),
+            "completed_at": completed_at,
+        }
+        connection.execute(self._replace(achievements_table, row, key="conversation_id"))
+
+    def recent_achievements(self, cwd: str | None = None, limit: int = 10) -> list[dict]:
+        """Newest first; with `cwd`, those from that directory or below it."""
+        c = achievements_table.c
+        statement = select(achievements_table).order_by(c.completed_at.desc()).limit(limit)
+        if cwd is not None:
+            statement = statement.where(under_directory(c.working_directory, cwd))
+        with self._read() as connection:
+            found = connection.execute(statement).mappings().all()
+        return [
+            {**row, "achievements": json.loads(row["achievements"]), "artifacts": json.loads(row["artifacts"])}
+            for row in found
+        ]
+
+    # --- retention ---------------------------------------------------------------------------
+
+    def prune_old_context(self, policy: RetentionPolicy, dry_run: bool = False) -> PruneReport:
+        from .prune import prune
+
+        with self._errors():
+            return prune(self, policy, dry_run=dry_run)
+
+
+_PG_COLUMNS = [column.name for column in executions.columns if column.name != "seq"]
+_PG_QUOTED = ", ".join('"' + name + '"' for name in _PG_COLUMNS)  # "user" is reserved
+_PG_INSERT = (
+    f"INSERT INTO executions ({_PG_QUOTED}) VALUES ({', '.join(['%s'] * len(_PG_COLUMNS))}) "
+    "ON CONFLICT (id) DO NOTHING"
+)
+
+achievements_table = achievements  # the method argument `achievements` shadows the table name
+
+
+def _first_line(err: Exception) -> str:
+    original = getattr(err, "orig", None) or err
+    text = str(original).strip().splitlines()
+    return text[0] if text else type(original).__name__
+
+
+__all__ = ["SqlStore", "from_micros", "to_micros"]

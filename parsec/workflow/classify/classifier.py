@@ -1,0 +1,124 @@
+"""The Classifier facade: overrides → learned choices → shell facts, syntax and language evidence.
+
+One instance lives in the daemon (and one per `parsec classify` run); construction lists PATH
+and loads learned preferences once, so each `classify` call is pure computation.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .decision import SHELL_FACTS, Decision
+from .learning import Preferences, shape_key
+from .overrides import explicit_override
+from .scoring import Analysis, analyse
+from .shell_facts import PathIndex
+from .syntax import parses_as_shell
+
+log = logging.getLogger(__name__)
+
+DEFAULT_COMMAND_THRESHOLD = 0.35
+DEFAULT_PROMPT_THRESHOLD = 0.65
+REASON_PARTS = 3
+
+
+class Classifier:
+    def __init__(self, store: Any | None = None, settings: Any | None = None) -> None:
+        section = getattr(getattr(settings, "settings", settings), "classifier", None)
+        self.enabled: bool = getattr(section, "enabled", True)
+        self.learning: bool = getattr(section, "learn_from_corrections", True)
+        self.command_threshold: float = getattr(section, "command_threshold", DEFAULT_COMMAND_THRESHOLD)
+        self.prompt_threshold: float = getattr(section, "prompt_threshold", DEFAULT_PROMPT_THRESHOLD)
+        if self.prompt_threshold < self.command_threshold:
+            self.command_threshold, self.prompt_threshold = self.prompt_threshold, self.command_threshold
+        self.path_index = PathIndex()
+        parses_as_shell("true")  # import bashlex now, not on the first line a user types
+        self.preferences = Preferences(store if self.learning else None)
+
+    # --- the hot path ------------------------------------------------------------------------
+    def classify(
+        self, text: str, first_word: str | None = None, parses: bool | None = None, cwd: str | None = None
+    ) -> Decision:
+        """Route one line. `first_word`/`parses`: facts from the user's shell; `cwd`: the shell's
+        directory, so that arguments naming existing files count as command evidence."""
+        try:
+            fact = first_word if first_word in SHELL_FACTS else None
+            return self._classify(_as_text(text), fact, parses, cwd if isinstance(cwd, str) else None)
+        except Exception as err:  # never let one odd line break the daemon or the shell
+            log.exception("classifier failed on a line")
+            return Decision("command", 0.5, f"classifier error ({type(err).__name__}); left to the shell", 0.5)
+
+    def _classify(self, text: str, fact: str | None, parses: bool | None, cwd: str | None) -> Decision:
+        override = explicit_override(text)
+        if override is not None:
+            return override
+        if not text.strip():
+            return Decision("command", 1.0, "an empty line goes to the shell", 0.0)
+        if not self.enabled:
+            return Decision("command", 1.0, "the classifier is disabled ([classifier] enabled = false)", 0.0)
+        analysis = analyse(text, fact, None if parses is None else bool(parses), self.path_index, cwd)
+        learned = self.preferences.get(shape_key(analysis)) if self.learning else None
+        if learned is not None:
+            return Decision(learned, 0.9, f"you chose {learned} for lines like this before", analysis.probability)
+        return self._decide(analysis)
+
+    def _decide(self, analysis: Analysis) -> Decision:
+        p = analysis.probability
+        if p < self.command_threshold:
+            label, confidence, sign = "command", 1.0 - p, -1
+        elif p > self.prompt_threshold:
+            label, confidence, sign = "prompt", p, 1
+        else:
+            label, confidence, sign = "ambiguous", 1.0 - abs(p - 0.5) * 2, 0
+        return Decision(label, round(confidence, 3), _reason(analysis, label, sign), round(p, 3))
+
+    # --- learning ----------------------------------------------------------------------------
+    def learn(self, text: str, first_word: str | None, chosen: str) -> bool:
+        """Remember the user's route for this line's shape (after an ambiguous ask or a re-run).
+        Returns False when the choice could not be stored (it still holds for this instance)."""
+        if chosen not in ("command", "prompt"):
+            raise ValueError(f"chosen must be 'command' or 'prompt', got {chosen!r}")
+        text = _as_text(text)
+        if not self.learning or explicit_override(text) is not None or not text.strip():
+            return True
+        fact = first_word if first_word in SHELL_FACTS else None
+        analysis = analyse(text, fact, None, self.path_index)
+        return self.preferences.remember(shape_key(analysis), text, chosen)
+
+    def forget(self) -> int:
+        """Drop every learned choice; returns how many there were."""
+        return self.preferences.forget()
+
+    def learned(self) -> dict[str, str]:
+        return self.preferences.items()
+
+    def reload(self) -> None:
+        """Re-read learned choices (after `parsec classify --forget` in another process)."""
+        self.path_index.refresh()
+        self.preferences.reload()
+
+
+def _as_text(text: Any) -> str:
+    if isinstance(text, str):
+        return text
+    if isinstance(text, (bytes, bytearray)):
+        return bytes(text).decode("utf-8", errors="replace")
+    return "" if text is None else str(text)
+
+
+def _reason(analysis: Analysis, label: str, sign: int) -> str:
+    if not analysis.evidence:
+        return "no evidence either way; left to the shell"
+    if sign == 0:
+        pro = max(analysis.evidence, key=lambda item: item[0])
+        con = min(analysis.evidence, key=lambda item: item[0])
+        if pro[0] <= 0 or con[0] >= 0:
+            return f"weak evidence either way: {(pro if pro[0] > 0 else con)[1]}"
+        return f"conflicting evidence: {pro[1]}, but {con[1]}"
+    ranked = sorted((e for e in analysis.evidence if e[0] * sign > 0), key=lambda item: -abs(item[0]))
+    against = [e for e in analysis.evidence if e[0] * sign < 0]
+    text = "; ".join(why for _, why in ranked[:REASON_PARTS]) or "the starting bias toward commands"
+    if against:
+        text += " (outweighs: " + max(against, key=lambda item: abs(item[0]))[1] + ")"
+    return text

@@ -1,0 +1,270 @@
+"""Weigh the evidence: every feature adds log-odds that the line is prose (negative: a command).
+
+Weights are set by hand from how often each cue occurs in commands versus prose (see
+docs/classifier.md); the sum goes through a logistic function to a probability, and the caller's
+thresholds turn that into command / ambiguous / prompt. The starting bias leans to "command":
+prose that fails as a command costs one "command not found" (and the 127 fallback offers to ask
+Parsec); a command sent to the LLM costs seconds and trust.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+from .language import (
+    DETERMINERS,
+    ONE_WORD_PROSE,
+    PARTICLES,
+    QUESTION_STARTERS,
+    REQUEST_STARTERS,
+    bare,
+    function_word_weight,
+    is_plain_word,
+)
+from .lexer import Lexed, Word, lex
+from .lexicon import ENGLISH_WORDS
+from .shell_facts import WRAPPERS, PathIndex, resolve
+from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
+from .vocabulary import KNOWN_COMMANDS
+
+BIAS = -0.5
+# Past this log-odds the parse cannot change the outcome, so bashlex (slow) is not consulted.
+SETTLED = 1.5
+MAX_ARGS = 40  # the first 40 arguments carry all the evidence a line has
+FREE_TEXT_COMMANDS = frozenset("echo printf say logger notify-send wall banner figlet cowsay espeak toilet".split())
+COMPOUND_KEYWORDS = frozenset("if for while until case select function { [[ coproc".split())
+# A complete compound statement ends with its closing word; without it bashlex need not be asked.
+CLOSERS = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac",
+           "{": "}", "[[": "]]"}
+
+# (weight per occurrence, cap on the total) for each kind of argument
+ARG_WEIGHTS: dict[str, tuple[float, float]] = {
+    "flag": (-1.5, -4.5),
+    "assignment": (-1.0, -2.0),
+    "url": (-1.0, -2.0),
+    "path": (-0.8, -2.4),
+    "glob": (-0.8, -1.6),
+    "number": (-0.3, -0.9),
+    "quoted": (-0.4, -1.2),
+    "name": (-0.6, -1.8),
+}
+OPERATOR_WEIGHTS: dict[str, float] = {
+    "|": -3.0, "&&": -3.0, "||": -3.0, "<<": -3.0, ";": -2.0, ">": -2.5, "<": -2.0, "&": -2.0,
+    ";;": -1.0, "|&": -3.0, "(": -0.5, ")": -0.3,
+}
+
+
+@dataclass(slots=True)
+class Analysis:
+    """Everything the classifier learned about one line; `score` is log-odds of prose."""
+
+    head: str = ""
+    head_kind: str = "none"
+    arg_kinds: list[str] = field(default_factory=list)
+    function_words: float = 0.0
+    score: float = BIAS
+    evidence: list[tuple[float, str]] = field(default_factory=list)
+    lexed: Lexed | None = None
+    # evidence that depends on whether bashlex parses the line: (if it parses, if not, why, why not)
+    pending: tuple[float, float, str, str] | None = None
+
+    def add(self, weight: float, why: str) -> None:
+        if weight:
+            self.score += weight
+            self.evidence.append((weight, why))
+
+    @property
+    def probability(self) -> float:
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.score))))
+
+
+def _command_position(words: list[Word], analysis: Analysis) -> int:
+    """Index of the word that names the program, past `FOO=1` prefixes and `sudo`-like wrappers."""
+    i = 0
+    while i < len(words) - 1 and not words[i].quoted and arg_kind(words[i]) == "assignment":
+        i += 1
+    if i:
+        analysis.add(-3.0, "starts with a variable assignment")
+    while i < len(words) - 1 and words[i].text in WRAPPERS | {"time", "!"}:
+        i += 1
+        while i < len(words) - 1 and words[i].text.startswith("-"):
+            i += 1
+    return i
+
+
+def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
+    """Evidence from what the first word is; False when the line is a complete shell compound."""
+    analysis.head, analysis.head_kind = word, fact
+    if fact in ("alias", "function"):
+        analysis.add(-2.5, f"'{word}' is a shell {fact}")
+    elif fact == "keyword" and word in COMPOUND_KEYWORDS:
+        closer = CLOSERS.get(word)
+        words = analysis.lexed.words if analysis.lexed else []
+        if (closer is None or any(w.text == closer for w in words)) and parses_as_shell(line):
+            analysis.add(-5.0, f"a shell '{word}' statement that parses")
+            return False
+        if word != "[[":  # bashlex does not know [[ ]]; its operators decide instead
+            analysis.add(0.5, f"'{word}' starts no valid shell statement")
+    elif fact == "none" and word in KNOWN_COMMANDS:
+        analysis.add(-0.9, f"'{word}' is a well-known command (not found here)")
+    elif fact in ("builtin", "file", "keyword"):
+        analysis.add(-1.2, f"'{word}' is a {'command on PATH' if fact == 'file' else 'shell ' + fact}")
+    elif word[:1] in "./~" or "/" in word:
+        analysis.add(-2.0, f"'{word}' is a path to a program")
+    elif word[:1].isupper() and word[1:].islower() and is_plain_word(word):
+        analysis.add(1.5, f"starts with the capitalised word '{bare(word)}', not a command")
+    elif word[:1].isupper() and is_plain_word(word):
+        analysis.add(0.8, f"starts with the capitalised word '{word}', not a command")
+    elif is_plain_word(word) and bare(word) in ENGLISH_WORDS:
+        analysis.add(0.7, f"'{word}' is an English word, not a command")
+    elif is_plain_word(word):
+        analysis.add(-0.3, f"'{word}' is not a command here, nor a common English word")
+    else:
+        analysis.add(-1.0, f"'{word}' looks like a program name")
+    return True
+
+
+def _syntax(analysis: Analysis, lexed: Lexed, line: str, parses: bool | None) -> None:
+    shell_ops = [op for op in lexed.operators if op in OPERATOR_WEIGHTS]
+    weight = sum(OPERATOR_WEIGHTS[op] for op in shell_ops)
+    if lexed.substitution:
+        weight -= 3.0
+    if lexed.variable:
+        weight -= 2.0
+    if weight:
+        structural = any(op not in ("(", ")") for op in shell_ops) or lexed.substitution
+        ops = _describe_ops(lexed)
+        if not structural or parses is False:
+            analysis.add(weight / 2, f"shell-like characters ({ops}) that do not parse")
+        elif parses:
+            analysis.add(weight - 1.0, f"shell syntax: {ops}")
+        else:  # decided at the end, and only if the outcome depends on it
+            analysis.pending = (weight - 1.0, weight / 2, f"shell syntax that parses: {ops}",
+                                f"shell-like characters ({ops}) that do not parse")
+    if lexed.comment:
+        analysis.add(-1.5, "ends with a shell comment")
+    if lexed.contractions:
+        analysis.add(1.5, "English contractions (don't, what's, ...)")
+    if lexed.unbalanced_quote:
+        analysis.add(1.0, "an unclosed quote")
+    if parses is False:
+        analysis.add(1.5, "the shell cannot parse it")
+
+
+def _describe_ops(lexed: Lexed) -> str:
+    parts = sorted(lexed.operators)
+    if lexed.substitution:
+        parts.append("$(...)")
+    if lexed.variable:
+        parts.append("$VAR")
+    return " ".join(parts)
+
+
+def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str | None) -> None:
+    kinds = [arg_kind(word) for word in args]
+    analysis.arg_kinds = kinds
+    totals: dict[str, float] = {}
+    for kind in kinds:
+        if kind in ARG_WEIGHTS:
+            per, cap = ARG_WEIGHTS[kind]
+            totals[kind] = max(cap, totals.get(kind, 0.0) + per)
+    for kind, total in totals.items():
+        analysis.add(total, f"{kind} arguments")
+    if free_text:
+        analysis.add(-2.0, f"'{analysis.head}' takes free text as its arguments")
+        return
+    plain = [w.text for w, k in zip(args, kinds) if k == "word"]
+    weights = [function_word_weight(w) for w in plain]
+    if len(args) < 3:  # `make all`, `xset s off`, `yes no`: weak words need company to count
+        weights = [x if x >= 1.0 else x / 2 for x in weights]
+    analysis.function_words = sum(weights)
+    if analysis.function_words:
+        found = [bare(w) for w, x in zip(plain, weights) if x][:3]
+        analysis.add(min(6.0, 1.3 * analysis.function_words), "English function words (" + ", ".join(found) + ")")
+    if len(args) >= 2 and kinds[0] == "word" and kinds[1] in ("word", "quoted") and len(args[1].text) > 2:
+        second = bare(args[0].text)
+        strong = function_word_weight(second) >= 1.0
+        if second in DETERMINERS and (strong or len(args) >= 3):  # `make all install` is a command
+            analysis.add(1.4, f"'{second}' right after the command word")
+        elif second in PARTICLES:
+            analysis.add(0.8, f"'{analysis.head} {second}' reads as a phrasal verb")
+    if len(args) >= 2 and len(plain) == len(args):
+        analysis.add(0.6 if len(args) < 4 else 1.2, "only plain words after the command")
+    if cwd and not analysis.function_words:  # "make the tests pass" in a repo with tests/ is prose
+        existing = [w.text for w, k in zip(args[:8], kinds)
+                    if k in ("word", "name") and os.path.exists(os.path.join(cwd, w.text))]
+        if existing:
+            analysis.add(max(-1.6, -0.8 * len(existing)), f"names existing files ({', '.join(existing[:2])})")
+
+
+def _sentence_shape(analysis: Analysis, line: str, words: list[Word], n_args: int) -> None:
+    end = line.rstrip()
+    last = words[-1].text if words else ""
+    if end.endswith("?") and last[:-1].replace("'", "").isalpha():
+        analysis.add(2.0, "ends with a question mark")
+    elif end.endswith(".") and len(last) > 2 and last[-2].isalpha() and "/" not in last and last.count(".") == 1:
+        analysis.add(0.8, "ends like a sentence")
+    if any(w.text.endswith(",") and w.text[:-1].isalpha() for w in words[:-1]):
+        analysis.add(0.7, "a comma between words")
+    if n_args >= 7 and analysis.lexed and not analysis.lexed.operators:
+        analysis.add(0.5, "long, with no shell operators")
+
+
+def _settle_parse(analysis: Analysis, line: str) -> None:
+    """Consult bashlex only when its answer could change the decision (it costs ~0.1 ms/50 chars)."""
+    if analysis.pending is None:
+        return
+    if_parses, if_not, why, why_not = analysis.pending
+    analysis.pending = None
+    lo, hi = analysis.score + min(if_parses, if_not), analysis.score + max(if_parses, if_not)
+    if hi < -SETTLED or lo > SETTLED or len(line) > MAX_PARSE_CHARS:
+        analysis.add(if_parses, why.replace(" that parses", ""))  # the operators speak for themselves
+    elif parses_as_shell(line):
+        analysis.add(if_parses, why)
+    else:
+        analysis.add(if_not, why_not)
+
+
+def analyse(
+    line: str, fact: str | None, parses: bool | None, path_index: PathIndex, cwd: str | None = None
+) -> Analysis:
+    """Weigh a line; `cwd` (the user's directory, when known) lets existing file names count."""
+    analysis = _analyse(line, fact, parses, path_index, cwd)
+    _settle_parse(analysis, line)
+    return analysis
+
+
+def _analyse(
+    line: str, fact: str | None, parses: bool | None, path_index: PathIndex, cwd: str | None
+) -> Analysis:
+    analysis = Analysis()
+    lexed = analysis.lexed = lex(line)
+    words = lexed.words
+    if not words:
+        return analysis
+    index = _command_position(words, analysis)
+    head = words[index].text
+    if index == 0 and words[0].quoted:
+        fact = fact or "none"
+    kind = fact if (fact and index == 0) else resolve(head, path_index)
+    args = words[index + 1 : index + 1 + MAX_ARGS]
+    low = bare(head)
+    if not _first_word(analysis, head, kind, line):
+        return analysis
+    _syntax(analysis, lexed, line, parses)
+    if not args:
+        if low in ONE_WORD_PROSE and kind not in ("alias", "function"):
+            analysis.add(4.0, f"'{head}' on its own is a reply, not a program")
+        elif kind == "none" and is_plain_word(head) and not head[:1].isupper():
+            analysis.add(-1.7, "a single unknown word: most likely a mistyped command")
+        _sentence_shape(analysis, line, words, 0)
+        return analysis
+    if (low in QUESTION_STARTERS and (len(args) >= 2 or line.rstrip().endswith("?"))) or low in REQUEST_STARTERS:
+        analysis.add(2.0, f"starts like a question or request ('{low}')")
+    free_text = low in FREE_TEXT_COMMANDS and kind in ("builtin", "file")
+    _arguments(analysis, args, free_text, cwd)
+    if not free_text:
+        _sentence_shape(analysis, line, words, len(args))
+    return analysis

@@ -1,0 +1,78 @@
+"""The confirmation gate's rules: what an answer means for a command of a given risk.
+
+Kept apart from the terminal so the rules are tested as a table: an empty answer runs only a
+low-risk command, a high-risk one needs the word `yes`, and `--yes` approves low-risk ones only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .risk import RiskVerdict
+
+
+class Choice(StrEnum):
+    run = "run"
+    edit = "edit"
+    explain = "explain"
+    alternative = "alternative"
+    skip = "skip"
+    abort = "abort"
+    ask_again = "ask_again"  # the answer does not approve this command; ask again
+
+
+@dataclass(frozen=True)
+class Decision:
+    choice: Choice
+    message: str = ""  # shown when the answer was not enough
+
+
+_WORDS = {
+    "e": Choice.edit, "edit": Choice.edit,
+    "x": Choice.explain, "?": Choice.explain, "explain": Choice.explain,
+    "a": Choice.alternative, "alt": Choice.alternative, "alternative": Choice.alternative, "n": Choice.alternative, "no": Choice.alternative,
+    "s": Choice.skip, "skip": Choice.skip,
+    "q": Choice.abort, "abort": Choice.abort, "quit": Choice.abort,
+}
+
+
+def prompt_for(verdict: RiskVerdict) -> str:
+    run = {"low": "[Enter/y] run", "medium": "[y] run", "high": "[yes] run"}[verdict.level]
+    return f"{run}  [e]dit  e[x]plain  [a]lternative  [s]kip  [q] abort > "
+
+
+def interpret(answer: str, verdict: RiskVerdict) -> Decision:
+    word = answer.strip().lower()
+    if word in _WORDS:
+        return Decision(_WORDS[word])
+    if word == "":
+        if verdict.is_low:
+            return Decision(Choice.run)
+        need = "yes" if verdict.is_high else "y"
+        return Decision(Choice.ask_again, f"This command is {verdict.level} risk: type {need} to run it.")
+    if word in ("y", "yes"):
+        if verdict.is_high and word != "yes":
+            return Decision(Choice.ask_again, "This command is high risk: type the whole word yes to run it.")
+        return Decision(Choice.run)
+    return Decision(Choice.ask_again, f"Unknown answer {answer.strip()!r}.")
+
+
+def auto_decision(verdict: RiskVerdict) -> Decision:
+    """`--yes`: approve low-risk commands only; anything else is declined."""
+    if verdict.is_low:
+        return Decision(Choice.run)
+    return Decision(Choice.abort, f"declined under --yes: {verdict.level} risk ({'; '.join(verdict.reasons)})")
+
+
+def interpret_recovery(answer: str) -> str | None:
+    """After a failure or Ctrl-C: retry / skip / abort (None: ask again)."""
+    word = answer.strip().lower()
+    return {"r": "retry", "retry": "retry", "": "retry", "s": "skip", "skip": "skip", "q": "abort", "a": "abort", "abort": "abort"}.get(word)
+
+
+def interpret_plan(answer: str) -> str | None:
+    """At the plan: accept / edit / replan / abort (None: ask again)."""
+    word = answer.strip().lower()
+    return {"": "accept", "y": "accept", "yes": "accept", "e": "edit", "edit": "edit", "r": "replan", "replan": "replan",
+            "q": "abort", "abort": "abort", "n": "abort"}.get(word)

@@ -1,0 +1,65 @@
+"""What a workflow hands back to the user's shell: the final directory (the hooks `cd` there)
+and the executed commands, appended to the shell's history file."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Mapping
+
+
+def write_final_directory(cwd: str, env: Mapping[str, str]) -> bool:
+    """Write `cwd` into the file named by PARSEC_CD_FILE (set by the shell hooks), if any."""
+    target = env.get("PARSEC_CD_FILE")
+    if not target:
+        return False
+    try:
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(cwd + "\n")
+    except OSError:
+        return False
+    return True
+
+
+def history_file(env: Mapping[str, str]) -> str | None:
+    """PARSEC_HISTFILE, then HISTFILE (exported by the hooks), then the shell's default file."""
+    explicit = env.get("PARSEC_HISTFILE") or env.get("HISTFILE")
+    if explicit:
+        return explicit
+    home = env.get("HOME") or os.path.expanduser("~")
+    shell = os.path.basename(env.get("SHELL", ""))
+    default = {"bash": ".bash_history", "zsh": ".zsh_history"}.get(shell)
+    if default is None:
+        return None
+    path = os.path.join(home, default)
+    return path if os.path.exists(path) else None
+
+
+def append_history(commands: Iterable[str], env: Mapping[str, str]) -> bool:
+    """Append commands the way the shell writes them; zsh's extended format when the file uses it."""
+    path = history_file(env)
+    commands = [c for c in commands if c.strip()]
+    if not path or not commands:
+        return False
+    extended = _uses_zsh_extended_format(path) or (path.endswith("zsh_history") and not os.path.exists(path))
+    now = int(time.time())
+    lines = [f": {now}:0;{c}\n" if extended else f"{c}\n" for c in commands]
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.writelines(lines)
+    except OSError:
+        return False
+    return True
+
+
+def _uses_zsh_extended_format(path: str) -> bool:
+    """True when the file's last entry looks like `: <start>:<elapsed>;<command>`."""
+    import re
+
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, os.path.getsize(path) - 4096))
+            lines = [line for line in handle.read().splitlines() if line.strip()]
+    except OSError:
+        return False
+    return bool(lines) and re.match(rb"^: \d+:\d+;", lines[-1]) is not None

@@ -1,0 +1,85 @@
+"""Planning: one structured model call turns the request into 1–12 imperative steps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..models.chat import ChatMessage
+from ..models.workflow import WorkflowPlan
+from .schemas import PlanReply
+
+PLAN_INSTRUCTIONS = (
+    "Plan how to carry out the user's request in their shell. Reply with a short name for the "
+    "workflow and 1 to {max_steps} steps. Each step is one imperative sentence saying what to "
+    "achieve (no commands). A simple request is a single step; do not pad the plan."
+)
+
+
+def with_instructions(messages: list[ChatMessage], instructions: str) -> list[ChatMessage]:
+    """Append the task to the last user message (or add one), leaving the context as built."""
+    out = list(messages)
+    if out and out[-1].role == "user":
+        out[-1] = ChatMessage(role="user", content=f"{out[-1].content}\n\n{instructions}")
+    else:
+        out.append(ChatMessage(role="user", content=instructions))
+    return out
+
+
+def make_plan(provider: Any, messages: list[ChatMessage], *, max_steps: int = 12, remark: str | None = None,
+              previous: WorkflowPlan | None = None) -> tuple[str, WorkflowPlan]:
+    """(name, plan). A re-plan carries the previous plan and the user's remark."""
+    instructions = PLAN_INSTRUCTIONS.format(max_steps=max_steps)
+    if previous is not None and remark:
+        listed = "\n".join(f"{i + 1}. {s.description}" for i, s in enumerate(previous.steps))
+        instructions += f"\n\nThe user rejected this plan:\n{listed}\nTheir remark: {remark}"
+    reply, _ = provider.structured(with_instructions(messages, instructions), PlanReply, purpose="plan")
+    steps = reply.steps[:max_steps]
+    revision = previous.revision + 1 if previous is not None else 1
+    return reply.name, WorkflowPlan.from_descriptions(steps, revision=revision)
+
+
+def edit_plan(descriptions: list[str], command: str) -> list[str]:
+    """Apply one plan edit: `d N` drop, `m N M` move, `r N text` reword, `a [N] text` add after N.
+
+    Raises ValueError with a message for the user when the edit does not make sense.
+    """
+    parts = command.strip().split(maxsplit=1)
+    if not parts:
+        raise ValueError("empty edit")
+    verb, rest = parts[0].lower(), (parts[1] if len(parts) > 1 else "")
+    steps = list(descriptions)
+
+    def index(text: str) -> int:
+        if not text.isdigit() or not 1 <= int(text) <= len(steps):
+            raise ValueError(f"no step {text!r}: steps are 1–{len(steps)}")
+        return int(text) - 1
+
+    if verb in ("d", "drop"):
+        if len(steps) == 1:
+            raise ValueError("a plan needs at least one step")
+        del steps[index(rest.strip())]
+    elif verb in ("m", "move"):
+        pieces = rest.split()
+        if len(pieces) != 2:
+            raise ValueError("move needs two step numbers: m FROM TO")
+        source, target = index(pieces[0]), index(pieces[1])
+        steps.insert(target, steps.pop(source))
+    elif verb in ("r", "reword"):
+        number, _, text = rest.partition(" ")
+        if not text.strip():
+            raise ValueError("reword needs the new text: r N new description")
+        steps[index(number)] = text.strip()
+    elif verb in ("a", "add"):
+        number, _, text = rest.partition(" ")
+        if number.isdigit():
+            position, description = index(number) + 1, text.strip()
+        else:
+            position, description = len(steps), rest.strip()
+        if not description:
+            raise ValueError("add needs a description: a [N] description")
+        if len(steps) >= 12:
+            raise ValueError("a plan has at most 12 steps")
+        steps.insert(position, description)
+    else:
+        raise ValueError(f"unknown edit {verb!r}: use d N, m N M, r N text, a [N] text")
+    return steps

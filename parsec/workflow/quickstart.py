@@ -1,0 +1,283 @@
+"""What lets `parsec ask` send its planning request before SQLAlchemy and tiktoken are loaded.
+
+Importing SQLAlchemy and opening the store costs ~200 ms of CPU, loading the token encoding
+another ~200 ms; the budget from Enter to the first model request is 200 ms in all. So:
+
+- `DeferredStore` answers the reads the planning context needs (the session and its history,
+  executions to learn preferences from, recent achievements) straight from a SQLite store with
+  the standard library's `sqlite3` (read-only, the same schema revision as `store.history`'s fast
+  path), and holds the writes made before the request (a new session, the planning conversation)
+  as copies. `claim_opening()`, called as the planning request goes out, hands a background
+  thread the job of opening the real store and writing them; every later call waits for the real
+  store, so the conversation is saved after every change from then on, before any command runs.
+  Any other backend, a missing or differently versioned database, and any call it does not know
+  open the store at once, as before.
+- `LazyCounter` loads tiktoken when first asked (or in that thread while the request is in
+  flight). `planning_messages` first assembles the planning prompt with a counter that bounds
+  tokens from above (UTF-8 bytes: a token is never shorter than one byte): when that keeps every
+  candidate whole within the budget, tiktoken would have kept the same, so the messages are the
+  same; otherwise it assembles again with tiktoken.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from ..context.tokens import _MessageCounting, get_token_counter
+from ..errors import NotFound
+
+_EXECUTION_COLUMNS = ("id, session_id, command, executed_at, duration_ms, exit_status, pipeline_statuses, stdout, "
+                      "stderr, cwd, cwd_after, host, user, source")
+
+
+class Utf8BoundCounter(_MessageCounting):
+    """An upper bound of any BPE count: one token covers at least one UTF-8 byte."""
+
+    name = "utf-8 bytes (upper bound)"
+
+    def count(self, text: str) -> int:
+        return len(text.encode("utf-8", "surrogatepass")) if text else 0
+
+
+class LazyCounter:
+    """The real token counter, loaded on first use (by `load`, e.g. in the warm-up thread)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counter: Any = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._counter is not None
+
+    def load(self) -> Any:
+        with self._lock:  # one load: the other thread waits for it
+            if self._counter is None:
+                self._counter = get_token_counter()
+            return self._counter
+
+    def real(self) -> Any:
+        return self._counter if self._counter is not None else self.load()
+
+    @property
+    def name(self) -> str:
+        return self.real().name
+
+    def count(self, text: str) -> int:
+        return self.real().count(text)
+
+    def count_messages(self, messages: Iterable[Any]) -> int:
+        return self.real().count_messages(messages)
+
+
+def planning_messages(context: Any, conversation: Any, session: Any) -> list[Any]:
+    """`context.planning_messages`, without loading tiktoken when the bound shows nothing is cut."""
+    counter = context.counter
+    if not isinstance(counter, LazyCounter) or counter.loaded:
+        return context.planning_messages(conversation, session)
+    context.counter = Utf8BoundCounter()
+    try:
+        messages = context.planning_messages(conversation, session)
+    finally:
+        context.counter = counter
+        # Pooled candidates cache their counts: a re-plan must count them with the real counter.
+        getattr(context, "_pools", {}).pop(f"plan:{conversation.id}", None)
+    report = context.last_report
+    if report is None or report.total_tokens > report.budget or any(d.action != "kept" for d in report.decisions):
+        return context.planning_messages(conversation, session)  # something was cut: count it exactly
+    return messages
+
+
+REQUEST_SETTLE_S = 0.02  # after the request hook: the request is written and the wait for the model begun
+
+
+def run_later(delay: float, jobs: list[Any]) -> None:
+    """Run `jobs` one after the other in one daemon thread, `delay` seconds from now. A job that
+    fails is left for the main thread to meet (and report) when it needs the same thing."""
+    def work() -> None:
+        for job in jobs:
+            try:
+                job()
+            except Exception:
+                pass
+
+    timer = threading.Timer(delay, work)
+    timer.name, timer.daemon = "parsec-warmup", True
+    timer.start()
+
+
+def when_request_sent(provider: Any, callback: Any) -> None:
+    """Call `callback` once as the provider's next HTTP request goes out (an httpx request hook):
+    work started then runs while the model thinks instead of holding the GIL while the request is
+    built. A provider without an httpx client gets the call at once."""
+    client = getattr(getattr(provider, "_transport", None), "client", None)
+    hooks = getattr(client, "event_hooks", None)
+    if not isinstance(hooks, dict):
+        callback()
+        return
+    fired = threading.Event()
+
+    def hook(request: Any) -> None:
+        if not fired.is_set():
+            fired.set()
+            callback()
+
+    client.event_hooks = {**hooks, "request": [*hooks.get("request", []), hook]}
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+class DeferredStore:
+    """The ContextStore for the start of `parsec ask` (see the module docstring)."""
+
+    def __init__(self, open_store: Any, url: str, busy_timeout_ms: int = 5000) -> None:
+        from ..store.history import sqlite_file
+
+        self._open_store = open_store  # () -> the real store
+        self._path = sqlite_file(url)
+        self._busy_timeout_ms = busy_timeout_ms
+        self._lock = threading.Lock()
+        self._store: Any = None
+        self._claimed = False
+        self._pending: list[tuple[str, Any]] = []
+        if self._path is None:  # PostgreSQL, or an in-memory SQLite: open it now, as before
+            run_later(0.0, [self.claim_opening()])
+
+    # --- opening ---------------------------------------------------------------------------
+    @property
+    def opened(self) -> bool:
+        return self._store is not None
+
+    def claim_opening(self) -> Any:
+        """From now on every call goes to the real store (the request is on its way); returns the
+        job that opens it and writes what is held, for a background thread. Whichever thread comes
+        first opens it; the other waits."""
+        self._claimed = True
+        return self.result
+
+    def result(self) -> Any:
+        """The real store, open, with every held write written (in order)."""
+        with self._lock:
+            if self._store is None:
+                self._store = self._open_store()
+            while self._pending:
+                name, value = self._pending[0]
+                getattr(self._store, name)(value)
+                self._pending.pop(0)
+            return self._store
+
+    def _deferred(self) -> bool:
+        """True while reads may go to sqlite3 and writes may be held: nothing has started opening."""
+        return self._store is None and not self._claimed and self._path is not None
+
+    def __getattr__(self, name: str) -> Any:  # everything else is the real store's
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.result(), name)
+
+    # --- writes held until the store opens ---------------------------------------------------
+    def save_session(self, session: Any) -> None:
+        if self._deferred():
+            self._pending.append(("save_session", session.model_copy(deep=True)))
+        else:
+            self.result().save_session(session)
+
+    def save_conversation(self, conversation: Any) -> None:
+        if self._deferred():
+            self._pending.append(("save_conversation", conversation.model_copy(deep=True)))
+        else:
+            self.result().save_conversation(conversation)
+
+    # --- reads the planning context needs -------------------------------------------------------
+    def _raw(self, read: Any) -> Any:
+        """read(connection) on a read-only sqlite3 connection; None when it cannot be used."""
+        from ..store.history import FastPathUnavailable, fast_connection
+
+        if not self._deferred():
+            return None
+        try:
+            with fast_connection(self._path, self._busy_timeout_ms) as connection:
+                return read(connection)
+        except (FastPathUnavailable, sqlite3.Error):
+            self._path = None  # not a database this code can read: the real store from now on
+            return None
+
+    def load_session(self, session_id: str, history_limit: int = 1000) -> Any:
+        def read(connection: sqlite3.Connection) -> Any:
+            connection.row_factory = sqlite3.Row
+            row = connection.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                return NotFound(f"no session {session_id}; `parsec sessions` lists them")
+            history = connection.execute(
+                f"SELECT {_EXECUTION_COLUMNS} FROM executions WHERE session_id = ? "
+                "ORDER BY executed_at DESC, seq DESC LIMIT ?", (session_id, history_limit)).fetchall()
+            return _session_from_row(row, [_execution_from_row(r) for r in reversed(history)])
+
+        found = self._raw(read)
+        if found is None:
+            return self.result().load_session(session_id, history_limit=history_limit)
+        if isinstance(found, NotFound):
+            raise found
+        return found
+
+    def query_executions(self, query: Any) -> list[Any]:
+        simple = (query.cwd is None and query.exit_status is None and query.failed is None and query.host is None
+                  and query.since is None and query.until is None and not query.search and query.before_id is None)
+
+        def read(connection: sqlite3.Connection) -> list[Any]:
+            connection.row_factory = sqlite3.Row
+            where, args = ("WHERE session_id = ? ", [query.session_id]) if query.session_id is not None else ("", [])
+            limit = " LIMIT ?" if query.limit and query.limit > 0 else ""
+            if limit:
+                args.append(query.limit)
+            found = connection.execute(f"SELECT {_EXECUTION_COLUMNS} FROM executions {where}"
+                                       f"ORDER BY executed_at DESC, seq DESC{limit}", args).fetchall()
+            return [_execution_from_row(r) for r in found]
+
+        found = self._raw(read) if simple else None
+        return self.result().query_executions(query) if found is None else found
+
+    def recent_achievements(self, cwd: str | None = None, limit: int = 10) -> list[dict]:
+        def read(connection: sqlite3.Connection) -> list[dict]:
+            connection.row_factory = sqlite3.Row
+            where, args = "", []
+            if cwd is not None:  # the same index range as queries.under_directory
+                base = cwd.rstrip("/")
+                where = "WHERE (working_directory >= ? AND working_directory < ?)"
+                args = [base + "/", base + "0"]
+                if base:
+                    where = "WHERE (working_directory = ? OR (working_directory >= ? AND working_directory < ?))"
+                    args.insert(0, base)
+            found = connection.execute(f"SELECT * FROM achievements {where} ORDER BY completed_at DESC LIMIT ?",
+                                       [*args, limit]).fetchall()
+            return [{**dict(row), "completed_at": _from_micros(row["completed_at"]),
+                     "achievements": json.loads(row["achievements"]), "artifacts": json.loads(row["artifacts"])}
+                    for row in found]
+
+        found = self._raw(read)
+        return self.result().recent_achievements(cwd, limit=limit) if found is None else found
+
+
+# --- rows read with sqlite3: times arrive as microseconds, store.rows converts the rest --------
+
+def _from_micros(value: int | None) -> Any:
+    from ..store.micros import from_micros
+
+    return None if value is None else from_micros(value)
+
+
+def _execution_from_row(row: sqlite3.Row) -> Any:
+    from ..store.rows import execution_from_row
+
+    return execution_from_row({**dict(row), "executed_at": _from_micros(row["executed_at"])})
+
+
+def _session_from_row(row: sqlite3.Row, history: list[Any]) -> Any:
+    from ..store.rows import session_from_row
+
+    times = {name: _from_micros(row[name]) for name in ("created_at", "last_active", "ended_at")}
+    return session_from_row({**dict(row), **times}, history)

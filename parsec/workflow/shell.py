@@ -1,0 +1,482 @@
+"""One persistent shell per conversation, running in a pseudo-terminal.
+
+The shell (bash, see pick_shell) reads the commands to run from a private pipe (fd 3), not from
+its terminal, and `eval`s each one itself, so `cd`, exports and activated virtualenvs carry over. Its
+terminal is a pty whose output Parsec copies to the user's terminal live and captures; while a
+command runs, the user's keystrokes are copied to it, so a sudo password, ssh, an editor or a pager
+work. Job control (`set -m`) gives each command its own process group, which is the pty's
+foreground group: Ctrl-C reaches the command, never the shell, and a timeout or a second Ctrl-C
+kills exactly that group.
+
+After each command the driver writes the exit status, the cwd and the environment to a state
+file, then a marker with a per-shell nonce to the pty; the marker says "output complete".
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+import secrets
+import select
+import signal
+import struct
+import sys
+import tempfile
+import termios
+import time
+import tty
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+# bash runs this driver (zsh understands it too, see pick_shell). `set -m` gives each command its
+# own process group; `trap : INT` keeps the shell alive when a Ctrl-C reaches it between commands
+# (a trap, unlike ignoring the signal, is reset in the commands it runs).
+_DRIVER = r"""
+set -m 2>/dev/null
+trap : INT
+while IFS= read -r -d '' __parsec_cmd <&3; do
+  eval "$__parsec_cmd" 3<&-
+  __parsec_st=$?
+  { printf '%s\0%s\0' "$__parsec_st" "$PWD"; env -0; } > "$PARSEC_SHELL_STATE"
+  printf '\033]7770;%s\007' "$PARSEC_SHELL_NONCE"
+done
+"""
+_ANSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+
+@dataclass
+class ShellResult:
+    exit_status: int
+    output: str  # as the terminal showed it, with escape sequences removed
+    duration_ms: int
+    cwd: str
+    env: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False  # the user pressed Ctrl-C
+    timed_out: bool = False
+    shell_died: bool = False  # the command ended the shell (e.g. `exit`); it was restarted
+
+
+class ShellDied(Exception):
+    pass
+
+
+class PersistentShell:
+    def __init__(self, cwd: str, env: dict[str, str], shell: str | None = None) -> None:
+        self.cwd = cwd
+        self.env = dict(env)
+        self.shell = shell or pick_shell(env)
+        self.pid: int | None = None
+        self._master = -1
+        self._control = -1
+        self._dir = tempfile.mkdtemp(prefix="parsec-shell-")
+        self._state_file = os.path.join(self._dir, "state")
+        self._nonce = secrets.token_hex(8)
+        self._marker = f"\x1b]7770;{self._nonce}\x07".encode()
+        self._reaper: tuple[int, int] | None = None
+
+    # --- life cycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        master, slave = os.openpty()
+        _copy_window_size(slave)
+        control_read, control_write = os.pipe()
+        env = dict(self.env)
+        env.update(PARSEC_SHELL_STATE=self._state_file, PARSEC_SHELL_NONCE=self._nonce)
+        env.setdefault("TERM", os.environ.get("TERM", "xterm"))
+        argv = [self.shell, "-f", "-c", _DRIVER] if self.shell.endswith("zsh") else [self.shell, "--norc", "--noprofile", "-c", _DRIVER]
+        pid = os.fork()
+        if pid == 0:  # child: new session, the pty as controlling terminal, the pipe as fd 3
+            try:
+                os.setsid()
+                fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+                for fd in (0, 1, 2):
+                    os.dup2(slave, fd)
+                os.dup2(control_read, 3)
+                os.closerange(4, 1024)
+                os.chdir(self.cwd if os.path.isdir(self.cwd) else "/")
+                os.execve(self.shell, argv, env)
+            finally:
+                os._exit(127)
+        os.close(slave)
+        os.close(control_read)
+        self.pid, self._master, self._control = pid, master, control_write
+        self._reaper = _start_reaper(pid)
+
+    def close(self) -> None:
+        self._stop_reaper()
+        self._end_shell(signal.SIGHUP)
+        try:
+            for name in os.listdir(self._dir):
+                os.unlink(os.path.join(self._dir, name))
+            os.rmdir(self._dir)
+        except OSError:
+            pass
+
+    def __enter__(self) -> "PersistentShell":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- running a command -----------------------------------------------------------------
+    def run(
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,
+        echo: BinaryIO | None = None,
+        stdin_fd: int | None = None,
+        detached_input: bool = False,
+    ) -> ShellResult:
+        """Run `command`; copy its output to `echo` live; feed keystrokes from `stdin_fd`.
+
+        Ctrl-C (a keystroke on a terminal, or SIGINT to Parsec) stops the command's process group.
+        """
+        if self.pid is None:
+            self.start()
+        if os.path.exists(self._state_file):
+            os.unlink(self._state_file)
+        started = time.monotonic()
+        captured = bytearray()
+        interrupted = timed_out = False
+        deadline = started + timeout if timeout else None
+        raw_terminal = _RawTerminal(stdin_fd)
+        previous_handler = signal.getsignal(signal.SIGINT)
+
+        def on_sigint(signum: int, frame: object) -> None:
+            nonlocal interrupted
+            interrupted = True
+            self._signal_command(signal.SIGINT)
+
+        signal.signal(signal.SIGINT, on_sigint)
+        previous_winch = signal.signal(signal.SIGWINCH, lambda *_: _copy_window_size(self._master, default=False))
+        try:
+            if detached_input:  # unattended: a command that reads its input gets end of file
+                command = "{ " + command + "\n} </dev/null"
+            os.write(self._control, command.encode("utf-8", "replace") + b"\0")
+            with raw_terminal:
+                done, interrupted_by_key, timed_out = self._pump(captured, echo, raw_terminal.fd, deadline)
+            interrupted = interrupted or interrupted_by_key
+        except (BrokenPipeError, ShellDied):
+            done = False
+        finally:
+            signal.signal(signal.SIGINT, previous_handler)
+            signal.signal(signal.SIGWINCH, previous_winch)
+        duration_ms = int((time.monotonic() - started) * 1000)
+        output = _clean(bytes(captured))
+        if not done:
+            # The shell is gone (the command ran `exit`, or it was killed): start a fresh one where
+            # the last one was, so the conversation can go on.
+            ended = self.pid
+            self._restart()
+            code = _EXIT_CODES.pop(ended, 1) if ended is not None else 1
+            return ShellResult(exit_status=130 if interrupted else (124 if timed_out else code), output=output,
+                               duration_ms=duration_ms, cwd=self.cwd, env=dict(self.env),
+                               interrupted=interrupted, timed_out=timed_out, shell_died=True)
+        status, cwd, env = self._read_state()
+        self.cwd, self.env = cwd or self.cwd, env or self.env
+        if timed_out and status == 0:
+            status = 124
+        return ShellResult(exit_status=status, output=output, duration_ms=duration_ms, cwd=self.cwd,
+                           env=dict(self.env), interrupted=interrupted, timed_out=timed_out)
+
+    def _pump(self, captured: bytearray, echo: BinaryIO | None, stdin_fd: int | None, deadline: float | None) -> tuple[bool, bool, bool]:
+        """Copy output until the marker; returns (completed, interrupted by a key, timed out)."""
+        interrupted = timed_out = False
+        kill_at: float | None = None
+        pending = b""
+        while True:
+            now = time.monotonic()
+            if deadline and now >= deadline and not timed_out:
+                timed_out = True
+                self._signal_command(signal.SIGINT)
+                kill_at = now + 2.0
+            if kill_at and now >= kill_at:
+                self._signal_command(signal.SIGKILL)
+                kill_at = now + 2.0
+            watch = [self._master] + ([stdin_fd] if stdin_fd is not None else [])
+            try:
+                ready, _, _ = select.select(watch, [], [], 0.1)
+            except InterruptedError:
+                continue
+            if stdin_fd is not None and stdin_fd in ready:
+                data = _read(stdin_fd)
+                if not data:
+                    stdin_fd = None
+                else:
+                    if b"\x03" in data:
+                        if interrupted:  # a second Ctrl-C: no more politeness
+                            self._signal_command(signal.SIGKILL)
+                        interrupted = True
+                        kill_at = kill_at or time.monotonic() + 3.0
+                    _write_all(self._master, data)
+            if self._master in ready:
+                data = _read(self._master)
+                if not data:
+                    if echo is not None:
+                        echo.write(pending)
+                        echo.flush()
+                    captured.extend(pending)
+                    return False, interrupted, timed_out
+                pending += data
+                at = pending.find(self._marker)
+                if at >= 0:
+                    chunk = pending[:at]
+                    captured.extend(chunk)
+                    if echo is not None:
+                        echo.write(chunk)
+                        echo.flush()
+                    return True, interrupted, timed_out
+                # Keep back a possible partial marker at the end.
+                keep = _partial_suffix(pending, self._marker)
+                chunk = pending[: len(pending) - keep]
+                pending = pending[len(pending) - keep :]
+                captured.extend(chunk)
+                if echo is not None and chunk:
+                    echo.write(chunk)
+                    echo.flush()
+            if self.pid is not None and _exited(self.pid):
+                # Drain what is left, then report the death.
+                rest = _drain(self._master)
+                captured.extend(pending + rest)
+                return False, interrupted, timed_out
+
+    def _signal_command(self, sig: int) -> None:
+        """Signal the pty's foreground process group, unless that is the shell itself."""
+        try:
+            group = os.tcgetpgrp(self._master)
+        except OSError:
+            return
+        if self.pid is None:
+            return
+        try:
+            if group != self.pid:
+                os.killpg(group, sig)
+            elif sig == signal.SIGKILL:
+                os.killpg(self.pid, signal.SIGKILL)  # the shell itself is stuck in a builtin loop
+            else:
+                os.kill(self.pid, sig)
+        except OSError:
+            pass
+
+    def _read_state(self) -> tuple[int, str, dict[str, str]]:
+        try:
+            with open(self._state_file, "rb") as handle:
+                fields = handle.read().split(b"\0")
+        except OSError:
+            return 1, self.cwd, self.env
+        status = int(fields[0] or b"1")
+        cwd = fields[1].decode("utf-8", "replace") if len(fields) > 1 else self.cwd
+        env: dict[str, str] = {}
+        for item in fields[2:]:
+            name, sep, value = item.decode("utf-8", "replace").partition("=")
+            if sep and not name.startswith("__parsec") and name not in ("PARSEC_SHELL_STATE", "PARSEC_SHELL_NONCE", "_", "SHLVL", "OLDPWD"):
+                env[name] = value
+        return status, cwd, env
+
+    def _stop_reaper(self) -> None:
+        if self._reaper is not None:
+            reaper_pid, pipe = self._reaper
+            os.close(pipe)  # end of file: the reaper clears the old session and exits
+            _reap(reaper_pid, timeout=2.0)
+            self._reaper = None
+
+    def _restart(self) -> None:
+        self._stop_reaper()
+        self._end_shell(signal.SIGKILL)
+        self.start()
+
+    def _end_shell(self, sig: int) -> None:
+        """Close our ends of the terminal and control pipe, signal the shell's group, reap it."""
+        if self.pid is None:
+            return
+        for fd in (self._control, self._master):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.killpg(self.pid, sig)
+        except OSError:
+            pass
+        _reap(self.pid, timeout=1.0)
+        self.pid = None
+
+
+def _start_reaper(session_id: int) -> tuple[int, int]:
+    """A watchdog that ends the shell's whole session when Parsec goes away, even by `kill -9`.
+
+    The pty's hang-up reaches only the shell, not a command running in its own process group, so
+    without this a `sleep 600` would outlive a killed Parsec. The watchdog blocks reading a pipe
+    whose only writer is Parsec; end of file means Parsec closed the shell or died.
+    """
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()  # off Parsec's terminal: no Ctrl-C or hang-up reaches it
+            os.closerange(3, read_end)
+            os.closerange(read_end + 1, 1024)
+            while os.read(read_end, 1):
+                pass
+            _kill_session(session_id)
+        finally:
+            os._exit(0)
+    os.close(read_end)
+    return pid, write_end
+
+
+def _kill_session(session_id: int) -> None:
+    def members() -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    if os.getsid(int(entry)) == session_id and not _is_zombie(entry):
+                        found.append(int(entry))
+                except OSError:
+                    continue
+        return found
+
+    for pid in members():
+        try:
+            os.kill(pid, signal.SIGHUP)
+            os.kill(pid, signal.SIGCONT)
+        except OSError:
+            pass
+    deadline = time.monotonic() + 0.5
+    while members() and time.monotonic() < deadline:  # a moment to exit cleanly
+        time.sleep(0.02)
+    for pid in members():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _is_zombie(pid: str) -> bool:
+    """A dead process its parent has not reaped yet (the shell, until Parsec waits for it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def pick_shell(env: dict[str, str]) -> str:
+    """bash, whatever the user's login shell: a non-interactive zsh has no job control, so a
+    Ctrl-C there stops the running program but not the rest of its command line. The user's zsh
+    is used only where there is no bash."""
+    import shutil
+
+    found = shutil.which("bash", path=env.get("PATH")) or shutil.which("bash")
+    if found:
+        return found
+    user = env.get("SHELL", "")
+    if os.path.basename(user) == "zsh" and os.access(user, os.X_OK):
+        return user
+    return "/bin/sh"
+
+
+class _RawTerminal:
+    """Puts a terminal in raw mode while a command runs, so every key goes to the command."""
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd if fd is not None and os.isatty(fd) else None
+        self._saved: list | None = None
+
+    def __enter__(self) -> "_RawTerminal":
+        if self.fd is not None:
+            try:
+                self._saved = termios.tcgetattr(self.fd)
+                tty.setraw(self.fd)
+            except termios.error:
+                self.fd = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None and self._saved is not None:
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
+
+
+def _copy_window_size(slave: int, default: bool = True) -> None:
+    """The user's terminal size onto the pty (at start, and again on SIGWINCH)."""
+    for fd in (sys.stdout.fileno() if sys.stdout else -1, 0):
+        try:
+            size = fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8)
+            rows, cols = struct.unpack("HHHH", size)[:2]
+            if rows and cols:
+                fcntl.ioctl(slave, termios.TIOCSWINSZ, size)
+                return
+        except (OSError, ValueError):
+            continue
+    if default:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 65536)
+    except OSError as err:
+        if err.errno in (errno.EIO, errno.EBADF):  # EIO: the pty's other side is closed
+            return b""
+        raise
+
+
+def _drain(fd: int) -> bytes:
+    out = bytearray()
+    while select.select([fd], [], [], 0.05)[0]:
+        data = _read(fd)
+        if not data:
+            break
+        out.extend(data)
+    return bytes(out)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        try:
+            written = os.write(fd, data)
+        except OSError:
+            return
+        data = data[written:]
+
+
+def _partial_suffix(data: bytes, marker: bytes) -> int:
+    for size in range(min(len(marker) - 1, len(data)), 0, -1):
+        if marker.startswith(data[-size:]):
+            return size
+    return 0
+
+
+_EXIT_CODES: dict[int, int] = {}  # pid → exit code of shells that ended (`exit 3` ends the shell)
+
+
+def _exited(pid: int) -> bool:
+    try:
+        done, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    if done == pid:
+        _EXIT_CODES[pid] = os.waitstatus_to_exitcode(status)
+    return done == pid
+
+
+def _reap(pid: int, timeout: float) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if _exited(pid):
+            return
+        time.sleep(0.02)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (OSError, ChildProcessError):
+        pass
+
+
+def _clean(data: bytes) -> str:
+    text = _ANSI.sub(b"", data).replace(b"\r\n", b"\n").replace(b"\r", b"")
+    return text.decode("utf-8", "replace")

@@ -1,0 +1,181 @@
+"""Wiring for `parsec ask` / `parsec resume`: store, session, provider, context engine, runner.
+
+Everything heavy is imported inside the functions: `parsec ask` must reach its first model
+request within 200 ms of starting.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import NotFound, UsageError
+from ..models.workflow import Conversation, ConversationStatus
+
+_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+
+
+def warm_up(settings: Any) -> tuple[Any, Any]:
+    """(store, counter) for `parsec ask`: neither SQLAlchemy nor tiktoken is loaded before the
+    planning request goes out (see quickstart.py). `store.result()` is the open store."""
+    from ..store import default_url
+    from .quickstart import DeferredStore, LazyCounter
+
+    store = DeferredStore(lambda: open_workflow_store(settings), settings.store_url() or default_url(),
+                          busy_timeout_ms=settings.store.busy_timeout_ms)
+    return store, LazyCounter()
+
+
+def open_workflow_store(settings: Any) -> Any:
+    from ..store import open_store
+
+    return open_store(settings.store_url(), busy_timeout_ms=settings.store.busy_timeout_ms,
+                      connect_timeout_s=settings.store.connect_timeout_s)
+
+
+def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
+    """The shell's session (PARSEC_SESSION, set by the hooks) or a new one for this command."""
+    from ..models.session import GlobalContext, Session
+
+    session_id = _session_from_daemon(env) or env.get("PARSEC_SESSION", "").upper()
+    if _ULID.match(session_id):
+        try:
+            return store.load_session(session_id, history_limit=200)
+        except NotFound:  # the daemon has not flushed it yet: the same id, so both writes meet
+            pass
+    else:
+        session_id = ""
+    session = Session(shell=os.path.basename(env.get("SHELL", "")), pid=os.getppid(),
+                      user=env.get("USER", ""), global_context=GlobalContext(working_directory=cwd))
+    if session_id:
+        session.id = session_id
+    store.save_session(session)
+    return session
+
+
+def _session_from_daemon(env: Mapping[str, str]) -> str | None:
+    """The calling shell's session id, as the daemon knows it (by the hook's key or our parent pid).
+
+    Without a daemon (not installed, not running) this fails fast and the caller makes a session.
+    One request, spoken directly (newline-delimited JSON, as `protocol.messages.request_line`
+    writes it): the protocol client's imports (asyncio, the pydantic message models) would cost
+    ~30 ms of the start-up budget.
+    """
+    if env.get("PARSEC_DISABLE"):
+        return None
+    import json
+    import socket
+
+    from ..protocol import endpoints
+
+    path = endpoints.socket_path(endpoints.runtime_dir())
+    if not path.exists():
+        return None  # no daemon
+    key = env.get("PARSEC_SESSION", "").strip()
+    fields: dict[str, Any] = {"session": key} if key else {"pid": os.getppid()}
+    request = {"v": _PROTOCOL_VERSION, "type": "current_session", "id": 1, **fields}
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(0.5)
+            sock.connect(str(path))
+            sock.sendall(json.dumps(request, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n") and len(data) < _REPLY_LIMIT:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        reply = json.loads(data)
+    except (OSError, ValueError):
+        return None
+    found = reply.get("session_id") if isinstance(reply, dict) and reply.get("ok") else None
+    return str(found).upper() if found else None
+
+
+_PROTOCOL_VERSION = 1  # parsec.protocol.messages.PROTOCOL_VERSION: change both together
+_REPLY_LIMIT = 1_048_576
+
+
+def build_runner(settings: Any, conversation: Conversation | None, *, prompt: str | None, store: Any, ui: Any,
+                 auto_yes: bool, provider_name: str | None = None, model: str | None = None,
+                 env: Mapping[str, str] | None = None, cwd: str | None = None, counter: Any = None) -> Any:
+    """A WorkflowRunner for a new conversation (`prompt`) or an existing one (`conversation`)."""
+    from ..context.engine import ContextEngine
+    from ..privacy.masking import mask
+    from ..providers.keys import scrubbed_environment
+    from ..providers.select import resolve_provider
+    from .engine import RunOptions, WorkflowRunner
+    from .naming import name_from_prompt
+
+    env = dict(os.environ if env is None else env)
+    cwd = cwd or os.getcwd()
+    holder: dict[str, str | None] = {"conversation_id": None}
+
+    def record_usage(event: Any) -> None:
+        try:
+            store.record_llm_usage(event.provider, event.model, event.purpose, event.input_tokens,
+                                   event.output_tokens, conversation_id=holder["conversation_id"])
+        except Exception:  # accounting must never stop a workflow
+            pass
+
+    provider = resolve_provider(settings, provider=provider_name or (conversation.provider if conversation else None) or None,
+                                model=model or (conversation.model if conversation else None) or None,
+                                env=env, on_usage=record_usage)
+    session = None
+    if conversation is None:
+        session = current_session(store, env, cwd)
+        conversation = Conversation(session_id=session.id, name=name_from_prompt(prompt or ""),
+                                    original_prompt=prompt or "", working_directory=cwd,
+                                    provider=provider.name, model=provider.model)
+    holder["conversation_id"] = conversation.id
+    extra = tuple(settings.privacy.extra_patterns)
+    masker = (lambda text: mask(text, extra)) if settings.privacy.mask_secrets else (lambda text: text)
+    engine = ContextEngine(settings, store, provider.limits, summarize=_summarizer(provider),
+                           counter=counter)
+    shell_env = scrubbed_environment(env, secrets=[provider.api_key] if provider.api_key else [])
+    if auto_yes:  # nobody to page through output: pagers would wait forever for a key
+        shell_env.update(PAGER="cat", GIT_PAGER="cat", MANPAGER="cat", SYSTEMD_PAGER="")
+    options = RunOptions(
+        auto_yes=auto_yes, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
+        command_timeout_s=settings.workflow.command_timeout_s,
+        output_limit=settings.context_pruning.max_command_output_length, mask=masker, env=shell_env,
+    )
+    from .shell import pick_shell
+
+    shell = pick_shell(shell_env)
+    engine.ensure_system_prompt(conversation, os.path.basename(shell))
+    options.shell = shell
+    store.save_conversation(conversation)
+    return WorkflowRunner(conversation, store=store, provider=provider, context=engine, ui=ui, options=options,
+                          session=session)
+
+
+def _summarizer(provider: Any):
+    from ..models.chat import ChatMessage
+
+    def summarize(messages: list[ChatMessage]) -> str:
+        ask = ChatMessage(role="user", content="Summarise the conversation above in a few lines: "
+                                               "what was done, what failed, what matters next.")
+        return provider.chat([*messages, ask], purpose="compaction").text
+
+    return summarize
+
+
+def find_conversation(store: Any, conversation_id: str | None, *, open_only: bool = False) -> Conversation:
+    """The conversation with this id (or id prefix); without an id, the newest open one."""
+    if conversation_id:
+        if _ULID.match(conversation_id.upper()):
+            return store.load_conversation(conversation_id.upper())
+        matches = [c for c in store.list_conversations(limit=500) if c.id.startswith(conversation_id.upper())]
+        if len(matches) == 1:
+            return store.load_conversation(matches[0].id)
+        if not matches:
+            raise NotFound(f"no conversation {conversation_id!r}: see `parsec conversations`")
+        raise UsageError(f"{conversation_id!r} matches {len(matches)} conversations: give more characters")
+    open_states = {ConversationStatus.planning, ConversationStatus.ready, ConversationStatus.in_progress}
+    for summary in store.list_conversations(limit=200):
+        if not open_only or summary.status in open_states:
+            return store.load_conversation(summary.id)
+    raise NotFound("no conversation to resume: start one with `parsec ask \"...\"`")

@@ -1,0 +1,125 @@
+"""How a workflow talks to the user: the status line, the plan, candidates and the questions.
+
+`TerminalUI` asks on the terminal (rich colours when it is one, plain text otherwise);
+`UnattendedUI` answers every question the way `--yes` promises: low-risk only.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from ..models.workflow import Conversation
+from .risk import RiskVerdict
+from .schemas import CommandCandidate
+
+_LEVEL_STYLE = {"low": "green", "medium": "yellow", "high": "bold red"}
+
+
+def status_line(conversation: Conversation, provider_label: str) -> str:
+    total = len(conversation.steps)
+    index = conversation.current_step_index()
+    if index is None:
+        position, state, upcoming = total, conversation.status.value, "—"
+    else:
+        position, state = index + 1, conversation.steps[index].status.value
+        upcoming = conversation.steps[index].step.description
+    return f"[{conversation.name}] Step {position}/{total} ({state}) | {provider_label} | Next: {upcoming}"
+
+
+class TerminalUI:
+    interactive = True
+
+    def __init__(self, out: TextIO | None = None, input_stream: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.input = input_stream or sys.stdin
+        self._console: Any = None
+
+    @property
+    def console(self) -> Any:
+        # rich is imported on first use, after the first model request has gone out.
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(file=self.out, highlight=False, soft_wrap=True)
+        return self._console
+
+    # --- output ----------------------------------------------------------------------------
+    def say(self, text: str, style: str | None = None) -> None:
+        if style is None and self._console is None:
+            self.out.write(text + "\n")
+            self.out.flush()
+            return
+        self.console.print(text, style=style, markup=False)
+
+    def status(self, conversation: Conversation, provider_label: str) -> None:
+        self.console.print(status_line(conversation, provider_label), style="bold cyan", markup=False)
+
+    def show_plan(self, conversation: Conversation) -> None:
+        assert conversation.workflow is not None
+        self.console.print(f"Plan for {conversation.name} (revision {conversation.workflow.revision}):", style="bold", markup=False)
+        for i, step in enumerate(conversation.workflow.steps):
+            self.console.print(f"  {i + 1}. {step.description}", markup=False)
+
+    def show_candidate(self, candidate: CommandCandidate, verdict: RiskVerdict, alternatives: int = 0) -> None:
+        label = f"  ({alternatives} more: [a])" if alternatives else ""
+        self.console.print(f"$ {candidate.command}", style="bold", markup=False)
+        if candidate.explanation:
+            self.console.print(f"  {candidate.explanation}", style="dim", markup=False)
+        reasons = f": {'; '.join(verdict.reasons)}" if verdict.reasons else ""
+        self.console.print(f"  risk: {verdict.level}{reasons}{label}", style=_LEVEL_STYLE[verdict.level], markup=False)
+
+    def explain(self, candidate: CommandCandidate, verdict: RiskVerdict) -> None:
+        self.say(f"What it does: {candidate.explanation or '(no explanation given)'}")
+        for reason in verdict.reasons or ["read-only or only changes the shell's own state"]:
+            self.say(f"  risk ({verdict.level}): {reason}", style=_LEVEL_STYLE[verdict.level])
+
+    # --- questions -------------------------------------------------------------------------
+    def ask(self, prompt: str) -> str:
+        """One line from the user; end of input counts as `q` (abort)."""
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.input.readline()
+        if not line:
+            return "q"
+        return line.rstrip("\n")
+
+    def edit(self, text: str, prompt: str = "edit> ") -> str:
+        """The user's edit of `text`, pre-filled with readline where it is available."""
+        try:
+            import readline
+        except ImportError:
+            return self.ask(f"{prompt}(was: {text})\n{prompt}") or text
+        if self.input is not sys.stdin:
+            return self.ask(f"{prompt}") or text
+        readline.set_startup_hook(lambda: readline.insert_text(text))
+        try:
+            return input(prompt)
+        except EOFError:
+            return text
+        finally:
+            readline.set_startup_hook(None)
+
+    def command_streams(self) -> tuple[Any, int | None]:
+        """Where command output goes (bytes) and where keystrokes come from."""
+        out = getattr(self.out, "buffer", None) or sys.stdout.buffer
+        try:
+            fd = self.input.fileno()
+        except (AttributeError, ValueError, OSError):
+            fd = None
+        return out, fd
+
+
+class UnattendedUI(TerminalUI):
+    """`--yes`: no questions; output to stderr so stdout holds only the JSON result."""
+
+    interactive = False
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        super().__init__(out=out or sys.stderr)
+
+    def ask(self, prompt: str) -> str:
+        return "q"
+
+    def command_streams(self) -> tuple[Any, int | None]:
+        return getattr(self.out, "buffer", None), None

@@ -1,0 +1,431 @@
+# Parsec shell hook for bash >= 4.4.   Load it from ~/.bashrc with:   eval "$(parsec init bash)"
+# shellcheck shell=bash
+#
+# What it does (docs/hooks.md has the details):
+# - records every interactive command (text as typed, start, duration, exit and pipeline statuses,
+#   cwd before/after) as one fire-and-forget NDJSON line to the daemon over /dev/tcp, or appends
+#   it to a spool file when the daemon is down;
+# - at Enter, asks the daemon whether the line is a command, a prompt for `parsec ask`, or
+#   ambiguous (one key decides);
+# - emits OSC 133 marks when running inside `parsec shell` (PARSEC_OSC133=1).
+#
+# The normal path forks nothing: the line comes from READLINE_LINE, the start time from a PS0
+# expansion, the clock from EPOCHREALTIME, the socket from /dev/tcp.
+# Every name starts with __parsec_ (or PARSEC_ for the user's settings).
+
+if [[ $- == *i* && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
+    && ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
+__parsec_loaded=1
+
+__parsec_session="$$-${EPOCHREALTIME/,/.}"
+__parsec_seq=0
+__parsec_fd=
+__parsec_qfd=
+__parsec_started=0           # session_start sent on the current connection / spool
+__parsec_autostart_at=0
+__parsec_empty=
+if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then # as parsec.paths.runtime_dir()
+    __parsec_runtime=$XDG_RUNTIME_DIR/parsec
+else
+    __parsec_runtime=${TMPDIR:-/tmp}
+    __parsec_runtime=${__parsec_runtime%/}/parsec-$UID
+fi
+__parsec_spool="$__parsec_runtime/spool/bash-$__parsec_session.jsonl"
+__parsec_reply_timeout=${PARSEC_HOOK_TIMEOUT:-0.15}
+# `parsec ask` writes the workflow's final directory here; the shell follows it.
+export PARSEC_CD_FILE="$__parsec_runtime/cd-$$"
+
+# ---- JSON --------------------------------------------------------------------------------------
+
+# Sets REPLY to $1 as a JSON string literal.
+__parsec_json() {
+    local s=$1 out='' c i
+    s=${s//\\/\\\\}
+    s=${s//\"/\\\"}
+    s=${s//$'\n'/\\n}
+    s=${s//$'\t'/\\t}
+    s=${s//$'\r'/\\r}
+    if [[ $s == *[$'\x01'-$'\x1f\x7f']* ]]; then # rare: other control characters
+        for ((i = 0; i < ${#s}; i++)); do
+            c=${s:i:1}
+            if [[ $c == [$'\x01'-$'\x1f\x7f'] ]]; then
+                printf -v c '\\u%04x' "'$c"
+            fi
+            out+=$c
+        done
+        s=$out
+    fi
+    REPLY="\"$s\""
+}
+
+# Microseconds since the epoch from an EPOCHREALTIME value (any locale's decimal mark).
+__parsec_us() { REPLY=${1//[.,]/}; }
+
+# ---- transport ---------------------------------------------------------------------------------
+# Two connections: __parsec_fd carries fire-and-forget records, __parsec_qfd the classify
+# questions. On one connection a question would wait behind the daemon making the previous
+# record durable, and bash cannot turn off Nagle's algorithm for /dev/tcp.
+
+__parsec_close() { # [q]
+    if [[ ${1-} == q ]]; then
+        [[ -z $__parsec_qfd ]] || exec {__parsec_qfd}>&-
+        __parsec_qfd=
+    else
+        [[ -z $__parsec_fd ]] || exec {__parsec_fd}>&-
+        __parsec_fd=
+        __parsec_started=0
+    fi
+}
+
+# True when the connection ([q]: the question one) is still usable. A closed peer shows up as
+# EOF; writing to it would kill the shell with SIGPIPE, so this runs before every write.
+__parsec_alive() { # [q]
+    local fd=$__parsec_fd _
+    [[ ${1-} != q ]] || fd=$__parsec_qfd
+    [[ -n $fd ]] || return 1
+    while read -r -t 0 -u "$fd" 2>/dev/null; do # a late reply or an error line: drop it
+        if ! read -r -t 0.01 -u "$fd" _ 2>/dev/null; then
+            __parsec_close "${1-}"
+            return 1
+        fi
+    done
+    return 0
+}
+
+# Starts the daemon in the background, at most once a minute, silently.
+__parsec_autostart() {
+    [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* ]] || return 0
+    ((EPOCHSECONDS - __parsec_autostart_at >= 60)) || return 0
+    __parsec_autostart_at=$EPOCHSECONDS
+    local bin=${PARSEC_BIN:-parsec}
+    type -P "$bin" >/dev/null 2>&1 || [[ -x $bin ]] || return 0
+    (command "$bin" daemon start </dev/null >/dev/null 2>&1 &) 2>/dev/null
+}
+
+# One connect attempt to the daemon's TCP port; says hello without waiting for the reply.
+__parsec_connect() { # [q]
+    local port='' token='' fd=''
+    { read -r port token <"$__parsec_runtime/tcp"; } 2>/dev/null
+    if [[ $port == +([0-9]) && -n $token ]] && { exec {fd}<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
+        printf '{"v":1,"type":"hello","token":"%s","noreply":true}\n' "$token" >&"$fd"
+        if [[ ${1-} == q ]]; then __parsec_qfd=$fd; else __parsec_fd=$fd; fi
+        return 0
+    fi
+    __parsec_autostart
+    return 1
+}
+
+__parsec_session_start() {
+    local env='' name
+    for name in SHELL TERM LANG LC_ALL EDITOR VISUAL PAGER VIRTUAL_ENV CONDA_DEFAULT_ENV TERM_PROGRAM; do
+        [[ -n ${!name-} ]] || continue
+        __parsec_json "${!name}"
+        env+="${env:+,}\"$name\":$REPLY"
+    done
+    __parsec_json "$PWD"
+    local cwd=$REPLY
+    __parsec_json "${USER:-${LOGNAME-}}"
+    local user=$REPLY
+    __parsec_json "${HOSTNAME-}"
+    REPLY="{\"v\":1,\"type\":\"session_start\",\"noreply\":true,\"session\":\"$__parsec_session\",\"shell\":\"bash\",\"pid\":$$,\"tty\":null,\"user\":$user,\"host\":$REPLY,\"cwd\":$cwd,\"env\":{$env}}"
+}
+
+# Sends one fire-and-forget line: to `parsec shell` when running inside it, else to the daemon if
+# reachable (one connect attempt), else to the spool.
+__parsec_send() {
+    local line=$1
+    if [[ -n ${PARSEC_PTY_FD-} ]]; then
+        if [[ -z ${__parsec_pty_started-} ]]; then
+            __parsec_session_start
+            line="$REPLY"$'\n'"$line"
+        fi
+        if { printf '%s\n' "$line" >&"$PARSEC_PTY_FD"; } 2>/dev/null; then
+            __parsec_pty_started=1
+            return 0
+        fi
+        line=$1
+    fi
+    if __parsec_alive || __parsec_connect; then
+        if ((!__parsec_started)); then
+            __parsec_session_start
+            line="$REPLY"$'\n'"$line"
+            __parsec_started=1
+        fi
+        printf '%s\n' "$line" >&"$__parsec_fd" && return 0
+        __parsec_close
+    fi
+    __parsec_spool_line "$line"
+}
+
+__parsec_spool_line() {
+    local line=$1
+    if [[ ! -e $__parsec_spool ]]; then
+        [[ -d ${__parsec_spool%/*} ]] || command mkdir -p -m 700 "${__parsec_spool%/*}" 2>/dev/null
+        __parsec_session_start
+        line="$REPLY"$'\n'"$line"
+    fi
+    { printf '%s\n' "$line" >>"$__parsec_spool"; } 2>/dev/null
+}
+
+# A request that needs an answer (classify). Sets REPLY to the reply line; fails fast.
+__parsec_request() {
+    REPLY=
+    __parsec_alive q || __parsec_connect q || return 1
+    printf '%s\n' "$1" >&"$__parsec_qfd" || { __parsec_close q; return 1; }
+    # A late reply would be read as the answer to the next request: drop the connection instead.
+    read -r -t "$__parsec_reply_timeout" -u "$__parsec_qfd" REPLY 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
+}
+
+# ---- routing at Enter --------------------------------------------------------------------------
+
+# What the first word of $1 resolves to: alias, keyword, function, builtin, file or none.
+# (`type -t` would need $(...), a fork; these lookups are all builtins.)
+__parsec_builtins=" . : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait "
+__parsec_first_word() {
+    local word=${1#"${1%%[![:space:](]*}"} # without leading blanks and subshell parentheses
+    word=${word%%[[:space:];|&<>()]*}
+    REPLY=none
+    if [[ -z $word ]]; then return 0
+    elif [[ $word == [A-Za-z_]*([A-Za-z0-9_])=* ]]; then REPLY=builtin # an assignment
+    elif [[ -n ${BASH_ALIASES[$word]+x} ]]; then REPLY='alias'
+    elif [[ $word == @(if|then|else|elif|fi|case|esac|for|select|while|until|do|done|function|time|'{'|'}'|'!'|'[['|coproc) ]]; then REPLY=keyword
+    elif declare -F -- "$word" >/dev/null 2>&1; then REPLY=function
+    elif [[ $__parsec_builtins == *" $word "* ]]; then REPLY=builtin
+    elif [[ $word == */* ]]; then [[ -x $word && ! -d $word ]] && REPLY='file'
+    elif type -P -- "$word" >/dev/null 2>&1; then REPLY='file'
+    fi
+    return 0
+}
+
+# A line is plainly a command, with no need to ask the daemon, when its first word resolves and
+# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both.
+__parsec_plain_command() {
+    [[ $__parsec_kind != none ]] || return 1
+    [[ $1 != *[[:space:]]*[![:space:]]* || $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
+}
+
+# Whether $1 parses as bash, by defining (never running) a function whose body is the line.
+# A `}` token could end the body early and run the rest, and a here-document would upset the
+# shell's own pending one, so such lines are not checked.
+__parsec_parses() {
+    REPLY=null
+    [[ ${1//\$\{/} != *\}* && $1 != *'<<'* ]] || return 0
+    if { eval "__parsec_parse_probe() {
+$1
+}"; } 2>/dev/null; then
+        REPLY=true
+    else
+        REPLY=false
+    fi
+    unset -f __parsec_parse_probe 2>/dev/null
+    return 0
+}
+
+# Rewrites READLINE_LINE to `parsec ask '<line>'`; that is what runs and what history keeps.
+__parsec_make_ask() {
+    local text=${1#"${1%%[![:space:]]*}"}
+    READLINE_LINE="${PARSEC_ASK_COMMAND:-parsec ask} ${text@Q}"
+    READLINE_POINT=${#READLINE_LINE}
+    __parsec_routed=1
+}
+
+__parsec_feedback() { # $1 line, $2 first-word kind, $3 chosen
+    __parsec_json "$1"
+    __parsec_send "{\"v\":1,\"type\":\"classify_feedback\",\"noreply\":true,\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"$2\",\"chosen\":\"$3\"}"
+}
+
+# Bound to the first half of Enter (the second half is accept-line, or nothing after "edit").
+__parsec_route() {
+    local line=$READLINE_LINE
+    if [[ ${__parsec_accept_bound:-1} != 1 ]]; then
+        bind '"\C-x\C-]\C-a": accept-line'
+        __parsec_accept_bound=1
+    fi
+    # A command is running (PS0 has fired): this Enter belongs to its `read -e`, not to us.
+    [[ -z ${__parsec_t0+x} ]] || return 0
+    __parsec_hook_in
+    if [[ -n ${__parsec_lines+x} ]]; then # a continuation line (PS2)
+        __parsec_lines+=$'\n'$line
+        return 0
+    fi
+    __parsec_lines=$line
+    __parsec_cwd0=$PWD
+    __parsec_kind=
+    __parsec_routed=
+    [[ ${PARSEC_DISABLE:-0} != 1 && $line == *[![:space:]]* ]] || return 0
+    case $line in
+    ' '*) return 0 ;;                         # private: never leaves the shell
+    \\* | 'command '*) return 0 ;;          # forced to the shell
+    '?'*) __parsec_make_ask "${line#\?}"; return 0 ;; # forced to Parsec
+    esac
+    __parsec_first_word "$line"
+    __parsec_kind=$REPLY
+    [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
+    __parsec_plain_command "$line" && return 0
+    __parsec_parses "$line"
+    local parses=$REPLY
+    # An open compound command or a trailing `|`, `&&`, `\`: bash asks for the rest (PS2).
+    if [[ $parses == false && ($__parsec_kind == keyword || $line == *[\\\|\&]) ]]; then return 0; fi
+    __parsec_json "$line"
+    local text=$REPLY
+    __parsec_json "$PWD"
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$parses,\"cwd\":$REPLY}" || return 0
+    [[ $REPLY =~ \"decision\":\ *\"([a-z]+)\" ]] || return 0
+    case ${BASH_REMATCH[1]} in
+    prompt) __parsec_make_ask "$line" ;;
+    ambiguous) __parsec_ask_key "$line" ;;
+    esac
+    return 0
+}
+
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it.
+__parsec_ask_key() {
+    local key=
+    printf '\r\n\e[2mparsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' >&2
+    read -rsn1 key
+    printf '\r\e[2K\e[1A' >&2
+    case $key in
+    '' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
+    a | A | '?')
+        __parsec_feedback "$1" "$__parsec_kind" prompt
+        __parsec_make_ask "$1"
+        ;;
+    *) # edit: keep the line, do not accept it
+        unset __parsec_lines
+        bind '"\C-x\C-]\C-a": redraw-current-line'
+        __parsec_accept_bound=0
+        ;;
+    esac
+}
+
+# ---- recording ---------------------------------------------------------------------------------
+
+# First in PROMPT_COMMAND (or bash-preexec's precmd_functions): records the command that just ran.
+__parsec_precmd() {
+    local status=$? pipe=("${PIPESTATUS[@]}")
+    local now=$EPOCHREALTIME
+    # Called by bash-preexec: PIPESTATUS is its own by now, BP_PIPESTATUS is the command's.
+    if [[ ${FUNCNAME[1]-} == __bp_* ]]; then pipe=("${BP_PIPESTATUS[@]}"); fi
+    __parsec_hook_in
+    [[ $PS0 == *"$__parsec_ps0"* ]] || PS0+=$__parsec_ps0
+    if [[ -n ${__parsec_t0+x} && -n ${__parsec_lines+x} ]]; then
+        __parsec_record "$status" "$now" "${pipe[*]}"
+    elif [[ -n ${PARSEC_OSC133-} ]]; then
+        printf '\e]133;D\a' >/dev/tty 2>/dev/null
+    fi
+    unset __parsec_t0 __parsec_lines
+    [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
+    __parsec_follow_cd
+    return "$status"
+}
+
+__parsec_record() { # $1 status, $2 now, $3 pipeline statuses
+    local line=$__parsec_lines seq=
+    if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != ' '* && $line == *[![:space:]]* ]]; then
+        seq=$((++__parsec_seq))
+        local t0 t1
+        t0=$__parsec_t0
+        __parsec_us "$2"; t1=$REPLY
+        __parsec_json "$line"
+        local cmd=$REPLY
+        __parsec_json "$__parsec_cwd0"
+        local cwd=$REPLY
+        __parsec_json "$PWD"
+        local statuses=$3
+        __parsec_send "{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,\"command\":$cmd,\"started_at\":${t0:0:-6}.${t0: -6},\"finished_at\":${t1:0:-6}.${t1: -6},\"duration_ms\":$(((t1 - t0) / 1000)),\"exit_status\":$1,\"pipeline_statuses\":[${statuses// /,}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
+    fi
+    if [[ -n ${PARSEC_OSC133-} ]]; then
+        printf '\e]133;D;%s%s\a' "$1" "${seq:+;parsec=$__parsec_session:$seq}" >/dev/tty 2>/dev/null
+    fi
+    if [[ $1 == 127 && $__parsec_kind == none && $line == *[[:alpha:]]\ *[[:alpha:]]* && -z $__parsec_routed ]]; then
+        __parsec_offer_ask "$line"
+    fi
+}
+
+# After "command not found" on something that reads like prose: one key sends it to Parsec.
+__parsec_offer_ask() {
+    [[ ${PARSEC_HOOKS_OFFER_PROMPT_ON_127:-1} == [1tT]* ]] || return 0
+    local key=
+    printf '\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
+    read -rsn1 key
+    printf '\r\e[2K' >&2
+    [[ $key == [yY] ]] || return 0
+    local text=${1#"${1%%[![:space:]]*}"}
+    local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${text@Q}"
+    history -s -- "$cmd"
+    eval "$cmd"
+}
+
+# `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
+__parsec_follow_cd() {
+    [[ -s $PARSEC_CD_FILE ]] || return 0
+    local dir=
+    { read -r dir <"$PARSEC_CD_FILE"; : >"$PARSEC_CD_FILE"; } 2>/dev/null
+    [[ -n $dir && -d $dir && $dir != "$PWD" ]] && { builtin cd -- "$dir" || return 0; }
+    return 0
+}
+
+__parsec_osc_prompt() {
+    printf '\e]133;A\a' >/dev/tty 2>/dev/null
+    [[ $PS1 == *'133;B'* ]] || PS1+='\[\e]133;B\a\]'
+}
+
+# Keeps __parsec_precmd where it sees the command's $? and pipeline statuses: first in
+# PROMPT_COMMAND, or in bash-preexec's precmd_functions when bash-preexec is loaded (it saves
+# both for its functions). Runs at every prompt and every Enter, so a later
+# `PROMPT_COMMAND=...` in an rc file or a prompt tool that put itself in front is repaired.
+__parsec_hook_in() {
+    if declare -F __bp_precmd_invoke_cmd >/dev/null; then
+        [[ " ${precmd_functions[*]-} " == *" __parsec_precmd "* ]] || precmd_functions=(__parsec_precmd "${precmd_functions[@]}")
+        __parsec_pc_without
+    elif [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
+        [[ ${PROMPT_COMMAND[0]-} == __parsec_precmd ]] && return 0
+        __parsec_pc_without
+        PROMPT_COMMAND=(__parsec_precmd "${PROMPT_COMMAND[@]}")
+    else
+        [[ ${PROMPT_COMMAND-} == __parsec_precmd* ]] && return 0
+        __parsec_pc_without
+        # shellcheck disable=SC2178
+        PROMPT_COMMAND=__parsec_precmd$'\n'${PROMPT_COMMAND-}
+    fi
+}
+
+__parsec_pc_without() {
+    [[ ${PROMPT_COMMAND[*]-} == *__parsec_precmd* ]] || return 0
+    if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+        local -a rest=()
+        local item
+        for item in "${PROMPT_COMMAND[@]}"; do
+            [[ $item == __parsec_precmd ]] || rest+=("$item")
+        done
+        PROMPT_COMMAND=("${rest[@]}")
+    else
+        local pc=${PROMPT_COMMAND[0]}
+        pc=${pc//__parsec_precmd$'\n'/}
+        pc=${pc//__parsec_precmd;/}
+        # shellcheck disable=SC2178
+        PROMPT_COMMAND=${pc//__parsec_precmd/}
+    fi
+}
+
+# ---- install -----------------------------------------------------------------------------------
+
+# PS0 is expanded (in this shell, no fork) only when a command is about to run: the arithmetic
+# assignment stores its start time in microseconds and the expansion prints nothing.
+# shellcheck disable=SC2016
+__parsec_ps0='${__parsec_empty:0:$((__parsec_t0=${EPOCHREALTIME//[.,]/}))}'
+[[ -z ${PARSEC_OSC133-} ]] || __parsec_ps0+=$'\e]133;C\a'
+PS0=${PS0-}$__parsec_ps0
+
+__parsec_hook_in
+
+for __parsec_map in emacs vi-insert; do
+    bind -m "$__parsec_map" -x '"\C-x\C-]\C-r": __parsec_route'
+    bind -m "$__parsec_map" '"\C-x\C-]\C-a": accept-line'
+    bind -m "$__parsec_map" '"\C-m": "\C-x\C-]\C-r\C-x\C-]\C-a"'
+    bind -m "$__parsec_map" '"\C-j": "\C-x\C-]\C-r\C-x\C-]\C-a"'
+done
+unset __parsec_map
+[[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
+
+fi

@@ -1,0 +1,229 @@
+# Parsec shell hook for fish >= 3.1.   Load it from ~/.config/fish/config.fish with:
+#     parsec init fish | source
+#
+# fish has no socket builtin and no way to open a file without blocking, so:
+# - recording appends one JSON line per command to a spool file (a builtin redirection, no
+#   fork); the daemon ingests the spool as it arrives (docs/hooks.md);
+# - routing at Enter needs an answer from the daemon, so lines that are not plainly commands
+#   ask it through one short `bash` helper (/dev/tcp); plain commands fork nothing.
+# Every name starts with __parsec_.
+
+if status is-interactive; and not set -q __parsec_loaded; and test "$PARSEC_DISABLE" != 1
+set -g __parsec_loaded 1
+
+set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
+test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
+set __parsec_runtime $__parsec_runtime/parsec-(id -u)
+if string match -q '/*' -- "$XDG_RUNTIME_DIR"
+    set __parsec_runtime $XDG_RUNTIME_DIR/parsec
+end
+set -g __parsec_session $fish_pid-(date +%s.%N)
+set -g __parsec_seq 0
+set -g __parsec_spool $__parsec_runtime/spool/fish-$__parsec_session.jsonl
+set -g __parsec_kind ''
+set -g __parsec_routed ''
+set -g __parsec_cwd0 $PWD
+set -gx PARSEC_CD_FILE $__parsec_runtime/cd-$fish_pid
+
+# The classify round trip, run only for lines that might be prose: bash speaks /dev/tcp.
+set -g __parsec_classify_sh '
+read -r port token <"$1/tcp" 2>/dev/null || exit 1
+exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
+printf "{\"v\":1,\"type\":\"hello\",\"token\":\"%s\",\"noreply\":true}\n%s\n" "$token" "$2" >&3
+read -r -t "${3:-0.15}" -u 3 reply || exit 1
+[[ $reply =~ \"decision\":\ *\"([a-z]+)\" ]] && printf %s "${BASH_REMATCH[1]}"'
+
+# ---- JSON --------------------------------------------------------------------------------------
+
+function __parsec_json --description 'print $argv[1] as a JSON string literal'
+    set -l s $argv[1]
+    if string match -qr '[\\\\"\x01-\x1f\x7f]' -- $s # most text needs no escaping: skip the work
+        set s (string replace -a '\\' '\\\\' -- $s | string replace -a '"' '\\"' | string replace -a \t '\\t' | string replace -a \r '\\r' | string join '\n')
+        set s (string replace -ra '[\x01-\x1f\x7f]' '' -- "$s")
+    end
+    printf '"%s"' "$s"
+end
+
+# ---- transport: the spool ----------------------------------------------------------------------
+
+function __parsec_send --description 'hand one JSON line to `parsec shell`, or append it to the spool'
+    if set -q PARSEC_PTY_FD; and string match -qr '^[0-9]+$' -- $PARSEC_PTY_FD
+        if not set -q __parsec_pty_started
+            __parsec_session_start >&$PARSEC_PTY_FD 2>/dev/null
+        end
+        if printf '%s\n' $argv[1] >&$PARSEC_PTY_FD 2>/dev/null
+            set -g __parsec_pty_started 1
+            return 0
+        end
+    end
+    if not test -e $__parsec_spool
+        test -d $__parsec_runtime/spool; or command mkdir -p -m 700 $__parsec_runtime/spool 2>/dev/null
+        __parsec_session_start >>$__parsec_spool 2>/dev/null
+    end
+    printf '%s\n' $argv[1] >>$__parsec_spool 2>/dev/null
+end
+
+function __parsec_session_start
+    set -l env
+    for name in SHELL TERM LANG LC_ALL EDITOR VISUAL PAGER VIRTUAL_ENV CONDA_DEFAULT_ENV TERM_PROGRAM
+        set -q $name; and test -n "$$name"; or continue
+        set -a env "\"$name\":"(__parsec_json "$$name")
+    end
+    printf '{"v":1,"type":"session_start","noreply":true,"session":"%s","shell":"fish","pid":%s,"tty":null,"user":%s,"host":%s,"cwd":%s,"env":{%s}}\n' \
+        $__parsec_session $fish_pid (__parsec_json "$USER") (__parsec_json "$hostname") (__parsec_json "$PWD") (string join , -- $env)
+end
+
+# Starts the daemon in the background, at most once a minute, when its socket is missing.
+# $argv[1] is the time now, in epoch seconds (fish has no clock builtin, `date` would fork).
+function __parsec_autostart --argument-names now
+    test -S $__parsec_runtime/daemon.sock; and return 0
+    test -n "$now"; or return 0
+    string match -qr '^(1|t|T)' -- "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or test -z "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
+    test (math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
+    set -g __parsec_autostart_at $now
+    set -l bin parsec
+    set -q PARSEC_BIN; and set bin $PARSEC_BIN
+    command -q $bin; or return 0
+    command $bin daemon start </dev/null >/dev/null 2>&1 &
+    disown 2>/dev/null
+end
+
+# ---- routing at Enter --------------------------------------------------------------------------
+
+# A line is plainly a command, with no need to ask the daemon, when its first word resolves and
+# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both.
+function __parsec_plain_command --argument-names line kind
+    test $kind != none; or return 1
+    string match -qr '^\s*\S+\s*$|[|;&<>$=]|\s-' -- $line
+end
+
+function __parsec_make_ask --argument-names line
+    set -l ask parsec ask
+    set -q PARSEC_ASK_COMMAND; and set ask $PARSEC_ASK_COMMAND
+    commandline -r -- "$ask "(string escape -- (string trim -- $line))
+    set -g __parsec_routed 1
+end
+
+function __parsec_feedback --argument-names line kind chosen
+    __parsec_send (printf '{"v":1,"type":"classify_feedback","noreply":true,"session":"%s","text":%s,"first_word":"%s","chosen":"%s"}' \
+        $__parsec_session (__parsec_json "$line") $kind $chosen)
+end
+
+function __parsec_enter --description 'Parsec: route the line, then run it'
+    set -l line (commandline | string collect)
+    set -g __parsec_kind ''
+    set -g __parsec_routed ''
+    # Incomplete (a block still open): let fish insert the newline.
+    commandline --is-valid
+    if test $status -eq 2
+        commandline -f execute
+        return
+    end
+    if test "$PARSEC_DISABLE" != 1; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
+        if string match -q '\?*' -- $line
+            __parsec_make_ask (string sub -s 2 -- $line)
+        else if not string match -qr '^(\\\\|command )' -- $line
+            __parsec_route $line
+            or return # the user chose to edit
+        end
+    end
+    commandline -f execute
+end
+
+function __parsec_route --argument-names line
+    set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
+    set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
+    string match -qr '^(0|f|F)' -- "$PARSEC_HOOKS_ROUTE_PROMPTS"; and return 0
+    __parsec_plain_command $line $__parsec_kind; and return 0
+    test -e $__parsec_runtime/tcp; or return 0 # no daemon: do not start a helper to find out
+    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
+        $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
+    set -l timeout 0.15
+    set -q PARSEC_HOOK_TIMEOUT; and set timeout $PARSEC_HOOK_TIMEOUT
+    set -l decision (command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_runtime $request $timeout 2>/dev/null)
+    switch "$decision"
+        case prompt
+            __parsec_make_ask $line
+        case ambiguous
+            echo
+            read -n 1 -P 'parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit ' -l key
+            switch "$key"
+                case '' r R
+                    __parsec_feedback $line $__parsec_kind command
+                case a A '?'
+                    __parsec_feedback $line $__parsec_kind prompt
+                    __parsec_make_ask $line
+                case '*'
+                    commandline -f repaint
+                    return 1
+            end
+    end
+    return 0
+end
+
+# ---- recording ---------------------------------------------------------------------------------
+
+function __parsec_preexec --on-event fish_preexec
+    set -g __parsec_cwd0 $PWD
+    set -q PARSEC_OSC133; and printf '\e]133;C\a' >/dev/tty 2>/dev/null
+end
+
+function __parsec_postexec --on-event fish_postexec
+    set -l exit_status $status
+    set -l pipe $pipestatus
+    set -l duration $CMD_DURATION
+    set -l line $argv[1]
+    set -l seq ''
+    if test "$PARSEC_DISABLE" != 1; and test -z "$__parsec_routed"; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
+        set -g __parsec_seq (math $__parsec_seq + 1)
+        set seq $__parsec_seq
+        # fish has no sub-second clock builtin; history keeps the start second of the line.
+        set -l started (builtin history search --max 1 --show-time='%s ' 2>/dev/null | string match -r '^\d+')[1]
+        if test -z "$started" # rare (the very first line): ask the clock, one fork
+            set started (math (command date +%s) - $duration / 1000)
+        end
+        set -l started_field ''
+        test -n "$started"; and set started_field "\"started_at\":$started,"
+        __parsec_send (printf '{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%s,"command":%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
+            $__parsec_session $seq (__parsec_json "$line") "$started_field" $duration $exit_status \
+            (string join , -- $pipe) (__parsec_json "$__parsec_cwd0") (__parsec_json "$PWD"))
+        __parsec_autostart $started
+    end
+    if set -q PARSEC_OSC133
+        printf '\e]133;D;%s%s\a' $exit_status (test -n "$seq"; and printf ';parsec=%s:%s' $__parsec_session $seq) >/dev/tty 2>/dev/null
+    end
+    set -g __parsec_routed ''
+    __parsec_follow_cd
+end
+
+# `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
+function __parsec_follow_cd
+    test -s $PARSEC_CD_FILE; or return 0
+    read -l dir <$PARSEC_CD_FILE
+    true >$PARSEC_CD_FILE
+    test -n "$dir" -a -d "$dir" -a "$dir" != "$PWD"; and builtin cd -- $dir
+    return 0
+end
+
+if set -q PARSEC_OSC133
+    function __parsec_osc_prompt --on-event fish_prompt
+        printf '\e]133;A\a' >/dev/tty 2>/dev/null
+    end
+end
+
+# ---- install -----------------------------------------------------------------------------------
+
+function __parsec_bind_enter
+    for mode in default insert
+        bind -M $mode \r __parsec_enter 2>/dev/null
+        bind -M $mode \n __parsec_enter 2>/dev/null
+    end
+end
+__parsec_bind_enter
+# fish sets up its key bindings at the first prompt and again when the mode changes (vi keys),
+# erasing ours: check before each prompt (a builtin call, no fork) and bind again if needed.
+function __parsec_keep_bound --on-event fish_prompt
+    string match -q '*__parsec_enter*' -- (bind \r 2>/dev/null); or __parsec_bind_enter
+end
+
+end

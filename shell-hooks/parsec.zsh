@@ -1,0 +1,338 @@
+# Parsec shell hook for zsh >= 5.1.   Load it from ~/.zshrc with:   eval "$(parsec init zsh)"
+#
+# Records every interactive command over one persistent Unix-socket connection to the daemon
+# (zsh/net/socket, no fork), or appends it to a spool file when the daemon is down; routes the
+# line at Enter (a wrapper around the accept-line widget); emits OSC 133 marks inside
+# `parsec shell`. docs/hooks.md has the details. Every name starts with __parsec_.
+
+if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
+    && zmodload zsh/datetime zsh/net/socket zsh/system zsh/parameter 2>/dev/null; then
+typeset -g __parsec_loaded=1
+
+typeset -g __parsec_session="$$-${EPOCHREALTIME/,/.}"
+typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0
+typeset -g __parsec_fd= __parsec_qfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_routed=
+typeset -g __parsec_runtime
+if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then
+    __parsec_runtime=$XDG_RUNTIME_DIR/parsec
+else
+    __parsec_runtime=${${TMPDIR:-/tmp}%/}/parsec-$UID
+fi
+typeset -g __parsec_spool=$__parsec_runtime/spool/zsh-$__parsec_session.jsonl
+typeset -g __parsec_reply_timeout=${PARSEC_HOOK_TIMEOUT:-0.15}
+# `parsec ask` writes the workflow's final directory here; the shell follows it.
+export PARSEC_CD_FILE=$__parsec_runtime/cd-$$
+
+# ---- JSON --------------------------------------------------------------------------------------
+
+# Sets REPLY to $1 as a JSON string literal.
+__parsec_json() {
+    emulate -L zsh
+    local s=$1 out= c
+    s=${s//\\/\\\\}
+    s=${s//\"/\\\"}
+    s=${s//$'\n'/\\n}
+    s=${s//$'\t'/\\t}
+    s=${s//$'\r'/\\r}
+    if [[ $s == *[$'\x01'-$'\x1f\x7f']* ]]; then # rare: other control characters
+        for c in ${(s::)s}; do
+            [[ $c == [$'\x01'-$'\x1f\x7f'] ]] && c=${(l:4::0:)$(( [##16] #c ))} && c="\\u$c"
+            out+=$c
+        done
+        s=$out
+    fi
+    REPLY="\"$s\""
+}
+
+# ---- transport ---------------------------------------------------------------------------------
+# Two connections: __parsec_fd carries fire-and-forget records, __parsec_qfd the classify
+# questions (on one connection a question would wait behind the previous record's fsync).
+
+__parsec_close() { # [q]
+    if [[ ${1-} == q ]]; then
+        [[ -n $__parsec_qfd ]] && exec {__parsec_qfd}>&-
+        __parsec_qfd=
+    else
+        [[ -n $__parsec_fd ]] && exec {__parsec_fd}>&-
+        __parsec_fd=
+        __parsec_started=0
+    fi
+    return 0
+}
+
+# True when the connection ([q]: the question one) is still usable. A closed peer reads as EOF;
+# writing to it would kill the shell with SIGPIPE, so this runs before every write.
+__parsec_alive() { # [q]
+    local fd=$__parsec_fd junk ret
+    [[ ${1-} != q ]] || fd=$__parsec_qfd
+    [[ -n $fd ]] || return 1
+    while :; do
+        sysread -t 0 -i $fd junk 2>/dev/null
+        ret=$?
+        (( ret == 4 )) && return 0        # nothing to read: open and idle
+        (( ret == 0 )) && continue        # a late reply or an error line: drop it
+        __parsec_close ${1-}
+        return 1
+    done
+}
+
+# Starts the daemon in the background, at most once a minute, silently.
+__parsec_autostart() {
+    [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* ]] || return 0
+    (( EPOCHSECONDS - __parsec_autostart_at >= 60 )) || return 0
+    __parsec_autostart_at=$EPOCHSECONDS
+    local bin=${PARSEC_BIN:-parsec}
+    (( $+commands[$bin] )) || [[ -x $bin ]] || return 0
+    ( command $bin daemon start </dev/null >/dev/null 2>&1 &! ) 2>/dev/null
+}
+
+__parsec_connect() { # [q]
+    if [[ -S $__parsec_runtime/daemon.sock ]] && zsocket $__parsec_runtime/daemon.sock 2>/dev/null; then
+        if [[ ${1-} == q ]]; then __parsec_qfd=$REPLY; else __parsec_fd=$REPLY; fi
+        return 0
+    fi
+    __parsec_autostart
+    return 1
+}
+
+__parsec_session_start() {
+    local env= name cwd user
+    for name in SHELL TERM LANG LC_ALL EDITOR VISUAL PAGER VIRTUAL_ENV CONDA_DEFAULT_ENV TERM_PROGRAM; do
+        [[ -n ${(P)name-} ]] || continue
+        __parsec_json "${(P)name}"
+        env+="${env:+,}\"$name\":$REPLY"
+    done
+    __parsec_json "$PWD"; cwd=$REPLY
+    __parsec_json "${USER:-${LOGNAME-}}"; user=$REPLY
+    local tty=null
+    [[ -n ${TTY-} ]] && __parsec_json "$TTY" && tty=$REPLY
+    __parsec_json "${HOST-}"
+    REPLY="{\"v\":1,\"type\":\"session_start\",\"noreply\":true,\"session\":\"$__parsec_session\",\"shell\":\"zsh\",\"pid\":$$,\"tty\":$tty,\"user\":$user,\"host\":$REPLY,\"cwd\":$cwd,\"env\":{$env}}"
+}
+
+# Makes sure the connection is open and the session announced on it.
+__parsec_ready() {
+    __parsec_alive || __parsec_connect || return 1
+    if (( ! __parsec_started )); then
+        __parsec_session_start
+        print -r -- "$REPLY" >&$__parsec_fd 2>/dev/null || { __parsec_close; return 1; }
+        __parsec_started=1
+    fi
+}
+
+# Sends one fire-and-forget line: to `parsec shell` when running inside it, else to the daemon if
+# reachable (one connect attempt), else to the spool.
+__parsec_send() {
+    if [[ -n ${PARSEC_PTY_FD-} ]]; then
+        local first=
+        if [[ -z ${__parsec_pty_started-} ]]; then
+            __parsec_session_start
+            first=$REPLY$'\n'
+        fi
+        if { print -r -- "$first$1" >&$PARSEC_PTY_FD } 2>/dev/null; then
+            typeset -g __parsec_pty_started=1
+            return 0
+        fi
+    fi
+    if __parsec_ready; then
+        print -r -- "$1" >&$__parsec_fd 2>/dev/null && return 0
+        __parsec_close
+    fi
+    local line=$1
+    if [[ ! -e $__parsec_spool ]]; then
+        [[ -d ${__parsec_spool:h} ]] || command mkdir -p -m 700 ${__parsec_spool:h} 2>/dev/null
+        __parsec_session_start
+        line="$REPLY"$'\n'"$line"
+    fi
+    { print -r -- "$line" >>$__parsec_spool } 2>/dev/null
+}
+
+# A request that needs an answer (classify). Sets REPLY to the reply line; fails fast.
+__parsec_request() {
+    __parsec_alive q || __parsec_connect q || { REPLY=; return 1; }
+    print -r -- "$1" >&$__parsec_qfd 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
+    # A late reply would be read as the answer to the next request: drop the connection instead.
+    read -r -t $__parsec_reply_timeout -u $__parsec_qfd REPLY 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
+}
+
+# ---- routing at Enter --------------------------------------------------------------------------
+
+# What the first word of $1 resolves to (like `whence -w`, without the $(...) fork).
+__parsec_first_word() {
+    local -a words=(${(z)${1##[[:space:](]#}})  # without leading blanks and subshell parentheses
+    local word=${words[1]-}
+    REPLY=none
+    if [[ -z $word ]]; then return 0
+    elif [[ $word =~ '^[A-Za-z_][A-Za-z0-9_]*=' ]]; then REPLY=builtin # an assignment
+    elif (( $+aliases[$word] )); then REPLY=alias
+    elif (( ${reswords[(Ie)$word]} )); then REPLY=keyword
+    elif (( $+functions[$word] )); then REPLY=function
+    elif (( $+builtins[$word] )); then REPLY=builtin
+    elif [[ $word == */* ]]; then [[ -x $word && ! -d $word ]] && REPLY=file
+    elif (( $+commands[$word] )); then REPLY=file
+    fi
+    return 0
+}
+
+# A line is plainly a command, with no need to ask the daemon, when its first word resolves and
+# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both.
+__parsec_plain_command() {
+    [[ $__parsec_kind != none ]] || return 1
+    [[ $1 != *[[:space:]]*[^[:space:]]* || $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
+}
+
+# Whether $1 parses: assigning a function body parses it without running it. Here-documents
+# would upset the shell's own pending one, so such lines are not checked.
+__parsec_parses() {
+    REPLY=null
+    [[ $1 != *'<<'* ]] || return 0
+    unset 'functions[__parsec_parse_probe]' 2>/dev/null
+    { functions[__parsec_parse_probe]=$1 } 2>/dev/null
+    if (( $+functions[__parsec_parse_probe] )); then REPLY=true; else REPLY=false; fi
+    unset 'functions[__parsec_parse_probe]' 2>/dev/null
+    return 0
+}
+
+__parsec_make_ask() {
+    local text=${1##[[:space:]]#}
+    BUFFER="${PARSEC_ASK_COMMAND:-parsec ask} ${(qq)text}"
+    CURSOR=$#BUFFER
+    __parsec_routed=1
+}
+
+__parsec_feedback() { # $1 line, $2 first-word kind, $3 chosen
+    __parsec_json "$1"
+    __parsec_send "{\"v\":1,\"type\":\"classify_feedback\",\"noreply\":true,\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"$2\",\"chosen\":\"$3\"}"
+}
+
+# Returns 1 when the user chose to edit the line instead of running it.
+__parsec_route() {
+    emulate -L zsh
+    setopt extendedglob
+    local line=$BUFFER
+    __parsec_kind= __parsec_routed=
+    [[ -z $PREBUFFER ]] || return 0                      # a continuation line
+    [[ ${PARSEC_DISABLE:-0} != 1 && $line == *[^[:space:]]* ]] || return 0
+    case $line in
+    ([[:space:]]*) return 0 ;;                              # private: never leaves the shell
+    (\\* | 'command '*) return 0 ;;                         # forced to the shell
+    ('?'*) __parsec_make_ask "${line#\?}"; return 0 ;;      # forced to Parsec
+    esac
+    __parsec_first_word "$line"
+    __parsec_kind=$REPLY
+    [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
+    __parsec_plain_command "$line" && return 0
+    __parsec_parses "$line"
+    local parses=$REPLY text
+    # An open compound command or a trailing `|`, `&&`, `\`: zsh asks for the rest (PS2).
+    [[ $parses == false && ( $__parsec_kind == keyword || $line == *[\\\|\&] ) ]] && return 0
+    __parsec_json "$line"; text=$REPLY
+    __parsec_json "$PWD"
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$parses,\"cwd\":$REPLY}" || return 0
+    [[ $REPLY =~ '"decision": *"([a-z]+)"' ]] || return 0
+    case $match[1] in
+    (prompt) __parsec_make_ask "$line" ;;
+    (ambiguous) __parsec_ask_key "$line" || return 1 ;;
+    esac
+    return 0
+}
+
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it.
+__parsec_ask_key() {
+    local key=
+    zle -R "parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit"
+    read -k 1 key
+    zle -R ""
+    case $key in
+    ($'\r' | $'\n' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
+    (a | A | '?') __parsec_feedback "$1" "$__parsec_kind" prompt; __parsec_make_ask "$1" ;;
+    (*) return 1 ;;
+    esac
+    return 0
+}
+
+__parsec_accept_line() {
+    __parsec_route || return 0
+    zle __parsec_orig_accept_line -- "$@"
+}
+
+# ---- recording ---------------------------------------------------------------------------------
+
+__parsec_preexec() {
+    __parsec_line=${1:-$3}
+    __parsec_t0=$EPOCHREALTIME
+    __parsec_cwd0=$PWD
+    [[ -n ${PARSEC_OSC133-} ]] && print -rn -- $'\e]133;C\a' >/dev/tty 2>/dev/null
+    return 0
+}
+
+__parsec_precmd() {
+    local exit_status=$? pipe=("${pipestatus[@]}")
+    local now=$EPOCHREALTIME seq=
+    emulate -L zsh
+    if [[ -n $__parsec_t0 ]]; then
+        local line=$__parsec_line
+        if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != [[:space:]]* && -n ${line//[[:space:]]/} ]]; then
+            seq=$(( ++__parsec_seq ))
+            local cmd cwd duration=$(( (now - __parsec_t0) * 1000 ))
+            __parsec_json "$line"; cmd=$REPLY
+            __parsec_json "$__parsec_cwd0"; cwd=$REPLY
+            __parsec_json "$PWD"
+            __parsec_send "{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,\"command\":$cmd,\"started_at\":$__parsec_t0,\"finished_at\":$now,\"duration_ms\":${duration%.*},\"exit_status\":$exit_status,\"pipeline_statuses\":[${(j:,:)pipe}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
+        fi
+        [[ -n ${PARSEC_OSC133-} ]] && print -rn -- $'\e]133;D;'$exit_status${seq:+;parsec=$__parsec_session:$seq}$'\a' >/dev/tty 2>/dev/null
+        if [[ $exit_status == 127 && $__parsec_kind == none && -z $__parsec_routed && $line == *[[:alpha:]]' '*[[:alpha:]]* ]]; then
+            __parsec_offer_ask "$line"
+        fi
+    fi
+    __parsec_t0= __parsec_line= __parsec_routed=
+    [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
+    __parsec_follow_cd
+    return $exit_status
+}
+
+# After "command not found" on something that reads like prose: one key sends it to Parsec.
+__parsec_offer_ask() {
+    [[ ${PARSEC_HOOKS_OFFER_PROMPT_ON_127:-1} == [1tT]* ]] || return 0
+    local key=
+    print -rn -- $'\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
+    read -s -k 1 key
+    print -rn -- $'\r\e[2K' >&2
+    [[ $key == [yY] ]] || return 0
+    local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${(qq)${1##[[:space:]]#}}"
+    print -s -r -- "$cmd"
+    eval "$cmd"
+}
+
+# `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
+__parsec_follow_cd() {
+    [[ -s $PARSEC_CD_FILE ]] || return 0
+    local dir=
+    { read -r dir <$PARSEC_CD_FILE; : >$PARSEC_CD_FILE } 2>/dev/null
+    [[ -n $dir && -d $dir && $dir != $PWD ]] && builtin cd -q -- $dir
+    return 0
+}
+
+__parsec_osc_prompt() {
+    print -rn -- $'\e]133;A\a' >/dev/tty 2>/dev/null
+    [[ $PS1 == *'133;B'* ]] || PS1+=$'%{\e]133;B\a%}'
+}
+
+# ---- install -----------------------------------------------------------------------------------
+
+# First in precmd_functions so $? and $pipestatus are still the command's.
+(( ${+precmd_functions} )) || typeset -ga precmd_functions
+(( ${+preexec_functions} )) || typeset -ga preexec_functions
+precmd_functions=(__parsec_precmd ${precmd_functions:#__parsec_precmd})
+preexec_functions=(${preexec_functions:#__parsec_preexec} __parsec_preexec)
+
+# Wrap whatever accept-line is now (the builtin, or another plugin's wrapper).
+if [[ ${widgets[accept-line]-} == user:* ]]; then
+    zle -A accept-line __parsec_orig_accept_line
+else
+    zle -A .accept-line __parsec_orig_accept_line
+fi
+zle -N accept-line __parsec_accept_line
+[[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
+
+fi

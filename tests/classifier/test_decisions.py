@@ -1,0 +1,171 @@
+"""Table-driven checks of the classifier's decisions: hard cases both ways, overrides, shell facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsec.workflow.classify import Classifier, Decision
+
+# Prose that starts with a command name, or carries paths, globs and flags: must never be run.
+HARD_PROSE = [
+    "find all python files",
+    "make the tests pass",
+    "touch up the readme",
+    "kill all the node processes",
+    "rm the old logs",
+    "sort out the imports in this project",
+    "cat the file and count the words",
+    "git rid of all the merged branches",
+    "which version of python is installed",
+    "who is logged in right now",
+    "time how long the build takes",
+    "what's taking up all my disk space",
+    "how do I undo a git rebase",
+    "please delete the temporary files",
+    "Find all *.txt files under /tmp and print their names",
+    "Delete files older than 30 days in /tmp",
+    "how to use find with -exec",
+    "is rm -rf / dangerous?",
+    "for each file in the folder print its size",
+    "do it again but verbose",
+    "sudo make me a sandwich",
+    "hello",
+    "thanks, that worked",
+]
+# Real commands, many with English words in them: must never go to the LLM.
+HARD_COMMANDS = [
+    'git commit -m "fix the bug in the parser"',
+    "git commit -am 'make the tests pass again'",
+    'echo "hello there how are you"',
+    "echo hello there how are you",
+    "./configure --prefix=/usr/local",
+    "make",
+    "make all",
+    "make install",
+    "find . -name '*.py' | xargs wc -l",
+    "touch README.md",
+    "kill -9 1234",
+    "which python",
+    "time make",
+    "for f in *.txt; do echo \"$f\"; done",
+    "if [ -f x ]; then echo yes; fi",
+    "FOO=bar ./run.sh",
+    "sort file.txt | uniq -c | sort -rn | head",
+    "cd ..",
+    "ls",
+    "mv a b",
+    "git log --since \"two weeks ago\"",
+    "grep -rn \"the quick brown fox\" .",
+    "sudo apt update && sudo apt upgrade -y",
+    "kubectl get pods -n kube-system",
+    "tar -czf {{target.tar.gz}} {{path/to/file}}",
+    "git bisect reset   # quit the bisect session",
+    "(cd /tmp && ls)",
+]
+
+
+@pytest.mark.parametrize("line", HARD_PROSE)
+def test_hard_prose_is_a_prompt(classifier: Classifier, line: str) -> None:
+    decision = classifier.classify(line)
+    assert decision.decision == "prompt", decision
+
+
+@pytest.mark.parametrize("line", HARD_COMMANDS)
+def test_hard_commands_are_commands(classifier: Classifier, line: str) -> None:
+    decision = classifier.classify(line)
+    assert decision.decision == "command", decision
+
+
+@pytest.mark.parametrize(
+    ("line", "expected", "reason_part"),
+    [
+        ("?ls -la", "prompt", "'?'"),
+        ("? what does ls do", "prompt", "'?'"),
+        ("\\find all python files", "command", "'\\'"),
+        ("command make the tests pass", "command", "'command'"),
+        ("   ?make", "prompt", "'?'"),
+    ],
+)
+def test_explicit_overrides_win(classifier: Classifier, line: str, expected: str, reason_part: str) -> None:
+    decision = classifier.classify(line)
+    assert (decision.decision, decision.confidence) == (expected, 1.0)
+    assert reason_part in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("line", "fact", "without", "with_fact"),
+    [
+        ("gti status", "alias", None, "command"),  # the user's alias for a typo-prone command
+        ("list files", "function", None, "command"),
+        ("find all python files", "none", "prompt", "prompt"),
+        ("deploy", "alias", None, "command"),
+    ],
+)
+def test_shell_facts_change_the_decision(
+    classifier: Classifier, line: str, fact: str, without: str | None, with_fact: str
+) -> None:
+    baseline = classifier.classify(line)
+    informed = classifier.classify(line, first_word=fact)
+    if without is not None:
+        assert baseline.decision == without
+    assert informed.decision == with_fact, informed
+    if fact == "none":  # "not a command" can only add prose evidence
+        assert informed.prose_score >= baseline.prose_score
+    else:
+        assert informed.prose_score <= baseline.prose_score
+
+
+def test_a_shell_alias_fact_lowers_the_prose_score(classifier: Classifier) -> None:
+    as_word = classifier.classify("tidy the workspace", first_word="none")
+    as_alias = classifier.classify("tidy the workspace", first_word="alias")
+    assert as_alias.prose_score < as_word.prose_score
+    assert "alias" in as_alias.reason
+
+
+def test_a_line_the_shell_cannot_parse_leans_to_prose(classifier: Classifier) -> None:
+    parsed = classifier.classify("build docs site", parses=True)
+    unparsed = classifier.classify("build docs site", parses=False)
+    assert unparsed.prose_score > parsed.prose_score
+
+
+def test_unknown_fact_values_are_ignored(classifier: Classifier) -> None:
+    assert classifier.classify("ls -la", first_word="banana").decision == "command"
+
+
+def test_the_reason_names_the_evidence(classifier: Classifier) -> None:
+    assert "function words" in classifier.classify("kill all the node processes").reason
+    assert "flag" in classifier.classify("ls -la /tmp").reason
+    assert "|" in classifier.classify("cat x | grep y").reason
+
+
+def test_thresholds_come_from_settings() -> None:
+    from parsec.config import Settings
+
+    settings = Settings.model_validate({"classifier": {"command_threshold": 0.05, "prompt_threshold": 0.999}})
+    strict = Classifier(settings=settings)
+    assert strict.classify("find all python files").decision == "ambiguous"
+    assert strict.classify("ls -la | wc -l").decision == "command"
+
+
+def test_disabled_classifier_sends_everything_to_the_shell_except_overrides() -> None:
+    from parsec.config import Settings
+
+    off = Classifier(settings=Settings.model_validate({"classifier": {"enabled": False}}))
+    assert off.classify("how do I undo a git rebase").decision == "command"
+    assert off.classify("?how do I undo a git rebase").decision == "prompt"
+
+
+def test_decision_is_a_frozen_value() -> None:
+    decision = Decision("command", 0.9, "why")
+    with pytest.raises(AttributeError):
+        decision.decision = "prompt"  # type: ignore[misc]
+    assert decision.as_dict() == {"decision": "command", "confidence": 0.9, "reason": "why"}
+
+
+def test_arguments_naming_files_in_the_users_directory_count(classifier: Classifier, tmp_path) -> None:
+    (tmp_path / "notes").write_text("x")
+    (tmp_path / "draft").write_text("x")
+    elsewhere = classifier.classify("tidy notes draft", first_word="none")
+    here = classifier.classify("tidy notes draft", first_word="none", cwd=str(tmp_path))
+    assert here.prose_score < elsewhere.prose_score
+    assert "existing files" in here.reason

@@ -1,0 +1,23 @@
+"""The exit-127 helper: offer a prompt only when a failed line reads like prose."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsec.workflow.classify import reads_like_prose
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["tidy up the readme", "summarise the last commit for me", "hello", "whats the weather like?",
+     "Explain why my build is failing", "upgrade all the things please"],
+)
+def test_prose_that_failed_as_a_command_is_offered(line: str) -> None:
+    assert reads_like_prose(line)
+
+
+@pytest.mark.parametrize(
+    "line", ["gti status", "sl", "pyhton3 -m venv .venv", "dokcer ps -a", "npmm install", "kubctl get pods", ""]
+)
+def test_mistyped_commands_are_not(line: str) -> None:
+    assert not reads_like_prose(line)

@@ -1,0 +1,88 @@
+"""Learning from corrections, with the real SQLite store and with a store that fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from parsec.store import open_store
+from parsec.workflow.classify import Classifier
+
+
+@pytest.fixture()
+def store(tmp_path: Path):
+    opened = open_store(f"sqlite:///{tmp_path / 'parsec.db'}")
+    yield opened
+    opened.close()
+
+
+def test_a_correction_is_followed_for_lines_of_the_same_shape(store) -> None:
+    classifier = Classifier(store=store)
+    assert classifier.classify("deploy staging now").decision != "command"
+    classifier.learn("deploy staging now", "none", "command")
+    later = classifier.classify("deploy production today")
+    assert later.decision == "command"
+    assert "you chose command" in later.reason
+    # a different shape is not affected
+    assert classifier.classify("deploy the app to production please").decision == "prompt"
+
+
+def test_learned_choices_persist_in_the_store_and_can_be_forgotten(store) -> None:
+    Classifier(store=store).learn("make the tests pass", None, "command")
+    fresh = Classifier(store=store)  # e.g. the daemon after a restart
+    assert fresh.classify("make the docs build").decision == "command"
+    assert list(fresh.learned().values()) == ["command"]
+    assert store.get_preferences("classifier")  # stored, visible
+    assert fresh.forget() == 1
+    assert store.get_preferences("classifier") == {}
+    assert fresh.classify("make the docs build").decision == "prompt"
+
+
+def test_reload_picks_up_a_forget_from_another_process(store) -> None:
+    daemon = Classifier(store=store)
+    daemon.learn("ship it", None, "prompt")
+    assert daemon.classify("ship them").decision == "prompt"
+    Classifier(store=store).forget()  # `parsec classify --forget`
+    daemon.reload()
+    assert daemon.learned() == {}
+
+
+def test_learning_without_a_store_lasts_for_the_instance() -> None:
+    classifier = Classifier()
+    classifier.learn("rm the old logs", None, "command")
+    assert classifier.classify("rm the new files").decision == "command"
+    assert Classifier().classify("rm the new files").decision == "prompt"
+
+
+def test_learning_can_be_switched_off(store) -> None:
+    from parsec.config import Settings
+
+    classifier = Classifier(store=store, settings=Settings.model_validate({"classifier": {"learn_from_corrections": False}}))
+    classifier.learn("make the tests pass", None, "command")
+    assert classifier.classify("make the tests pass").decision == "prompt"
+    assert store.get_preferences("classifier") == {}
+
+
+def test_bad_choices_are_refused() -> None:
+    with pytest.raises(ValueError):
+        Classifier().learn("ls", None, "ambiguous")
+
+
+class BrokenStore:
+    def get_preferences(self, namespace: str) -> dict:
+        raise OSError("database is locked")
+
+    def set_preference(self, namespace: str, key: str, value: dict) -> None:
+        raise OSError("disk full")
+
+    def delete_preferences(self, namespace: str, key: str | None = None) -> int:
+        raise OSError("disk full")
+
+
+def test_a_broken_store_never_breaks_classification() -> None:
+    classifier = Classifier(store=BrokenStore())
+    assert classifier.classify("ls -la").decision == "command"
+    assert classifier.classify("find all python files").decision == "prompt"
+    assert classifier.learn("find all python files", None, "command") is False  # not stored...
+    assert classifier.classify("find all rust files").decision == "command"  # ...but followed

@@ -1,0 +1,63 @@
+"""Any input gets a decision, never an exception: empty, whitespace, huge, control bytes, bad UTF-8."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parsec.workflow.classify import Classifier, reads_like_prose
+from parsec.workflow.classify.decision import LABELS
+
+CLASSIFIER = Classifier()
+FACTS = st.sampled_from([None, "file", "alias", "builtin", "function", "keyword", "none", "bogus"])
+
+
+def check(decision) -> None:
+    assert decision.decision in LABELS
+    assert 0.0 <= decision.confidence <= 1.0
+    assert isinstance(decision.reason, str) and decision.reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(), FACTS, st.sampled_from([None, True, False]))
+def test_any_text(text: str, fact: str | None, parses: bool | None) -> None:
+    check(CLASSIFIER.classify(text, fact, parses))
+    assert reads_like_prose(text) in (True, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab |&;<>()$`'\"\\#{}[]*?!=-/.~\t\n\r\x00\x1b")), max_size=60))
+def test_shell_punctuation_soup(text: str) -> None:
+    check(CLASSIFIER.classify(text))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=200))
+def test_invalid_utf8_bytes(raw: bytes) -> None:
+    check(CLASSIFIER.classify(raw))  # type: ignore[arg-type]
+    check(CLASSIFIER.classify(raw.decode("utf-8", errors="surrogateescape")))
+
+
+def test_empty_and_whitespace_go_to_the_shell() -> None:
+    for text in ("", " ", "\t\n", "\x00"):
+        decision = CLASSIFIER.classify(text)
+        check(decision)
+    assert CLASSIFIER.classify("   ").decision == "command"
+
+
+def test_100_kb_lines_are_judged_quickly() -> None:
+    prose = "please summarise the following text for me " * 2400
+    shell = "echo $(cat a | grep b) && ls -la /tmp; " * 2600
+    for text in (prose, shell, "x" * 100_000, "'" * 100_000, "$(" * 50_000):
+        started = time.perf_counter()
+        check(CLASSIFIER.classify(text))
+        assert time.perf_counter() - started < 2.0  # a sanity bound, not a benchmark
+    assert CLASSIFIER.classify(prose).decision == "prompt"
+    assert CLASSIFIER.classify(shell).decision == "command"
+
+
+def test_control_characters() -> None:
+    for text in ("ls\x1b[A", "\x07\x08\x7f", "git status\r", "echo \x00 hi", "\u202ecmd"):
+        check(CLASSIFIER.classify(text))

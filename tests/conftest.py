@@ -1,0 +1,51 @@
+"""Shared fixtures: a SQLite store file and an isolated PostgreSQL schema.
+
+PostgreSQL: 127.0.0.1:5432, user postgres, database test (override with PARSEC_TEST_PG).
+Each test gets its own schema, dropped afterwards. When the server is unreachable the PG tests
+skip, except in CI (CI=true) where they fail: CI must prove both backends.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+PG_BASE = os.environ.get("PARSEC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:
+    return f"sqlite:///{tmp_path / 'store' / 'parsec.db'}"
+
+
+def _pg_admin():
+    import psycopg
+
+    try:
+        return psycopg.connect(PG_BASE, connect_timeout=3, autocommit=True)
+    except psycopg.OperationalError as err:
+        message = f"PostgreSQL at {PG_BASE} is unreachable: {str(err).strip().splitlines()[0]}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture
+def pg_url():
+    admin = _pg_admin()
+    schema = f"parsec_test_{uuid.uuid4().hex[:12]}"
+    try:
+        # pg_trgm lives in public, shared by every test schema (dropping a schema keeps it).
+        admin.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+    except Exception:  # noqa: BLE001 - a concurrent run created it: fine
+        pass
+    admin.execute(f'CREATE SCHEMA "{schema}"')
+    url = PG_BASE.replace("postgresql://", "postgresql+psycopg://", 1)
+    joiner = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{joiner}options=-csearch_path%3D{schema},public"
+    finally:
+        admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.close()

@@ -1,0 +1,79 @@
+"""Context commands: static ones once per conversation and in parallel, dynamic ones per step,
+failures as `on_error` says, and never longer than their timeout."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from parsec.config import ContextCommand
+from parsec.context.commands import ContextCommandFailed, run_all
+from parsec.context.engine import ContextEngine
+from parsec.context.prompts import build_system_prompt
+
+from .ctx_helpers import attempt, conversation, finish_step, fixed_clock, settings
+
+
+def test_three_one_second_commands_finish_well_under_three_seconds(tmp_path):
+    commands = [ContextCommand(name=f"slow {i}", command=f"sleep 1; echo done {i}") for i in range(3)]
+    started = time.monotonic()
+    outputs = run_all(commands, str(tmp_path), 1024)
+    elapsed = time.monotonic() - started
+    assert [o.output.strip() for o in outputs] == ["done 0", "done 1", "done 2"], "results keep config order"
+    assert elapsed < 2.0, f"context commands ran one after another ({elapsed:.2f} s)"
+
+
+def test_a_slow_command_and_its_children_are_killed_at_the_timeout(tmp_path):
+    command = ContextCommand(name="hang", command="sleep 30 & sleep 30; echo never", timeout=0.5)
+    started = time.monotonic()
+    [out] = run_all([command], str(tmp_path), 1024)
+    assert time.monotonic() - started < 3.0
+    assert not out.ok and "timed out after 0.5 s" in out.error
+
+
+def test_on_error_warn_ignore_and_fail(tmp_path):
+    warn = ContextCommand(name="warned", command="echo partial; echo boom >&2; exit 3", on_error="warn")
+    ignore = ContextCommand(name="ignored", command="exit 4", on_error="ignore")
+    fine = ContextCommand(name="fine", command="echo fine")
+    engine = ContextEngine(settings(context_commands=[warn.model_dump(), ignore.model_dump(), fine.model_dump()]), None, clock=fixed_clock)
+    prompt = engine.system_prompt(str(tmp_path), "bash")
+    assert "--- Context: warned ---\npartial\n[context command failed: exit status 3: boom]\n--- End Context ---" in prompt
+    assert "--- Context: ignored ---" not in prompt
+    assert "--- Context: fine ---\nfine\n--- End Context ---" in prompt
+    assert engine.warnings == ["context command 'warned' failed: exit status 3: boom"]
+
+    failing = ContextCommand(name="must work", command="exit 5", on_error="fail")
+    with pytest.raises(ContextCommandFailed, match="context command 'must work' failed \\(exit status 5\\)"):
+        run_all([fine, failing], str(tmp_path), 1024)
+
+
+def test_static_commands_run_once_per_conversation_and_dynamic_ones_every_step(tmp_path, workdir):
+    static_log, dynamic_log = tmp_path / "static.log", tmp_path / "dynamic.log"
+    config = settings(context_commands=[
+        {"name": "Toolchain", "command": f"echo run >> {static_log}; echo rustc 1.80"},
+        {"name": "Clock", "command": f"echo run >> {dynamic_log}; echo tick $(wc -l < {dynamic_log})", "dynamic": True},
+    ])
+    conv = conversation(["create project", "build it", "test it"], cwd=str(workdir))
+    engine = ContextEngine(config, None, clock=fixed_clock)
+    seen = []
+    for index in range(3):
+        messages, _, report = engine.step_messages(conv, index, {"working_directory": str(workdir)})
+        seen.append(messages)
+        assert "dynamic_context" in report.sections
+        finish_step(conv, index, [attempt(f"step {index} command", 0, "ok", str(workdir))])
+    assert static_log.read_text().count("run") == 1
+    assert dynamic_log.read_text().count("run") == 3
+    for index, messages in enumerate(seen):
+        system, user = messages
+        assert system.content.count("--- Context: Toolchain ---") == 1
+        assert "--- Context: Clock ---" not in system.content, "dynamic output never lands in the system prompt"
+        assert f"--- Context: Clock ---\ntick {index + 1}\n--- End Context ---" in user.content
+        assert "--- Context: Toolchain ---" not in user.content
+
+
+def test_context_blocks_follow_the_prompt_layers(tmp_path):
+    blocks = "--- Context: A ---\na\n--- End Context ---"
+    prompt = build_system_prompt(str(tmp_path), "zsh", fixed_clock(), blocks).content
+    assert prompt.endswith(blocks)
+    assert prompt.index("# Environment") < prompt.index("--- Context: A ---")

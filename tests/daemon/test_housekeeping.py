@@ -1,0 +1,53 @@
+"""Periodic jobs: the retention prune, and the log file's rotation."""
+
+from __future__ import annotations
+
+import socket
+import time
+from datetime import timedelta
+
+from parsec.models.base import utcnow
+from parsec.models.session import DirectCommandExecution, Session
+from parsec.store import open_store
+
+from .harness import finished
+
+
+def test_scheduled_retention_prune_removes_old_sessions(make_sandbox):
+    box = make_sandbox(daemon_prune_interval_hours=0.0003, context_management_session_retention_days=30)
+    old_time = utcnow() - timedelta(days=45)
+    old = Session(created_at=old_time, last_active=old_time, ended_at=old_time, shell="bash")
+    box.db.parent.mkdir(parents=True, exist_ok=True)
+    store = open_store(f"sqlite:///{box.db}")
+    store.save_session(old)
+    store.append_executions([DirectCommandExecution(session_id=old.id, command="ls", executed_at=old_time)])
+    store.close()
+    box.run()
+    with box.client() as client:
+        client.call("command_finished", **finished("800-1.0", 1))
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            job = next(job for job in client.call("status")["jobs"] if job["name"] == "retention prune")
+            if job["runs"] >= 1:
+                break
+            time.sleep(0.2)
+        assert job["runs"] >= 1 and job["last_error"] is None, job
+        client.call("flush")
+    assert box.sql(f"select count(*) from sessions where id = '{old.id}'") == [(0,)]
+    assert box.execution_count() == 1  # the recent one is kept
+    assert "retention prune" in (box.root / "state" / "parsec" / "daemon.log").read_text()
+
+
+def test_log_file_rotates(make_sandbox):
+    box = make_sandbox(daemon_log_max_bytes=10_000, daemon_log_backups=2)
+    box.run()
+    port = int((box.runtime / "tcp").read_text().split()[0])
+    for _ in range(300):  # each refused hello is one warning line
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(b'{"v":1,"type":"hello","token":"wrong"}\n')
+            sock.recv(1000)
+    with box.client() as client:
+        assert client.call("ping")["ok"]
+    logs = sorted(path.name for path in (box.root / "state" / "parsec").glob("daemon.log*"))
+    assert logs == ["daemon.log", "daemon.log.1", "daemon.log.2"]
+    assert all(path.stat().st_size <= 10_200 for path in (box.root / "state" / "parsec").glob("daemon.log*"))

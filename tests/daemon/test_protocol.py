@@ -1,0 +1,179 @@
+"""Bad input of every kind gets an error reply or a closed connection; the daemon keeps serving."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from parsec.protocol.client import DaemonClient
+
+from .harness import Sandbox, finished
+
+
+@pytest.fixture(scope="module")
+def box():
+    sandbox = Sandbox(daemon_max_message_bytes=4096, daemon_client_timeout_s=0.5)
+    sandbox.run()
+    yield sandbox
+    sandbox.close()
+
+
+def raw(box: Sandbox, data: bytes, timeout: float = 5) -> bytes:
+    """Send bytes on a fresh connection, return everything the daemon says before closing/idling."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(str(box.runtime / "daemon.sock"))
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+        out = b""
+        while chunk := sock.recv(65536):
+            out += chunk
+        return out
+
+
+def error_code(line: bytes) -> str:
+    reply = json.loads(line)
+    assert reply["ok"] is False and reply["v"] == 1
+    return reply["error"]["code"]
+
+
+def assert_serving(box: Sandbox) -> None:
+    with box.client() as client:
+        assert client.call("ping")["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (b"not json", "bad_request"),
+        (b"[1,2,3]", "bad_request"),
+        (b'"just a string"', "bad_request"),
+        (b'{"v":2,"type":"ping"}', "bad_version"),
+        (b'{"type":"ping"}', "bad_version"),
+        (b'{"v":1,"type":"launch_missiles"}', "unknown_type"),
+        (b'{"v":1}', "unknown_type"),
+        (b'{"v":1,"type":"command_finished","session":"1-2"}', "bad_request"),  # no seq
+        (b'{"v":1,"type":"command_finished","session":"1-2","seq":-1}', "bad_request"),
+        (b'{"v":1,"type":"command_started","session":"","seq":1,"command":"ls"}', "bad_request"),
+        (b'{"v":1,"type":"classify_feedback","text":"x","chosen":"maybe"}', "bad_request"),
+        (b'\xff\xfe\x00garbage', "bad_request"),
+    ],
+)
+def test_bad_messages_get_error_replies(box, line, code):
+    out = raw(box, line + b"\n")
+    assert error_code(out.splitlines()[0]) == code
+    assert_serving(box)
+
+
+def test_error_reply_echoes_the_id_and_the_connection_stays_usable(box):
+    with box.client() as client:
+        client.send_raw(b'{"v":1,"id":41,"type":"nope"}\n')
+        reply = client.receive()
+        assert reply["id"] == 41 and reply["error"]["code"] == "unknown_type"
+        assert client.call("ping", id=42)["id"] == 42
+
+
+def test_oversized_message_is_refused_before_it_is_buffered(box):
+    # 64 KiB against a 4 KiB limit: the daemon answers too_large and closes without reading it all.
+    big = b'{"v":1,"type":"command_started","session":"1-1","seq":1,"command":"' + b"a" * 65536 + b'"}\n'
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(5)
+        sock.connect(str(box.runtime / "daemon.sock"))
+        try:
+            sock.sendall(big)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        out = sock.recv(65536)
+    assert error_code(out.splitlines()[0]) == "too_large"
+    assert_serving(box)
+
+
+def test_noreply_requests_get_no_reply_not_even_an_error(box):
+    with box.client() as client:
+        client.send("ping", noreply=True)
+        client.send("command_finished", session="1-1", noreply=True)  # invalid (no seq): still silent
+        client.send_raw(b'{"v":1,"type":"ping","id":"after"}\n')
+        assert client.receive()["id"] == "after"
+
+
+def test_silent_client_is_dropped_after_the_timeout(box):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(5)
+        sock.connect(str(box.runtime / "daemon.sock"))
+        started = time.monotonic()
+        sock.sendall(b'{"v":1,"type":"pi')  # half a message, then silence
+        assert sock.recv(100) == b""  # closed by the daemon
+        assert 0.4 < time.monotonic() - started < 4
+    assert_serving(box)
+
+
+def test_many_messages_on_one_connection_are_answered_in_order(box):
+    with box.client() as client:
+        lines = b"".join(
+            json.dumps({"v": 1, "type": "command_finished", "id": i, **finished("9-1.0", i)}).encode() + b"\n" for i in range(200)
+        )
+        client.send_raw(lines)
+        assert [client.receive()["id"] for _ in range(200)] == list(range(200))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(min_size=1, max_size=512))
+def test_random_bytes_never_break_the_daemon(box, data):
+    out = raw(box, data + b"\n")
+    for line in out.splitlines():
+        assert json.loads(line)["ok"] in (True, False)
+    assert_serving(box)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    kind=st.sampled_from(["session_start", "command_started", "command_finished", "command_output", "session_end", "current_session", "classify"]),
+    fields=st.dictionaries(
+        st.sampled_from(["session", "seq", "command", "exit_status", "pipeline_statuses", "cwd", "env", "pid", "started_at", "finished_at", "duration_ms", "output", "text"]),
+        json_values,
+        max_size=6,
+    ),
+)
+def test_random_fields_on_real_types_never_break_the_daemon(box, kind, fields):
+    line = json.dumps({"v": 1, "type": kind, **fields}).encode() + b"\n"
+    reply = json.loads(raw(box, line).splitlines()[0])
+    assert reply["ok"] in (True, False)
+    if not reply["ok"]:
+        assert reply["error"]["code"] in ("bad_request", "unavailable")
+    assert_serving(box)
+
+
+def test_tcp_needs_the_token(box):
+    port, token = (box.runtime / "tcp").read_text().split()
+    with socket.create_connection(("127.0.0.1", int(port)), timeout=5) as sock:
+        sock.sendall(b'{"v":1,"type":"ping"}\n{"v":1,"type":"ping"}\n')
+        out = sock.recv(65536)
+        assert error_code(out.splitlines()[0]) == "unauthorized"
+        assert sock.recv(100) == b""  # closed after the first refusal
+    with socket.create_connection(("127.0.0.1", int(port)), timeout=5) as sock:
+        sock.sendall(b'{"v":1,"type":"hello","token":"' + b"0" * 64 + b'"}\n')
+        assert error_code(sock.recv(65536).splitlines()[0]) == "unauthorized"
+    with DaemonClient.connect_tcp(box.runtime) as client:  # the right token, as the bash hook sends it
+        assert client.call("ping")["ok"] is True
+        assert token  # read from the 0600 file
+
+
+def test_status_reports_its_figures(box):
+    with box.client() as client:
+        status = client.call("status")
+    for key in ("pid", "version", "uptime_s", "rss_bytes", "cpu_percent", "sessions_open", "requests_served", "queue_depth", "store_url", "last_error"):
+        assert key in status
+    assert status["rss_bytes"] > 10_000_000 and status["requests_served"] > 0
+    with box.client() as client:  # a whole message as a dict works too (parsec doctor sends one)
+        assert client.request({"type": "status"})["pid"] == status["pid"]

@@ -1,0 +1,258 @@
+"""The history commands end to end: the real `parsec` entry point in a subprocess, a real SQLite
+store under a temporary XDG directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from parsec.models.session import DirectCommandExecution, Session
+from parsec.store import open_store
+
+GH = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def run(env: dict, *args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "parsec.cli.entry", *args], capture_output=True, text=True,
+                          env=env, input=stdin, cwd=cwd, timeout=60)
+
+
+@pytest.fixture
+def env(tmp_path) -> dict:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
+    clean.update(XDG_CONFIG_HOME=str(tmp_path / "c"), XDG_DATA_HOME=str(tmp_path / "d"),
+                 XDG_STATE_HOME=str(tmp_path / "s"), XDG_RUNTIME_DIR=str(tmp_path / "r"), HOME=str(tmp_path))
+    return clean
+
+
+def db_url(env: dict) -> str:
+    return f"sqlite:///{env['XDG_DATA_HOME']}/parsec/parsec.db"
+
+
+@pytest.fixture
+def recorded(env, tmp_path):
+    """A store holding two sessions of recent commands in two directories."""
+    now = datetime.now(timezone.utc)
+    (tmp_path / "proj/src").mkdir(parents=True)
+    store = open_store(db_url(env))
+    a = Session(shell="bash", host="laptop", user="me", created_at=now - timedelta(hours=5), last_active=now)
+    b = Session(shell="zsh", host="server", user="me", created_at=now - timedelta(hours=3), last_active=now)
+    store.save_session(a)
+    store.save_session(b)
+    items = []
+    for i in range(40):
+        items.append(DirectCommandExecution(
+            session_id=a.id if i % 2 else b.id,
+            command=["make test", "git push origin main", "ls", "cargo build"][i % 4] + f" #{i}",
+            executed_at=now - timedelta(minutes=200 - i * 5),
+            exit_status=1 if i % 4 == 1 else 0,
+            duration_ms=1500,
+            pipeline_statuses=[i % 4 == 1, 0],
+            working_directory=str(tmp_path / ("proj/src" if i % 3 else "proj")),
+            cwd_after=str(tmp_path),
+            host="laptop" if i % 2 else "server",
+        ))
+    store.append_executions(items)
+    store.close()
+    return {"a": a, "b": b, "items": items, "now": now}
+
+
+def ids(result: subprocess.CompletedProcess) -> list[str]:
+    assert result.returncode == 0, result.stderr
+    return [row["id"] for row in json.loads(result.stdout)]
+
+
+def newest_first(items, keep) -> list[str]:
+    return [e.id for e in sorted(items, key=lambda e: e.executed_at, reverse=True) if keep(e)]
+
+
+def test_history_json_carries_the_whole_record(env, recorded, tmp_path) -> None:
+    newest = max(recorded["items"], key=lambda e: e.executed_at)
+    row = json.loads(run(env, "history", "--json", "-n", "1").stdout)[0]
+    assert row["id"] == newest.id
+    assert row["pipeline_statuses"] == newest.pipeline_statuses
+    assert row["cwd_after"] == str(tmp_path)
+    assert row["exit_status"] == newest.exit_status and row["duration_ms"] == 1500
+
+
+def test_history_filters(env, recorded, tmp_path) -> None:
+    items = recorded["items"]
+    assert ids(run(env, "history", "--json", "--limit", "0")) == newest_first(items, lambda e: True)
+    proj = str(tmp_path / "proj")
+    assert ids(run(env, "history", "--json", "--cwd", proj, "--exit", "fail")) == newest_first(
+        items, lambda e: e.working_directory == proj and e.exit_status != 0)
+    assert ids(run(env, "history", "--json", "--here", "--subtree", "-n", "0", cwd=tmp_path / "proj")) == newest_first(
+        items, lambda e: True)
+    assert ids(run(env, "history", "--json", "--exit", "ok", "--host", "server", "-n", "5")) == newest_first(
+        items, lambda e: e.exit_status == 0 and e.host == "server")[:5]
+    assert ids(run(env, "history", "--json", "--search", "git push", "--since", "1h")) == newest_first(
+        items, lambda e: "git push" in e.command and e.executed_at >= recorded["now"] - timedelta(hours=1))
+    assert ids(run(env, "history", "--json", "--session", recorded["a"].id.lower(), "--exit", "1")) == newest_first(
+        items, lambda e: e.session_id == recorded["a"].id and e.exit_status == 1)
+
+
+def test_history_table_and_format(env, recorded) -> None:
+    table = run(env, "history", "-n", "3")
+    assert table.returncode == 0
+    lines = table.stdout.splitlines()
+    assert lines[0].split("\t") == ["time", "exit", "took", "cwd", "command"] and len(lines) == 4
+    assert lines[1].endswith("cargo build #39") and "\t1.5s\t" in lines[1]
+    formatted = run(env, "history", "-n", "2", "--format", "{exit}|{command}|{host}")
+    assert formatted.stdout.splitlines() == ["0|cargo build #39|laptop", "0|ls #38|server"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["history", "--since", "last tuesday"], "--since 'last tuesday': use a duration like 2h"),
+    (["history", "--exit", "maybe"], "--exit 'maybe': use ok, fail or a number"),
+    (["history", "--format", "{nope}"], "--format: 'nope'; fields are id, session, time"),
+    (["history", "--subtree"], "--subtree needs --cwd"),
+    (["sessions", "show", "ZZZZ"], "no session 'ZZZZ'"),
+    (["import", "tcsh"], "cannot import 'tcsh' history: choose bash, zsh or fish"),
+    (["import", "bash", "/nonexistent/file"], "cannot read /nonexistent/file"),
+    (["forget", "(unclosed"], "is not a valid regular expression"),
+])
+def test_user_errors_are_one_line(env, recorded, args, message) -> None:
+    result = run(env, *args)
+    assert result.returncode != 0
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_sessions_and_show(env, recorded) -> None:
+    listed = run(env, "sessions", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["id"]: row for row in json.loads(listed.stdout)}
+    assert rows[recorded["a"].id]["commands"] == 20 and rows[recorded["a"].id]["failed"] == 10
+    assert rows[recorded["b"].id]["shell"] == "zsh"
+    table = run(env, "sessions")
+    assert table.stdout.splitlines()[0].split("\t")[:3] == ["id", "shell", "host"]
+    shown = run(env, "sessions", "show", recorded["a"].id.lower(), "--json")
+    assert shown.returncode == 0, shown.stderr
+    payload = json.loads(shown.stdout)
+    assert payload["session"]["id"] == recorded["a"].id
+    assert [c["id"] for c in payload["commands"]] == list(reversed(newest_first(
+        recorded["items"], lambda e: e.session_id == recorded["a"].id)))
+
+
+def test_stats(env, recorded) -> None:
+    result = run(env, "stats", "--json")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["total"] == 40 and figures["failed"] == 10
+    by_program = {p["program"]: p for p in figures["programs"]}
+    assert by_program["git"]["failure_rate"] == 1.0 and by_program["make"]["failure_rate"] == 0.0
+    text = run(env, "stats")
+    assert "most used commands" in text.stdout and "LLM token usage: none recorded" in text.stdout
+
+
+def test_forget_asks_then_removes_everywhere(env, recorded) -> None:
+    refused = run(env, "forget", "git push")  # no terminal: refuses, removes nothing
+    assert refused.returncode != 0 and "pass --yes" in refused.stderr
+    assert len(ids(run(env, "history", "--json", "--search", "git push"))) == 10
+    done = run(env, "forget", "git push", "--yes")
+    assert done.returncode == 0 and "forgot 10 commands" in done.stdout
+    assert ids(run(env, "history", "--json", "--search", "git push")) == []
+    assert len(ids(run(env, "history", "--json", "-n", "0"))) == 30
+    assert "no recorded command matches" in run(env, "forget", "git push", "--yes").stdout
+
+
+def test_prune_dry_run_then_prune(env, recorded) -> None:
+    old = datetime.now(timezone.utc) - timedelta(days=90)
+    store = open_store(db_url(env))
+    ancient = Session(shell="bash", created_at=old, last_active=old)
+    store.save_session(ancient)
+    store.append_executions([DirectCommandExecution(session_id=ancient.id, command=f"old {i}", executed_at=old)
+                             for i in range(25)])
+    store.close()
+    dry = run(env, "prune", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "would remove 1 sessions and 25 commands (sessions older than 30 days)" in dry.stdout
+    assert len(ids(run(env, "history", "--json", "-n", "0"))) == 65
+    done = run(env, "prune")
+    assert done.returncode == 0, done.stderr
+    assert "removed 1 sessions and 25 commands" in done.stdout
+    assert len(ids(run(env, "history", "--json", "-n", "0"))) == 40
+    kept = run(env, "--set", "context_management.session_retention_days=0", "prune", "--dry-run")
+    assert "would remove 0 sessions and 0 commands (sessions kept forever)" in kept.stdout
+
+
+def test_import_is_idempotent_masks_and_reports(env, tmp_path) -> None:
+    history = tmp_path / "zsh_history"
+    history.write_bytes(
+        b": 1700000000:2;git status\n"
+        + f": 1700000005:0;export GITHUB_TOKEN={GH}\n".encode()
+        + b": 1700000010:1;for i in 1 2; do\\\n  echo $i\\\ndone\n"
+        + b": not a valid line\n"
+        + b":  1700000020:0; leading space is private\n"
+        + b": 1700000030:0;git status\n"
+    )
+    first = run(env, "import", "zsh", str(history))
+    assert first.returncode == 0, first.stderr
+    assert "5 entries, 4 added, 0 already present, 1 excluded by privacy settings, 1 malformed" in first.stdout
+    assert "skipped line 6: ': not a valid line'" in first.stderr
+    second = run(env, "import", "zsh", str(history))
+    assert "5 entries, 0 added, 4 already present" in second.stdout
+    rows = json.loads(run(env, "history", "--json").stdout)
+    assert [r["command"] for r in rows] == [
+        "git status", "for i in 1 2; do\n  echo $i\ndone", "export GITHUB_TOKEN=[REDACTED:github_token]", "git status",
+    ]
+    assert {r["source"] for r in rows} == {"import"} and rows[1]["duration_ms"] == 1000
+    assert GH.encode() not in Path(db_url(env).removeprefix("sqlite:///")).read_bytes()
+    sessions = json.loads(run(env, "sessions", "--json").stdout)
+    assert len(sessions) == 1 and sessions[0]["shell"] == "zsh" and sessions[0]["commands"] == 4
+
+
+def test_import_bash_and_fish_default_files(env, tmp_path) -> None:
+    (tmp_path / ".bash_history").write_text("#1700000000\nls\n#1700000001\nmake\n")
+    fish = tmp_path / ".local/share/fish"
+    fish.mkdir(parents=True)
+    (fish / "fish_history").write_text("- cmd: echo hi\n  when: 1700000002\n")
+    env.pop("HISTFILE", None)
+    env.pop("XDG_DATA_HOME_FISH", None)
+    assert "2 added" in run(env, "import", "bash").stdout
+    env_fish = {**env, "XDG_DATA_HOME": str(tmp_path / ".local/share")}
+    # fish's file lives under XDG_DATA_HOME; keep the store where the other commands look for it
+    result = run({**env_fish, "PARSEC_STORE_URL": db_url(env)}, "import", "fish")
+    assert "1 added" in result.stdout, result.stderr
+    assert [r["command"] for r in json.loads(run(env, "history", "--json").stdout)] == ["echo hi", "make", "ls"]
+
+
+def test_export_json_lines(env, recorded) -> None:
+    cutoff = recorded["now"] - timedelta(minutes=62)
+    result = run(env, "export", "--since", cutoff.isoformat())
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    expected = sorted(e.id for e in recorded["items"] if e.executed_at >= cutoff)
+    assert sorted(r["id"] for r in records if r["type"] == "execution") == expected
+    out = Path(env["HOME"]) / "all.jsonl"
+    written = run(env, "export", "-o", str(out))
+    assert written.returncode == 0 and "wrote 40 records" in written.stderr
+    assert len(out.read_text().splitlines()) == 40
+
+
+def run_via_typer(env: dict, *args: str) -> subprocess.CompletedProcess:
+    code = "import sys; from parsec.cli.app import run; sys.exit(run(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("args", [
+    ("history", "--json", "--exit", "fail", "-n", "7"),
+    ("history", "--format", "{id} {exit} {command}", "--search", "cargo", "--since", "2030-01-01"),
+    ("history", "--exit", "maybe"),
+    ("sessions", "--json"),
+])
+def test_fast_entry_and_typer_app_give_the_same_answer(env, recorded, args) -> None:
+    fast, slow = run(env, *args), run_via_typer(env, *args)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
+
+
+def test_fast_entry_leaves_help_and_typos_to_typer(env, recorded) -> None:
+    assert "Usage: parsec history" in run(env, "history", "--help").stdout
+    typo = run(env, "history", "--limt", "3")
+    assert typo.returncode != 0 and "--limt" in typo.stderr

@@ -1,0 +1,100 @@
+"""Streaming: SSE for OpenAI, Anthropic and Gemini, NDJSON for Ollama; usage reported at the end."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsec.models.chat import ChatMessage
+from parsec.providers.errors import ProviderResponseError, RateLimited
+
+from .conftest import PROVIDERS
+
+MESSAGES = [ChatMessage(role="system", content="Be brief."), ChatMessage(role="user", content="explain grep -r")]
+REPLY = "grep -r searches every file under a directory, recursively."
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_stream_yields_deltas_then_reports_usage(stub, make_provider, usage_events, name):
+    stub.reply(REPLY)
+    deltas = list(make_provider(name).stream(MESSAGES, purpose="ask"))
+    assert len(deltas) > 3 and "".join(deltas) == REPLY
+    (request,) = stub.model_requests()
+    (event,) = usage_events
+    assert event.purpose == "ask" and event.input_tokens == request.tokens
+    assert event.output_tokens == stub.count_tokens(REPLY)
+
+
+def test_stream_request_shapes(stub, make_provider):
+    for name in PROVIDERS:
+        list(make_provider(name).stream(MESSAGES))
+    openai, anthropic, gemini, ollama = stub.model_requests()
+    assert openai.body["stream"] is True and openai.body["stream_options"] == {"include_usage": True}
+    assert anthropic.body["stream"] is True and anthropic.body["system"] == "Be brief."
+    assert gemini.path.endswith(":streamGenerateContent") and gemini.query == {"alt": ["sse"]}
+    assert "stream" not in gemini.body
+    assert ollama.body["stream"] is True
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_deltas_arrive_before_the_stream_ends(stub, make_provider, name):
+    """The first delta is handed over while the server is still sending, not buffered to the end."""
+    import threading
+
+    gate = threading.Event()
+    stub.reply(REPLY, gate=gate)
+    stream = make_provider(name).stream(MESSAGES)
+    first = next(stream)  # would wait for the gate's 10 s if the client buffered the whole reply
+    (request,) = stub.model_requests()
+    assert first == REPLY[:stub.chunk_size] and not request.finished
+    gate.set()
+    assert first + "".join(stream) == REPLY
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_an_error_before_the_stream_starts_is_retried_then_one_line(stub, make_provider, sleeps, name):
+    stub.reply(status=429, error="slow down", headers={"Retry-After": "2"})
+    stub.reply(REPLY)
+    assert "".join(make_provider(name).stream(MESSAGES)) == REPLY
+    assert sleeps == [2.0]
+    for _ in range(3):
+        stub.reply(status=429, error="slow down")
+    with pytest.raises(RateLimited):
+        list(make_provider(name).stream(MESSAGES))
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_a_garbled_stream_is_a_one_line_provider_error(stub, make_provider, name):
+    stub.reply(raw="data: {this is not json\n\n" if name != "ollama" else "{this is not json\n")
+    with pytest.raises(ProviderResponseError, match=f"{name} sent a stream Parsec cannot read"):
+        list(make_provider(name).stream(MESSAGES))
+
+
+def test_an_error_event_inside_the_stream_is_reported(stub, make_provider):
+    event = 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n'
+    stub.reply(raw=event)
+    with pytest.raises(ProviderResponseError, match="anthropic stream failed: Overloaded"):
+        list(make_provider("anthropic").stream(MESSAGES))
+
+
+def test_a_stream_abandoned_early_still_reports_what_it_cost(stub, make_provider, usage_events):
+    stub.reply(REPLY)
+    stream = make_provider("openai").stream(MESSAGES, purpose="ask")
+    next(stream)
+    stream.close()  # the user pressed Ctrl-C after the first words
+    (event,) = usage_events
+    assert event.purpose == "ask" and event.input_tokens > 0 and event.output_tokens > 0
+
+
+def test_a_stream_that_stalls_trips_the_read_timeout(stub, make_provider, usage_events):
+    from parsec.config import Settings
+    from parsec.providers.errors import ProviderTimeout
+
+    settings = Settings()
+    settings.llm.read_timeout_s = 0.3
+    stub.reply(REPLY, stream_delay=1.0)
+    received = []
+    with pytest.raises(ProviderTimeout, match="read_timeout_s"):
+        for delta in make_provider("ollama", settings=settings).stream(MESSAGES):
+            received.append(delta)
+    assert received and "".join(received) != REPLY  # some text arrived, then the stall was noticed
+    assert len(usage_events) == 1  # what was spent is still accounted

@@ -1,0 +1,117 @@
+"""Structured output: the JSON-schema request per wire format, validation, one repair, then an error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import BaseModel, Field
+
+from parsec.models.chat import ChatMessage
+from parsec.providers.errors import StructuredOutputError
+
+from .conftest import KEY, PROVIDERS
+
+
+class Step(BaseModel):
+    title: str
+    command: str
+
+
+class Plan(BaseModel):
+    goal: str
+    steps: list[Step] = Field(min_length=1)
+
+
+PLAN = {"goal": "free disk space", "steps": [{"title": "find big files", "command": "du -ah . | sort -h | tail"}]}
+MESSAGES = [ChatMessage(role="system", content="You plan."), ChatMessage(role="user", content="free some disk")]
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_a_valid_reply_is_parsed(stub, make_provider, name):
+    stub.reply(json=PLAN)
+    plan, result = make_provider(name).structured(MESSAGES, Plan, purpose="plan")
+    assert plan == Plan.model_validate(PLAN)
+    assert result.usage.input_tokens == stub.model_requests()[0].tokens
+
+
+def test_each_provider_asks_for_the_schema_its_own_way(stub, make_provider):
+    schema = Plan.model_json_schema()
+    for name in PROVIDERS:
+        stub.reply(json=PLAN)
+        make_provider(name).structured(MESSAGES, Plan, purpose="plan")
+    openai, anthropic, gemini, ollama = (r.body for r in stub.model_requests())
+    assert openai["response_format"] == {"type": "json_schema",
+                                         "json_schema": {"name": "Plan", "schema": schema, "strict": False}}
+    assert gemini["generationConfig"]["responseMimeType"] == "application/json"
+    assert gemini["generationConfig"]["responseJsonSchema"] == schema
+    assert ollama["format"] == schema
+    # Anthropic has no JSON mode here: the schema travels in the system prompt, still top-level.
+    assert anthropic["system"].startswith("You plan.")
+    assert json.dumps(schema, separators=(",", ":")) in anthropic["system"]
+    assert all(m["role"] != "system" for m in anthropic["messages"])
+    # Native-schema providers do not pay tokens for the schema in the prompt as well.
+    assert '"properties"' not in openai["messages"][0]["content"]
+
+
+def test_code_fences_and_surrounding_prose_are_tolerated(stub, make_provider):
+    stub.reply("Here is the plan:\n```json\n" + json.dumps(PLAN) + "\n```")
+    plan, _ = make_provider("anthropic").structured(MESSAGES, Plan)
+    assert plan.goal == "free disk space"
+    stub.reply("Sure! " + json.dumps(PLAN) + " Hope that helps.")
+    plan, _ = make_provider("anthropic").structured(MESSAGES, Plan)
+    assert plan.steps[0].command.startswith("du")
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_one_repair_request_quotes_the_validation_error(stub, make_provider, usage_events, name):
+    stub.reply(json={"goal": "free disk space", "steps": []})  # violates min_length=1
+    stub.reply(json=PLAN)
+    plan, result = make_provider(name).structured(MESSAGES, Plan, purpose="plan")
+    assert plan.steps[0].title == "find big files"
+    first, repair = stub.model_requests()
+    repair_text = json.dumps(repair.body)
+    assert "steps: List should have at least 1 item" in repair_text
+    assert '\\"steps\\": []' in repair_text  # the bad reply is quoted back as the assistant turn
+    assert len(usage_events) == 2 and all(e.purpose == "plan" for e in usage_events)
+    assert result.usage.input_tokens == first.tokens + repair.tokens
+
+
+def test_a_second_bad_reply_raises_a_typed_error(stub, make_provider):
+    stub.reply("not json at all")
+    stub.reply(json={"goal": 3})
+    with pytest.raises(StructuredOutputError) as caught:
+        make_provider("openai").structured(MESSAGES, Plan)
+    message = str(caught.value)
+    assert "Plan" in message and "repair" in message and "\n" not in message
+    assert KEY not in message
+    assert len(stub.model_requests()) == 2  # exactly one repair, no more
+
+
+@pytest.mark.parametrize("name,complaint", [
+    ("openai", "Unrecognized request argument supplied: response_format"),
+    ("gemini", 'Invalid JSON payload received. Unknown name "responseJsonSchema" at \'generation_config\''),
+])
+def test_a_server_without_json_schema_support_gets_instructions_instead(stub, make_provider, name, complaint):
+    stub.reply(status=400, error=complaint)
+    stub.reply(json=PLAN)
+    stub.reply(json=PLAN)
+    provider = make_provider(name)
+    plan, _ = provider.structured(MESSAGES, Plan)
+    assert plan.goal == "free disk space"
+    refused, retried = (r.body for r in stub.model_requests())
+    assert "response_format" in refused or "responseJsonSchema" in refused["generationConfig"]
+    assert "response_format" not in retried and "generationConfig" not in retried
+    prompt_text = json.dumps(retried.get("messages") or retried.get("systemInstruction"))
+    assert "JSON schema" in prompt_text and "properties" in prompt_text  # the schema now travels in the prompt
+    provider.structured(MESSAGES, Plan)  # and the provider remembers: no refused request again
+    assert len(stub.model_requests()) == 3
+
+
+def test_an_unrelated_400_is_not_mistaken_for_missing_schema_support(stub, make_provider):
+    from parsec.providers.errors import ProviderResponseError
+
+    stub.reply(status=400, error="messages: text content blocks must be non-empty")
+    with pytest.raises(ProviderResponseError, match="non-empty"):
+        make_provider("openai").structured(MESSAGES, Plan)
+    assert len(stub.model_requests()) == 1

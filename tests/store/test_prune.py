@@ -1,0 +1,170 @@
+"""Retention: what prune_old_context removes, what it keeps, and the space it gives back."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from datetime import timedelta
+
+from parsec.models.base import utcnow
+from parsec.models.context import ArtifactInfo, ContextSummary
+from parsec.models.retention import RetentionPolicy
+from parsec.models.session import DirectCommandExecution, Session
+from parsec.models.workflow import Conversation
+from parsec.store import open_store
+from parsec.store.base import ExecutionQuery
+
+NOW = utcnow()
+
+
+def days_ago(days: float):
+    return NOW - timedelta(days=days)
+
+
+def add_session(store, age_days: float, commands: int = 3) -> Session:
+    session = Session(created_at=days_ago(age_days), last_active=days_ago(age_days))
+    store.save_session(session)
+    store.append_executions(
+        DirectCommandExecution(session_id=session.id, command=f"cmd {i}", executed_at=days_ago(age_days))
+        for i in range(commands)
+    )
+    return session
+
+
+def add_conversation(store, age_days: float, achievements: list[str] | None = None) -> Conversation:
+    conversation = Conversation(
+        session_id=add_session(store, 1, 0).id, name=f"c{age_days}", original_prompt="do it",
+        created_at=days_ago(age_days), updated_at=days_ago(age_days), working_directory="/srv",
+        context_summary=ContextSummary(key_achievements=achievements or [],
+                                       generated_artifacts=[ArtifactInfo(path="out.txt")] if achievements else []),
+    )
+    store.save_conversation(conversation)
+    return conversation
+
+
+def test_old_sessions_and_their_executions_go(store):
+    old, new = add_session(store, 40), add_session(store, 2)
+    policy = RetentionPolicy(session_retention_days=30, conversation_retention_days=0, max_conversation_history=0)
+    report = store.prune_old_context(policy)
+    assert (report.sessions, report.executions) == (1, 3)
+    assert [s.session.id for s in store.list_sessions()] == [new.id]
+    assert store.count_executions(ExecutionQuery(session_id=old.id)) == 0
+    assert store.count_executions(ExecutionQuery(search="cmd")) == 3  # the index forgot them too
+
+
+def test_old_executions_of_a_live_session_go(store):
+    session = add_session(store, 1)
+    store.append_executions([DirectCommandExecution(session_id=session.id, command="ancient", executed_at=days_ago(60))])
+    report = store.prune_old_context(RetentionPolicy(session_retention_days=30))
+    assert report.executions == 1 and report.sessions == 0
+    assert store.count_executions() == 3
+
+
+def test_max_sessions_keeps_the_newest(store):
+    sessions = [add_session(store, age) for age in (5, 4, 3, 2, 1)]
+    report = store.prune_old_context(RetentionPolicy(session_retention_days=0, max_sessions=2))
+    assert report.sessions == 3
+    assert {s.session.id for s in store.list_sessions()} == {sessions[3].id, sessions[4].id}
+
+
+def test_conversations_by_age_and_count_keep_their_achievements(store):
+    stale = add_conversation(store, 100, ["Deployed the API"])
+    plain = add_conversation(store, 95)
+    recent = [add_conversation(store, age) for age in (3, 2, 1)]
+    policy = RetentionPolicy(session_retention_days=0, conversation_retention_days=90, max_conversation_history=2)
+    dry = store.prune_old_context(policy, dry_run=True)
+    assert (dry.conversations, dry.dry_run) == (3, True) and len(store.list_conversations()) == 5
+    report = store.prune_old_context(policy)
+    assert (report.conversations, report.achievements_kept) == (3, 1)
+    assert [c.id for c in store.list_conversations()] == [recent[2].id, recent[1].id]
+    [kept] = store.recent_achievements()
+    assert (kept["conversation_id"], kept["achievements"], kept["artifacts"]) == (stale.id, ["Deployed the API"], ["out.txt"])
+    assert plain.id not in {a["conversation_id"] for a in store.recent_achievements()}
+
+
+def test_dry_run_changes_nothing(store):
+    add_session(store, 40)
+    report = store.prune_old_context(RetentionPolicy(session_retention_days=30), dry_run=True)
+    assert (report.sessions, report.executions, report.dry_run) == (1, 3, True)
+    assert store.count_executions() == 3
+
+
+def test_zero_limits_keep_everything(store):
+    add_session(store, 4000)
+    add_conversation(store, 4000)
+    report = store.prune_old_context(
+        RetentionPolicy(session_retention_days=0, conversation_retention_days=0, max_conversation_history=0)
+    )
+    assert (report.sessions, report.executions, report.conversations) == (0, 0, 0)
+
+
+def test_sqlite_prune_gives_space_back_in_short_batches(sqlite_url):
+    from parsec.store.engine import sqlite_path
+
+    store = open_store(sqlite_url)
+    old = Session(last_active=days_ago(40))
+    store.save_session(old)
+    store.append_executions(
+        DirectCommandExecution(session_id=old.id, command=f"echo {'payload ' * 30} {i}", executed_at=days_ago(40))
+        for i in range(20_000)
+    )
+    live = Session()
+    store.save_session(live)
+    path = sqlite_path(sqlite_url)
+    size_before = path.stat().st_size
+
+    # A writer keeps recording during the prune; none of its writes may wait long.
+    stalls: list[float] = []
+    done = threading.Event()
+
+    def writer() -> None:
+        while not done.is_set():
+            started = time.monotonic()
+            store.append_executions([DirectCommandExecution(session_id=live.id, command="live")])
+            stalls.append(time.monotonic() - started)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    report = store.prune_old_context(RetentionPolicy(session_retention_days=30, batch_size=1000))
+    done.set()
+    thread.join()
+    assert report.executions == 20_000 and report.bytes_freed > size_before / 2
+    assert store.count_executions() == len(stalls)  # every live write landed
+    store.close()  # the last connection checkpoints the WAL into the file
+    # Full-text tombstones go later, by automerge; the live writer's rows (more on a busy machine) stay.
+    assert path.stat().st_size < size_before * 0.75
+    with sqlite3.connect(path) as check:  # FTS5's own consistency check of the index
+        check.execute("INSERT INTO executions_fts(executions_fts, rank) VALUES ('integrity-check', 1)")
+    # How long a writer waits behind a prune batch is measured by bench/store.py, not here.
+
+
+def test_prune_batches_follow_the_time_budget(store):
+    from parsec.store.prune import BATCH_SECONDS, MIN_BATCH, _Pacer
+
+    pacer = _Pacer(store, batch_size=5000)
+    pacer.sqlite = False  # no pause, no checkpoint: only the sizing
+    first = pacer.size
+    pacer.took(first, BATCH_SECONDS / 10)  # fast: grows, at most twice
+    assert pacer.size == 2 * first
+    pacer.took(pacer.size, BATCH_SECONDS * 10)  # slow: shrinks, at most by half
+    assert pacer.size == first
+    pacer.took(3, BATCH_SECONDS * 100)  # a short last batch says nothing
+    assert pacer.size == first
+    for _ in range(20):
+        pacer.took(pacer.size, BATCH_SECONDS * 100)
+    assert pacer.size == MIN_BATCH
+    for _ in range(20):
+        pacer.took(pacer.size, BATCH_SECONDS / 100)
+    assert pacer.size == 5000  # never above the policy's batch_size
+
+
+def test_sqlite_prune_puts_the_wal_autocheckpoint_back(sqlite_url):
+    store = open_store(sqlite_url)
+    old = add_session(store, 40, commands=50)
+    report = store.prune_old_context(RetentionPolicy(session_retention_days=30, batch_size=7))
+    assert report.executions == 50 and store.count_executions(ExecutionQuery(session_id=old.id)) == 0
+    for _ in range(6):  # every pooled connection checkpoints on commit again
+        with store.engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 1000
+    store.close()

@@ -1,0 +1,1 @@
+"""Local stand-ins for outside services (LLM providers) used by tests and benchmarks."""

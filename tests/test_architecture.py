@@ -1,0 +1,37 @@
+"""The layer direction of DESIGN.md §2 and the light-import rule for the hook path."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = ["pydantic", "sqlalchemy", "httpx", "typer", "rich", "tiktoken", "psutil"]
+
+
+def test_layers_are_respected():
+    result = subprocess.run(["lint-imports", "--no-cache"], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = f"{code}\nimport sys, json; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_package_inits_import_nothing_heavy():
+    loaded = _modules_after(
+        "import parsec, parsec.models, parsec.store, parsec.providers, parsec.protocol, "
+        "parsec.context, parsec.workflow, parsec.daemon, parsec.cli, parsec.privacy"
+    )
+    assert not [name for name in HEAVY if name in loaded]
+
+
+def test_parsec_init_fast_path_imports_nothing_heavy():
+    loaded = _modules_after(
+        "import io, contextlib\n"
+        "from parsec.cli.entry import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): main(['init', 'bash'])"
+    )
+    assert not [name for name in HEAVY if name in loaded]

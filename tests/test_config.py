@@ -1,0 +1,115 @@
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from parsec.config import Settings, load_config
+from parsec.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    for var in list(os.environ):
+        if var.startswith("PARSEC_"):
+            monkeypatch.delenv(var)
+    (tmp_path / "config" / "parsec").mkdir(parents=True)
+    return tmp_path
+
+
+def write_user(home: Path, text: str) -> Path:
+    path = home / "config" / "parsec" / "config.toml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_match_the_seed():
+    settings = load_config(env={}, cwd=Path("/nonexistent"), user_file=Path("/nonexistent")).settings
+    assert settings.context_management.max_conversation_history == 50
+    assert settings.context_management.session_retention_days == 30
+    assert settings.context_management.context_compression_threshold == 0.8
+    assert settings.context_pruning.max_command_output_length == 1024
+    assert settings.context_pruning.preserve_error_context_steps == 5
+    assert settings.context_pruning.importance_decay_factor == 0.9
+
+
+def test_reference_config_is_complete_and_valid():
+    """The repo's config.toml documents every key with its default value."""
+    reference = tomllib.loads((REPO / "config.toml").read_text())
+    assert Settings.model_validate(reference) == Settings()
+    for section, model in Settings.model_fields.items():
+        fields = getattr(model.annotation, "model_fields", None)
+        if fields is None:
+            continue
+        text = (REPO / "config.toml").read_text()
+        for key in fields:
+            if key == "models":
+                continue  # an open table, documented as a comment
+            documented = f"\n{key} =" in text or f"\n# {key} =" in text  # optional keys are commented
+            assert documented, f"[{section}] {key} is not documented in config.toml"
+
+
+def test_layers_and_sources(home):
+    write_user(home, "[store]\nbusy_timeout_ms = 100\nurl = 'sqlite:///user.db'\n")
+    (home / ".parsec.toml").write_text("[store]\nbusy_timeout_ms = 200\n")
+    loaded = load_config({"llm.model": "flag-model"}, env={"PARSEC_MODEL": "env-model",
+                                                            "PARSEC_STORE_URL": "sqlite:///env.db"})
+    settings = loaded.settings
+    assert settings.store.busy_timeout_ms == 200
+    assert loaded.source_of("store.busy_timeout_ms").endswith(".parsec.toml")
+    assert settings.store.url == "sqlite:///env.db"
+    assert loaded.source_of("store.url") == "environment PARSEC_STORE_URL"
+    assert settings.llm.model == "flag-model"
+    assert loaded.source_of("llm.model") == "command line"
+    assert loaded.source_of("daemon.batch_size") == "default"
+
+
+def test_env_lists_are_toml(home):
+    loaded = load_config(env={"PARSEC_PRIVACY_EXCLUDE_COMMANDS": '["^vault ", "secret"]'})
+    assert loaded.settings.privacy.exclude_commands == ["^vault ", "secret"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("[store\nurl=1", "not valid TOML"),
+        ("[store]\nbogus = 1\n", "[store] unknown key 'bogus'"),
+        ("[nosuch]\na = 1\n", "unknown section or key 'nosuch'"),
+        ("[daemon]\nbatch_size = 'many'\n", "[daemon] batch_size"),
+        ("[context_pruning]\nimportance_decay_factor = 3\n", "importance_decay_factor"),
+        ("store = 5\n", "must be a table"),
+    ],
+)
+def test_config_errors_name_the_file_and_key(home, text, expected):
+    path = write_user(home, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(env={})
+    message = str(err.value)
+    assert str(path) in message and expected in message
+    assert "\n" not in message
+
+
+def test_unknown_env_key_is_named(home):
+    with pytest.raises(ConfigError, match="PARSEC_DAEMON_NOPE"):
+        load_config(env={"PARSEC_DAEMON_NOPE": "1"})
+
+
+def test_hook_variables_are_not_config(home):
+    loaded = load_config(env={"PARSEC_DISABLE": "1", "PARSEC_SESSION": "x", "PARSEC_SOMETHING_ELSE": "y"})
+    assert loaded.sources == {} and loaded.settings == Settings()
+
+
+def test_cli_reports_config_errors_in_one_line(home):
+    write_user(home, "[daemon]\nlog_level = 'loud'\n")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(home / "config")}
+    result = subprocess.run([sys.executable, "-m", "parsec.cli.entry", "config", "show"],
+                            capture_output=True, text=True, env=env, cwd=home)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "log_level" in lines[0] and "Traceback" not in result.stderr

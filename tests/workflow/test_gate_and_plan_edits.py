@@ -1,0 +1,62 @@
+"""The gate's rules and the plan edits, as tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsec.workflow.gate import Choice, auto_decision, interpret
+from parsec.workflow.planner import edit_plan
+from parsec.workflow.risk import RiskVerdict
+
+
+def verdict(level: str) -> RiskVerdict:
+    return RiskVerdict(level=level, reasons=[] if level == "low" else ["because"])
+
+
+@pytest.mark.parametrize("answer,level,choice", [
+    ("", "low", Choice.run),
+    ("", "medium", Choice.ask_again),
+    ("", "high", Choice.ask_again),
+    ("y", "medium", Choice.run),
+    ("y", "high", Choice.ask_again),
+    ("yes", "high", Choice.run),
+    ("YES", "high", Choice.run),
+    ("e", "high", Choice.edit),
+    ("x", "low", Choice.explain),
+    ("a", "low", Choice.alternative),
+    ("s", "medium", Choice.skip),
+    ("q", "high", Choice.abort),
+    ("maybe", "low", Choice.ask_again),
+])
+def test_interpret(answer: str, level: str, choice: Choice) -> None:
+    assert interpret(answer, verdict(level)).choice == choice
+
+
+@pytest.mark.parametrize("level,choice", [("low", Choice.run), ("medium", Choice.abort), ("high", Choice.abort)])
+def test_yes_flag_approves_low_risk_only(level: str, choice: Choice) -> None:
+    assert auto_decision(verdict(level)).choice == choice
+
+
+STEPS = ["one", "two", "three"]
+
+
+@pytest.mark.parametrize("edit,result", [
+    ("d 2", ["one", "three"]),
+    ("m 3 1", ["three", "one", "two"]),
+    ("r 1 first", ["first", "two", "three"]),
+    ("a 1 one and a half", ["one", "one and a half", "two", "three"]),
+    ("a four", ["one", "two", "three", "four"]),
+])
+def test_plan_edits(edit: str, result: list[str]) -> None:
+    assert edit_plan(STEPS, edit) == result
+
+
+@pytest.mark.parametrize("edit", ["d 9", "m 1", "r 2", "z 1", "a", "d x"])
+def test_bad_plan_edits_say_why(edit: str) -> None:
+    with pytest.raises(ValueError):
+        edit_plan(STEPS, edit)
+
+
+def test_last_step_cannot_be_dropped() -> None:
+    with pytest.raises(ValueError):
+        edit_plan(["only"], "d 1")

@@ -1,0 +1,55 @@
+"""Artifacts (git status inside a repository, a file snapshot outside) and environment changes."""
+
+from __future__ import annotations
+
+import subprocess
+
+from parsec.workflow.handoff import append_history, write_final_directory
+from parsec.workflow.results import artifacts_between, environment_changes, take_snapshot
+
+
+def test_snapshot_outside_git(tmp_path) -> None:
+    (tmp_path / "old.txt").write_text("a")
+    (tmp_path / "gone.txt").write_text("b")
+    before = take_snapshot(str(tmp_path))
+    (tmp_path / "old.txt").write_text("changed")
+    (tmp_path / "gone.txt").unlink()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "file.txt").write_text("c")
+    changes = {(a.path.rsplit("/", 2)[-1] if "new/" in a.path else a.path.rsplit("/", 1)[-1], a.change)
+               for a in artifacts_between(before, take_snapshot(str(tmp_path)), 0)}
+    assert changes == {("old.txt", "modified"), ("gone.txt", "deleted"), ("new", "created"), ("file.txt", "created")}
+
+
+def test_git_status_inside_a_repository(tmp_path) -> None:
+    run = lambda *args: subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    (tmp_path / "tracked.txt").write_text("1")
+    run("-c", "user.email=t@t", "-c", "user.name=t", "add", "tracked.txt")
+    run("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init")
+    before = take_snapshot(str(tmp_path))
+    assert before.git == {}
+    (tmp_path / "tracked.txt").write_text("2")
+    (tmp_path / "added.txt").write_text("new")
+    found = {(a.path.rsplit("/", 1)[-1], a.change) for a in artifacts_between(before, take_snapshot(str(tmp_path)), 1)}
+    assert found == {("tracked.txt", "modified"), ("added.txt", "created")}
+
+
+def test_environment_changes_mask_secrets() -> None:
+    changes = environment_changes("/a", "/b", {"PATH": "/bin", "X": "1"}, {"PATH": "/venv/bin:/bin", "TOKEN": "s3cret"},
+                                  2, mask=lambda v: "[REDACTED]" if v == "s3cret" else v)
+    assert [(c.kind, c.name, c.old_value, c.new_value) for c in changes] == [
+        ("cwd", "", "/a", "/b"), ("path", "PATH", "/bin", "/venv/bin:/bin"),
+        ("env_var", "TOKEN", None, "[REDACTED]"), ("env_var", "X", "1", None)]
+
+
+def test_handoff_files(tmp_path) -> None:
+    env = {"PARSEC_CD_FILE": str(tmp_path / "cd"), "HISTFILE": str(tmp_path / "hist")}
+    assert write_final_directory("/srv/app", env)
+    assert (tmp_path / "cd").read_text() == "/srv/app\n"
+    (tmp_path / "zsh_history").write_text(": 1700000000:0;ls\n")
+    assert append_history(["make", "make test"], env)
+    assert (tmp_path / "hist").read_text() == "make\nmake test\n"
+    assert append_history(["pwd"], {"HISTFILE": str(tmp_path / "zsh_history")})
+    assert (tmp_path / "zsh_history").read_text().splitlines()[-1].endswith(":0;pwd")
+    assert not write_final_directory("/x", {})

@@ -39,7 +39,7 @@ from .schema import (
     to_micros,
 )
 
-INSERT_CHUNK = 5000  # rows per executemany: bounded memory, still one transaction per call
+INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one transaction per call
 
 
 class SqlStore:
@@ -48,7 +48,6 @@ class SqlStore:
         self.url = url
         self.dialect = engine.dialect.name
         self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
-        self._insert_execution = self._insert(executions).on_conflict_do_nothing(index_elements=["id"])
 
     # --- transactions and errors -------------------------------------------------------------
 
@@ -172,16 +171,18 @@ class SqlStore:
 
     def _insert_executions(self, connection: Connection, batch: list[DirectCommandExecution]) -> int:
         self._touch_sessions(connection, batch)
+        if self.dialect == "sqlite":
+            return sum(
+                connection.exec_driver_sql(_SQLITE_BULK_INSERT, (payload,)).rowcount
+                for payload in _sqlite_payloads(batch)
+            )
+        # PostgreSQL: psycopg's own executemany (pipelined) sums rowcount; SQLAlchemy's batched
+        # VALUES form reports -1, and RETURNING to count rows costs 4x the insert.
         inserted = 0
         for start in range(0, len(batch), INSERT_CHUNK):
             chunk = [rows.execution_row(item) for item in batch[start : start + INSERT_CHUNK]]
-            if self.dialect == "postgresql":
-                # psycopg's own executemany (pipelined) sums rowcount; SQLAlchemy's batched
-                # VALUES form reports -1, and RETURNING to count rows costs 4x the insert.
-                values = [tuple(row[name] for name in _PG_COLUMNS) for row in chunk]
-                inserted += connection.exec_driver_sql(_PG_INSERT, values).rowcount
-            else:
-                inserted += connection.execute(self._insert_execution, chunk).rowcount
+            values = [tuple(row[name] for name in _PG_COLUMNS) for row in chunk]
+            inserted += connection.exec_driver_sql(_PG_INSERT, values).rowcount
         return inserted
 
     def _touch_sessions(self, connection: Connection, batch: list[DirectCommandExecution]) -> None:
@@ -425,6 +426,37 @@ _PG_INSERT = (
     f"INSERT INTO executions ({_PG_QUOTED}) VALUES ({', '.join(['%s'] * len(_PG_COLUMNS))}) "
     "ON CONFLICT (id) DO NOTHING"
 )
+
+# SQLite: one INSERT ... SELECT over json_each() per chunk instead of executemany. FTS5 (SQLite
+# 3.40) flushes its pending index changes as a new segment at the end of every statement, and
+# executemany is one statement per row, so each row made a one-row segment for automerge to
+# fold: 100,000 imported commands took 1.65 s to insert that way and 0.26 s this way.
+_SQLITE_COLUMNS = _PG_COLUMNS
+_SQLITE_BULK_INSERT = (
+    f"INSERT INTO executions ({_PG_QUOTED}) SELECT "
+    + ", ".join(f"json_extract(value, '$[{i}]')" for i in range(len(_SQLITE_COLUMNS)))
+    + " FROM json_each(?) WHERE true ON CONFLICT (id) DO NOTHING"  # WHERE: see SQLite's upsert parsing
+)
+SQLITE_PAYLOAD_CHARS = 8_000_000  # a chunk's JSON stays a few MB even when rows carry outputs
+
+
+def _sqlite_payloads(batch: list[DirectCommandExecution]) -> Iterator[str]:
+    """The batch as JSON arrays of row tuples, at most INSERT_CHUNK rows or about
+    SQLITE_PAYLOAD_CHARS characters each. Non-ASCII stays raw UTF-8 (ensure_ascii=False): no
+    \\u escapes, so no surrogate pairs for SQLite's JSON reader to recombine."""
+    chunk: list[list[Any]] = []
+    size = 0
+    for item in batch:
+        row = rows.execution_row(item)
+        values = [row[name] for name in _SQLITE_COLUMNS]
+        chunk.append(values)
+        size += len(row["command"]) + len(row["stdout"] or "") + len(row["stderr"] or "") + 200
+        if len(chunk) >= INSERT_CHUNK or size >= SQLITE_PAYLOAD_CHARS:
+            yield json.dumps(chunk, ensure_ascii=False)
+            chunk, size = [], 0
+    if chunk:
+        yield json.dumps(chunk, ensure_ascii=False)
+
 
 achievements_table = achievements  # the method argument `achievements` shadows the table name
 

@@ -161,6 +161,28 @@ def test_append_is_idempotent_and_creates_missing_sessions(store):
     assert stub.host == "box" and stub.last_active == batch[0].executed_at + timedelta(seconds=9)
 
 
+def test_bulk_append_splits_big_batches_and_keeps_text_and_order(store, monkeypatch):
+    """Large batches go in several insert statements (by rows and by size); every row comes
+    back with its text intact, in order, and searchable."""
+    from parsec.store import sql_store
+
+    monkeypatch.setattr(sql_store, "INSERT_CHUNK", 7)
+    monkeypatch.setattr(sql_store, "SQLITE_PAYLOAD_CHARS", 5000)
+    session = make_session()
+    texts = ['echo "héllo wörld" 😀', "123", "printf 'a\\tb' | tr -d x", "x\x01y", "cat <<EOF\nline\nEOF"]
+    batch = [
+        make_execution(session, i, command=f"{texts[i % len(texts)]} #{i}", exit_status=i % 3,
+                       stdout=TruncatedText.from_output("ü" * 4000 if i % 4 == 0 else "ok\n", limit=8192))
+        for i in range(40)
+    ]
+    assert store.append_executions(batch) == 40
+    assert store.append_executions(batch) == 0
+    stored = store.query_executions(ExecutionQuery(limit=100))
+    assert stored == list(reversed(batch))  # newest first, nothing altered
+    found = store.query_executions(ExecutionQuery(search="wörld", limit=100))
+    assert [e.command for e in found] == [e.command for e in reversed(batch) if "wörld" in e.command]
+
+
 def test_conversation_round_trip_and_update(store):
     session = make_session()
     store.save_session(session)

@@ -88,7 +88,8 @@ def time_to_first_request(stub: TimedStub, env: dict[str, str], cwd: Path, runs:
         stub.clear()
         stub.arrivals.clear()
         stub.reply(json={"name": "Bench", "steps": ["Show the directory"]})
-        stub.reply(json={"done": True, "candidates": [{"command": "true", "explanation": "nothing"}]})
+        stub.reply(json={"done": False, "candidates": [{"command": "true", "explanation": "nothing"}]})
+        stub.reply(json={"done": True, "candidates": [], "summary": "shown"})
         started = time.monotonic()
         process = subprocess.Popen([*PARSEC, "ask", "--yes", "--json", "show the directory"], env=env, cwd=cwd,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -128,7 +129,8 @@ def ten_step_workflow(stub: TimedStub, env: dict[str, str], cwd: Path) -> dict[s
     steps = [(d, c if not c.startswith("mkdir") else "test -d scratch") for d, c in STEPS]
     stub.reply(json={"name": "Ten steps", "steps": [d for d, _ in steps]})
     for _, command in steps:
-        stub.reply(json={"done": True, "candidates": [{"command": command, "explanation": "bench"}]})
+        stub.reply(json={"done": False, "candidates": [{"command": command, "explanation": "bench"}]})
+        stub.reply(json={"done": True, "candidates": [], "summary": f"ran {command}"})  # seen the result
     started, cpu_before = time.monotonic(), os.times()
     result = subprocess.run([*PARSEC, "ask", "--yes", "--json", "ten little steps"], env=env, cwd=cwd,
                             stdin=subprocess.DEVNULL, capture_output=True, text=True)
@@ -197,7 +199,7 @@ def main() -> int:
               f"(python -c pass: {statistics.median(baseline_cpu):.0f} ms); CPU time does not grow with the "
               f"machine's load, wall time does (load average now {os.getloadavg()[0]:.1f})")
     print("## 10-step workflow (--yes --json, stub answers at once)")
-    print(f"  status {workflow['status']}, model calls {calls} (1 plan + 1 per step)")
+    print(f"  status {workflow['status']}, model calls {calls} (1 plan + 2 per step: the command, then done after seeing its result)")
     print(f"  tokens sent per call: {workflow['tokens_per_call']}")
     print(f"  tokens sent in total: {workflow['tokens_total']}, median per call {statistics.median(workflow['tokens_per_call']):.0f}")
     print(f"  wall {workflow['wall_ms']:.0f} ms; in commands {workflow['command_ms']} ms; "

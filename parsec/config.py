@@ -7,13 +7,14 @@ Each error names the file (or variable), the key and what was expected, in one l
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo
 
 from . import paths
 from .errors import ConfigError
@@ -21,6 +22,24 @@ from .errors import ConfigError
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+# Passed to validators by load_config, whose errors then name the file or variable (see _config_error).
+_LOADING = {"load_config": True}
+
+
+def _valid_regex(value: str, info: ValidationInfo) -> str:
+    """A regex setting must compile here, so `config show` and `doctor` report it, not the daemon later."""
+    try:
+        re.compile(value)
+    except re.error as err:
+        if info.context is None:  # a model built directly (a tool, a test): no file to name
+            raise ConfigError(f"[privacy] {info.field_name}: invalid regex {value!r}: {err}") from None
+        raise ValueError(f"expected a valid regular expression ({err})") from None
+    return value
+
+
+Regex = Annotated[str, AfterValidator(_valid_regex)]  # the privacy section's regex lists
 
 
 class ContextManagement(_Section):
@@ -86,9 +105,9 @@ class ClassifierConfig(_Section):
 
 class PrivacyConfig(_Section):
     mask_secrets: bool = True
-    exclude_commands: list[str] = Field(default_factory=list)  # regexes, never stored
-    exclude_dirs: list[str] = Field(default_factory=list)  # regexes on the cwd, never stored
-    extra_patterns: list[str] = Field(default_factory=list)  # more secret regexes to mask
+    exclude_commands: list[Regex] = Field(default_factory=list)  # regexes, never stored
+    exclude_dirs: list[Regex] = Field(default_factory=list)  # regexes on the cwd, never stored
+    extra_patterns: list[Regex] = Field(default_factory=list)  # more secret regexes to mask
     environment_allowlist: list[str] = Field(
         default_factory=lambda: [
             "SHELL", "TERM", "LANG", "LC_ALL", "EDITOR", "VISUAL", "PAGER", "VIRTUAL_ENV",
@@ -101,7 +120,10 @@ class PrivacyConfig(_Section):
 class WorkflowConfig(_Section):
     max_retries: int = Field(2, ge=0)
     max_plan_steps: int = Field(12, ge=1, le=12)
+    max_commands_per_step: int = Field(10, ge=1)  # then retry / skip / abort (abort under --yes)
     command_timeout_s: float = Field(0, ge=0)  # 0: no timeout
+    # Under --yes nobody is there to press Ctrl-C: `tail -f` would hold the workflow forever.
+    unattended_timeout_s: float = Field(600, ge=0)  # used when command_timeout_s is 0; 0: none
     truncation_strategy: Literal["oldest_first", "middle_out"] = "middle_out"
 
 
@@ -180,7 +202,7 @@ def load_config(
         _check_keys(data, origin)
         _deep_merge(merged, data, origin, sources, prefix="")
     try:
-        settings = Settings.model_validate(merged)
+        settings = Settings.model_validate(merged, context=_LOADING)
     except ValidationError as err:
         raise _config_error(err, sources) from None
     return LoadedConfig(settings=settings, sources=sources, files=files)
@@ -290,7 +312,10 @@ def _config_error(err: ValidationError, sources: Mapping[str, str]) -> ConfigErr
     origin = sources.get(dotted) or sources.get(section) or "config"
     where = f"[{section}] {key}" if key else f"'{section}'"
     got = first.get("input")
-    return ConfigError(f"{origin}: {where}: {first['msg'].lower()} (got {got!r})")
+    message = first["msg"].lower()
+    if first["type"] == "value_error":  # our own validators, without pydantic's "Value error, "
+        message = str(first.get("ctx", {}).get("error", message))
+    return ConfigError(f"{origin}: {where}: {message} (got {got!r})")
 
 
 def flatten(settings: Settings) -> dict[str, Any]:

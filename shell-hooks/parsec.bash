@@ -255,8 +255,9 @@ __parsec_route() {
     [[ ${PARSEC_DISABLE:-0} != 1 && $line == *[![:space:]]* ]] || return 0
     case $line in
     ' '*) return 0 ;;                         # private: never leaves the shell
-    \\* | 'command '*) return 0 ;;          # forced to the shell
-    '?'*) __parsec_make_ask "${line#\?}"; return 0 ;; # forced to Parsec
+    \\*) __parsec_overridden "${line#\\}" command; return 0 ;;          # forced to the shell
+    'command '*) __parsec_overridden "${line#command }" command; return 0 ;;
+    '?'*) __parsec_overridden "${line#\?}" prompt; __parsec_make_ask "${line#\?}"; return 0 ;; # forced to Parsec
     esac
     __parsec_first_word "$line"
     __parsec_kind=$REPLY
@@ -271,11 +272,21 @@ __parsec_route() {
     __parsec_json "$PWD"
     __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$parses,\"cwd\":$REPLY}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"([a-z]+)\" ]] || return 0
+    __parsec_last_line=$line __parsec_last_decision=${BASH_REMATCH[1]}
     case ${BASH_REMATCH[1]} in
     prompt) __parsec_make_ask "$line" ;;
     ambiguous) __parsec_ask_key "$line" ;;
     esac
     return 0
+}
+
+# The user typed again, with an override, a line the daemon had just sorted the other way
+# (`\line` after it became a prompt, `?line` after it ran as a command): learn from it.
+__parsec_overridden() { # $1 the line without its override, $2 what the user forced
+    [[ -n ${__parsec_last_decision-} && $1 == "${__parsec_last_line-}" && $2 != "$__parsec_last_decision" ]] || return 0
+    __parsec_last_decision=
+    __parsec_first_word "$1"
+    __parsec_feedback "$1" "$REPLY" "$2"
 }
 
 # One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it.
@@ -342,14 +353,19 @@ __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
     fi
 }
 
-# After "command not found" on something that reads like prose: one key sends it to Parsec.
+# After "command not found" on something the daemon says reads like prose (not a typo such as
+# `gti status`): one key sends it to Parsec. No daemon, no offer.
 __parsec_offer_ask() {
     [[ ${PARSEC_HOOKS_OFFER_PROMPT_ON_127:-1} == [1tT]* ]] || return 0
+    __parsec_json "$1"
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
+    [[ $REPLY =~ \"decision\":\ *\"prompt\" ]] || return 0
     local key=
     printf '\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
     read -rsn1 key
     printf '\r\e[2K' >&2
     [[ $key == [yY] ]] || return 0
+    __parsec_feedback "$1" none prompt
     local text=${1#"${1%%[![:space:]]*}"}
     local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${text@Q}"
     history -s -- "$cmd"
@@ -419,7 +435,7 @@ PS0=${PS0-}$__parsec_ps0
 
 __parsec_hook_in
 
-for __parsec_map in emacs vi-insert; do
+for __parsec_map in emacs vi-insert vi-command; do
     bind -m "$__parsec_map" -x '"\C-x\C-]\C-r": __parsec_route'
     bind -m "$__parsec_map" '"\C-x\C-]\C-a": accept-line'
     bind -m "$__parsec_map" '"\C-m": "\C-x\C-]\C-r\C-x\C-]\C-a"'

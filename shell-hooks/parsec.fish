@@ -121,13 +121,32 @@ function __parsec_enter --description 'Parsec: route the line, then run it'
     end
     if test "$PARSEC_DISABLE" != 1; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
         if string match -q '\?*' -- $line
+            __parsec_overridden (string sub -s 2 -- $line) prompt
             __parsec_make_ask (string sub -s 2 -- $line)
-        else if not string match -qr '^(\\\\|command )' -- $line
+        else if string match -qr '^(\\\\|command )' -- $line
+            __parsec_overridden (string replace -r '^(\\\\|command )' '' -- $line) command
+        else
             __parsec_route $line
             or return # the user chose to edit
         end
     end
     commandline -f execute
+end
+
+# The user typed again, with an override, a line the daemon had just sorted the other way
+# (`\line` after it became a prompt, `?line` after it ran as a command): learn from it.
+function __parsec_overridden --argument-names line chosen
+    test -n "$__parsec_last_decision"; and test "$line" = "$__parsec_last_line"; and test "$chosen" != "$__parsec_last_decision"
+    or return 0
+    set -g __parsec_last_decision ''
+    set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
+    __parsec_feedback $line (type -t -- $word 2>/dev/null; or echo none)[1] $chosen
+end
+
+function __parsec_ask_daemon --argument-names request --description 'one classify round trip: print the decision'
+    set -l timeout 0.15
+    set -q PARSEC_HOOK_TIMEOUT; and set timeout $PARSEC_HOOK_TIMEOUT
+    command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_runtime $request $timeout 2>/dev/null
 end
 
 function __parsec_route --argument-names line
@@ -138,9 +157,9 @@ function __parsec_route --argument-names line
     test -e $__parsec_runtime/tcp; or return 0 # no daemon: do not start a helper to find out
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
-    set -l timeout 0.15
-    set -q PARSEC_HOOK_TIMEOUT; and set timeout $PARSEC_HOOK_TIMEOUT
-    set -l decision (command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_runtime $request $timeout 2>/dev/null)
+    set -l decision (__parsec_ask_daemon $request)
+    set -g __parsec_last_line $line
+    set -g __parsec_last_decision $decision
     switch "$decision"
         case prompt
             __parsec_make_ask $line
@@ -189,11 +208,32 @@ function __parsec_postexec --on-event fish_postexec
             (string join , -- $pipe) (__parsec_json "$__parsec_cwd0") (__parsec_json "$PWD"))
         __parsec_autostart $started
     end
+    if test $exit_status -eq 127; and test "$__parsec_kind" = none; and test -z "$__parsec_routed"
+        and string match -qr '[[:alpha:]]\s+\S*[[:alpha:]]' -- $line
+        __parsec_offer_ask $line
+    end
     if set -q PARSEC_OSC133
         printf '\e]133;D;%s%s\a' $exit_status (test -n "$seq"; and printf ';parsec=%s:%s' $__parsec_session $seq) >/dev/tty 2>/dev/null
     end
     set -g __parsec_routed ''
     __parsec_follow_cd
+end
+
+# After "command not found" on something the daemon says reads like prose (not a typo such as
+# `gti status`): one key sends it to Parsec. No daemon, no offer.
+function __parsec_offer_ask --argument-names line
+    string match -qr '^(0|f|F)' -- "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; and return 0
+    test -e $__parsec_runtime/tcp; or return 0
+    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
+        $__parsec_session (__parsec_json "$line"))
+    set -l decision (__parsec_ask_daemon $request)
+    test "$decision" = prompt; or return 0
+    read -n 1 -P 'parsec: ask Parsec instead? [y/N] ' -l key
+    string match -qr '^[yY]$' -- "$key"; or return 0
+    __parsec_feedback $line none prompt
+    set -l ask parsec ask
+    set -q PARSEC_ASK_COMMAND; and set ask $PARSEC_ASK_COMMAND
+    eval $ask (string escape -- (string trim -- $line))
 end
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.

@@ -113,3 +113,47 @@ def test_cli_reports_config_errors_in_one_line(home):
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "log_level" in lines[0] and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("key", ["exclude_commands", "exclude_dirs", "extra_patterns"])
+def test_invalid_regex_is_a_config_error(home, key):
+    path = write_user(home, f'[privacy]\n{key} = ["^ok$", "("]\n')
+    with pytest.raises(ConfigError) as err:
+        load_config(env={})
+    message = str(err.value)
+    assert message.startswith(f"{path}: [privacy] {key}.1: expected a valid regular expression (")
+    assert message.endswith("(got '(')") and "\n" not in message
+    assert "value error" not in message.lower()
+
+
+def test_invalid_regex_from_the_environment_names_the_variable(home):
+    with pytest.raises(ConfigError, match=r"^environment PARSEC_PRIVACY_EXCLUDE_DIRS: \[privacy\] exclude_dirs\.0: "
+                                          r"expected a valid regular expression"):
+        load_config(env={"PARSEC_PRIVACY_EXCLUDE_DIRS": '["[a-"]'})
+
+
+def test_valid_regexes_are_accepted(home):
+    write_user(home, '[privacy]\nexclude_commands = ["^vault ", "(?i)secret"]\nexclude_dirs = ["^/srv/(a|b)(/|$)"]\n'
+                     'extra_patterns = ["pin=(?P<s>\\\\d+)"]\n')
+    privacy = load_config(env={}).settings.privacy
+    assert privacy.exclude_commands == ["^vault ", "(?i)secret"]
+    assert privacy.extra_patterns == ["pin=(?P<s>\\d+)"]
+
+
+def test_doctor_reports_an_invalid_regex(home):
+    from parsec.cli.doctor_checks import run_checks
+
+    path = write_user(home, '[privacy]\nexclude_commands = ["("]\n')
+    check = next(run_checks())
+    assert (check.name, check.status) == ("config", "fail")
+    assert str(path) in check.detail and "[privacy] exclude_commands" in check.detail
+
+
+def test_invalid_regex_in_a_model_built_directly_is_a_config_error():
+    from parsec.config import PrivacyConfig
+
+    with pytest.raises(ConfigError, match=r"^\[privacy\] exclude_dirs: invalid regex '\('"):
+        PrivacyConfig(exclude_dirs=["("])
+    privacy = PrivacyConfig()
+    with pytest.raises(ConfigError, match=r"^\[privacy\] extra_patterns: invalid regex"):
+        privacy.extra_patterns = ["[a-"]

@@ -49,6 +49,7 @@ def register(app: typer.Typer) -> None:
 
             if not _classifier(require_store=True).learn(line, first_word, learn):
                 raise StoreError("could not save the choice in the store; run `parsec doctor` to check it")
+            _tell_the_daemon()
             typer.echo(f"learned: lines shaped like {line!r} are a {learn}")
             return
         classifier = _classifier(require_store=False)
@@ -90,6 +91,7 @@ def _preferences(forget: bool) -> None:
     classifier = Classifier(store=open_store(settings.store_url()), settings=None)
     if forget:
         count = classifier.forget()
+        _tell_the_daemon()
         typer.echo(f"forgot {count} learned classifier choice{'s' if count != 1 else ''}")
         return
     choices = classifier.learned()
@@ -116,3 +118,16 @@ def _batch(classifier: Any) -> None:
         out.write(json.dumps(decision.as_dict()))
         out.write("\n")
     out.flush()
+
+
+def _tell_the_daemon() -> None:
+    """A running daemon keeps learned choices in memory: make it re-read them now. A daemon
+    that is down reads them when it starts, so failing here changes nothing."""
+    from ..errors import ParsecError
+    from ..protocol.client import DaemonClient
+
+    try:
+        with DaemonClient.connect(timeout=2.0) as client:
+            client.call("classifier_reload")
+    except (ParsecError, OSError):
+        pass

@@ -60,14 +60,16 @@ def _open_store(settings):
 
 
 def _conversation(store, conversation_id: str | None):
+    """By id or id prefix (as `conversations show` and `resume` take them), else the newest."""
     from ..errors import NotFound
+    from ..workflow.start import find_conversation
 
-    if conversation_id:
-        return store.load_conversation(conversation_id)
-    newest = store.list_conversations(limit=1)
-    if not newest:
-        raise NotFound("no conversations yet: start one with `parsec ask \"...\"`")
-    return store.load_conversation(newest[0].id)
+    try:
+        return find_conversation(store, conversation_id)
+    except NotFound:
+        if conversation_id:
+            raise
+        raise NotFound("no conversations yet: start one with `parsec ask \"...\"`") from None
 
 
 def _engine(settings, store, conversation):

@@ -1,4 +1,4 @@
-"""`parsec forget PATTERN`: remove matching commands from history everywhere, after asking."""
+"""`parsec forget PATTERN`: remove matching commands and conversations everywhere, after asking."""
 
 from __future__ import annotations
 
@@ -12,17 +12,31 @@ def register(app: typer.Typer) -> None:
         literal: bool = typer.Option(False, "--literal", "-F", help="PATTERN is plain text, not a regex."),
         yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
     ) -> None:
-        """Delete every recorded command matching PATTERN, full-text index and free pages included."""
+        """Delete every recorded command and conversation matching PATTERN, full-text index and
+        free pages included."""
         from .history_common import confirm, open_configured_store
 
+        regex = not literal
         with open_configured_store() as store:
-            count = store.forget_executions(pattern, regex=not literal, dry_run=True)
-            if count == 0:
-                typer.echo(f"no recorded command matches {pattern!r}")
+            commands = store.forget_executions(pattern, regex=regex, dry_run=True)
+            conversations = store.forget_conversations(pattern, regex=regex, dry_run=True)
+            if commands == 0 and conversations == 0:
+                typer.echo(f"no recorded command or conversation matches {pattern!r}")
                 return
-            noun = "command" if count == 1 else "commands"
-            if not yes and not confirm(f"forget {count} recorded {noun} matching {pattern!r}?"):
+            what = _counted(commands, conversations)
+            if not yes and not confirm(f"forget {what} matching {pattern!r}?"):
                 typer.echo("nothing forgotten")
                 raise typer.Exit(1)
-            removed = store.forget_executions(pattern, regex=not literal)
-        typer.echo(f"forgot {removed} {'command' if removed == 1 else 'commands'}")
+            removed = store.forget_executions(pattern, regex=regex)
+            removed_conversations = store.forget_conversations(pattern, regex=regex)
+        typer.echo(f"forgot {_counted(removed, removed_conversations)}")
+
+
+def _counted(commands: int, conversations: int) -> str:
+    """'3 commands', '1 command and 2 conversations', '1 conversation'."""
+    parts = []
+    if commands or not conversations:
+        parts.append(f"{commands} {'command' if commands == 1 else 'commands'}")
+    if conversations:
+        parts.append(f"{conversations} {'conversation' if conversations == 1 else 'conversations'}")
+    return " and ".join(parts)

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from .history_views import DEFAULT_FORMAT, FIELDS
 
 
+class _HistoryCommand(TyperCommand):
+    """`--cwd [PATH]`: typer's parser has no optional option values, so a bare --cwd gets its "."
+    before parsing (the fast path does the same, history_common.optional_cwd)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from .history_common import optional_cwd
+
+        return super().parse_args(ctx, optional_cwd(args))
+
+
 def register(app: typer.Typer) -> None:
-    @app.command("history")
+    @app.command("history", cls=_HistoryCommand)
     def history(
         session: Optional[str] = typer.Option(None, "--session", help="'current' or a session id."),
         cwd: Optional[str] = typer.Option(
-            None, "--cwd", help="Only this directory ('.' is the current one).", show_default=False
+            None, "--cwd", metavar="[PATH]", show_default=False,
+            help="Only this directory; without PATH (or '.') the current one.",
         ),
         here: bool = typer.Option(False, "--here", help="Only the current directory (same as --cwd .)."),
         subtree: bool = typer.Option(False, "--subtree", help="With --cwd: also every directory below it."),
@@ -31,8 +43,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show recorded commands, newest first."""
         from .app import state
+        from .history_common import check_history_options
         from .history_views import run_history
 
+        check_history_options(limit=limit, exit_filter=exit_filter, since=since, until=until)
         run_history(
             session=session, cwd=cwd, here=here, subtree=subtree, exit_filter=exit_filter, since=since,
             until=until, host=host, search=search, limit=limit, as_json=as_json, fmt=fmt,

@@ -115,10 +115,30 @@ _RELATIVE = re.compile(r"(\d+)\s*(s|sec|secs|m|min|mins|h|hr|hrs|hours?|d|days?|
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
 
+_WHEN_FORMS = "a duration like 2h, 3d, 1w, 'today', 'yesterday' or an ISO date (2024-05-01)"
+EARLIEST_YEAR = 1900  # nothing was recorded before; an older date is a typo (0001-01-01)
+
+
 def parse_when(value: str, option: str, now: datetime | None = None) -> datetime:
     """`2h`, `3d`, `1w` (ago), `today`, `yesterday`, or an ISO date/time (local time unless it
-    says otherwise). Returned in UTC."""
+    says otherwise). Returned in UTC, from EARLIEST_YEAR to year 9999: anything else is a
+    UsageError that says what is accepted."""
     now = now or datetime.now(timezone.utc)
+    try:
+        when = _parse_when(value, now)
+    except (OverflowError, ValueError, OSError):  # beyond what datetime (or the C library) holds
+        when = None
+    else:
+        if when is None:
+            raise UsageError(f"{option} {value!r}: use {_WHEN_FORMS}")
+    if when is None or when.year < EARLIEST_YEAR:
+        raise UsageError(f"{option} {value!r} is out of range: use a time from {EARLIEST_YEAR} to 9999, as {_WHEN_FORMS}")
+    return when
+
+
+def _parse_when(value: str, now: datetime) -> datetime | None:
+    """The time `value` means, None when it is none of the accepted forms; OverflowError or
+    ValueError when it is one of them but out of range."""
     text = value.strip().lower()
     local_midnight = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
     if text in ("now",):
@@ -135,12 +155,82 @@ def parse_when(value: str, option: str, now: datetime | None = None) -> datetime
     try:
         parsed = datetime.fromisoformat(value.strip())
     except ValueError:
-        raise UsageError(
-            f"{option} {value!r}: use a duration like 2h, 3d, 1w, 'today', 'yesterday' or an ISO date (2024-05-01)"
-        ) from None
+        return None  # not an ISO date (or not a real one: 2024-02-30)
     if parsed.tzinfo is None:
         parsed = parsed.astimezone()  # local time, as the user reads their clock
     return parsed.astimezone(timezone.utc)
+
+
+def check_time_range(since: str | None, until: str | None) -> None:
+    """--since and --until each parse, and --since comes before --until (which is exclusive)."""
+    now = datetime.now(timezone.utc)  # one clock for both, so `--since 1h --until 1h` is empty
+    start = parse_when(since, "--since", now) if since else None
+    end = parse_when(until, "--until", now) if until else None
+    if start is not None and end is not None and start >= end:
+        raise UsageError(
+            f"--since {since!r} is not before --until {until!r}: nothing can match; give the earlier time to "
+            f"--since (--until is exclusive)"
+        )
+
+
+# --- other option values -----------------------------------------------------------------------
+
+MAX_LIMIT = 1_000_000_000  # more rows than any store holds; 0 already means "all"
+EXIT_STATUS_MIN, EXIT_STATUS_MAX = -(2**31), 2**31 - 1  # executions.exit_status is a 32-bit INTEGER
+
+
+def check_limit(value: int, option: str = "--limit", minimum: int = 0, maximum: int = MAX_LIMIT) -> int:
+    if not minimum <= value <= maximum:
+        accepted = f"a number from {minimum} to {maximum}" + (" (0: all)" if minimum == 0 else "")
+        raise UsageError(f"{option} {value} is out of range: use {accepted}")
+    return value
+
+
+def check_exit_filter(value: str | None) -> None:
+    """--exit is ok, fail or an exit status the store can hold (history_views reads it)."""
+    if value is None:
+        return
+    try:
+        status = int(value)
+    except ValueError:
+        return  # ok / fail / a word: history_views accepts it or explains what is accepted
+    if not EXIT_STATUS_MIN <= status <= EXIT_STATUS_MAX:
+        raise UsageError(
+            f"--exit {value!r} is out of range: use ok, fail or an exit status from {EXIT_STATUS_MIN} to {EXIT_STATUS_MAX}"
+        )
+
+
+def check_history_options(*, limit: int, exit_filter: str | None, since: str | None, until: str | None) -> None:
+    """The checks `parsec history` makes before it queries, the same on the fast and typer paths."""
+    check_limit(limit)
+    check_exit_filter(exit_filter)
+    check_time_range(since, until)
+
+
+_VALUE_OPTIONS = frozenset(("--session", "--cwd", "--exit", "--since", "--until", "--host", "--format", "--search",
+                            "-s", "--limit", "-n"))
+
+
+def optional_cwd(args: list[str]) -> list[str]:
+    """`parsec history --cwd [PATH]`: a --cwd with no value (last, or followed by another option)
+    means the current directory. Returns the arguments with that "." filled in."""
+    out: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        out.append(arg)
+        index += 1
+        if arg == "--":
+            out.extend(args[index:])
+            break
+        if arg in _VALUE_OPTIONS:
+            following = args[index] if index < len(args) else None
+            if arg == "--cwd" and (following is None or (following.startswith("-") and following != "-")):
+                out.append(".")
+            elif following is not None:
+                out.append(following)  # a value, even one that starts with "-" (--search -v)
+                index += 1
+    return out
 
 
 def local_time(value: datetime) -> str:

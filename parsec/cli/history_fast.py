@@ -48,13 +48,17 @@ def try_fast(args: list[str]) -> int | None:
     if not args or args[0] not in ("history", "sessions"):
         return None
     if args[0] == "history":
-        ns = _parse(_history_parser(), args[1:])
+        from .history_common import optional_cwd
+
+        ns = _parse(_history_parser(), optional_cwd(args[1:]))
         if ns is None or ns.limit < 0:
             return None
 
         def call() -> None:
+            from .history_common import check_history_options
             from .history_views import run_history
 
+            check_history_options(limit=ns.limit, exit_filter=ns.exit, since=ns.since, until=ns.until)
             run_history(
                 session=ns.session, cwd=ns.cwd, here=ns.here, subtree=ns.subtree, exit_filter=ns.exit,
                 since=ns.since, until=ns.until, host=ns.host, search=ns.search, limit=ns.limit,
@@ -66,8 +70,10 @@ def try_fast(args: list[str]) -> int | None:
             return None
 
         def call() -> None:
+            from .history_common import check_limit
             from .history_views import run_sessions
 
+            check_limit(ns.limit, minimum=1)
             run_sessions(limit=ns.limit, as_json=ns.json)
 
     return _run(call)

@@ -34,7 +34,7 @@ def register(app: typer.Typer) -> None:
         """List the LLM providers that are configured, the one in use (*) and whether each answers."""
         from .app import load_settings
 
-        rows = collect_rows(load_settings(), probe=probe)
+        rows, problem = collect(load_settings(), probe=probe)
         if as_json:
             typer.echo(json.dumps([asdict(row) for row in rows], indent=2))
         else:
@@ -44,9 +44,7 @@ def register(app: typer.Typer) -> None:
                   [("*" if r.selected else "", r.provider, r.model, r.endpoint, r.key, r.status) for r in rows])
             chosen = next((r for r in rows if r.selected), None)
             if chosen is None:
-                from ..providers.select import HOW_TO_CONFIGURE
-
-                typer.echo(HOW_TO_CONFIGURE, err=True)
+                typer.echo(problem, err=True)
             else:
                 typer.echo(f"in use: {chosen.provider} {chosen.model} ({chosen.reason})")
         usable = any(r.selected and (r.answers or not probe) for r in rows)
@@ -54,23 +52,31 @@ def register(app: typer.Typer) -> None:
 
 
 def collect_rows(loaded, *, probe: bool, env=None) -> list[ProviderRow]:
+    return collect(loaded, probe=probe, env=env)[0]
+
+
+def collect(loaded, *, probe: bool, env=None) -> tuple[list[ProviderRow], str]:
+    """The rows, and (when no provider is in use) the one line that says why."""
     import importlib
     import os
     from concurrent.futures import ThreadPoolExecutor
 
     from ..errors import ParsecError
-    from ..providers.errors import NoProviderConfigured
-    from ..providers.select import PROVIDERS, choose
+    from ..providers.select import HOW_TO_CONFIGURE, PROVIDERS, choose
 
     env = os.environ if env is None else env
+    problem = ""
     try:
         in_use = choose(loaded, env=env, probe_ollama=probe)
         selected, reason = in_use.provider, in_use.reason
-    except (NoProviderConfigured, ParsecError):
+    except ParsecError as err:  # NoProviderConfigured, or e.g. a malformed OPENAI_BASE_URL / OLLAMA_HOST
         selected = reason = ""
+        problem = str(err) or HOW_TO_CONFIGURE
     rows: list[ProviderRow] = []
     for name in PROVIDERS:
         # The configured model belongs to the selected provider; the others show their default.
+        # Each row is chosen as `--provider NAME` would be: `[llm] api_key` / `base_url` go only to the
+        # provider the config names, so every other row shows (and probes with) its own variable.
         model = None if name == selected else importlib.import_module(f"parsec.providers.{name}").DEFAULT_MODEL
         try:
             choice = choose(loaded, provider=name, model=model, env=env, probe_ollama=False)
@@ -86,7 +92,7 @@ def collect_rows(loaded, *, probe: bool, env=None) -> list[ProviderRow]:
     if probe:
         with ThreadPoolExecutor(max_workers=len(rows)) as pool:
             list(pool.map(lambda row: _probe(row, loaded, env), [r for r in rows if r.configured]))
-    return rows
+    return rows, problem
 
 
 def _is_configured(choice) -> bool:

@@ -21,8 +21,10 @@ def register(app: typer.Typer) -> None:
         if ctx.invoked_subcommand is not None:
             return
         from .app import state
+        from .history_common import check_limit
         from .history_views import run_sessions
 
+        check_limit(limit, minimum=1)
         run_sessions(limit=limit, as_json=as_json, overrides=state.overrides)
 
     @sessions_app.command("show")
@@ -33,9 +35,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """One session: its details, its commands (oldest first) and its conversations."""
         from ..store.history import HistoryQuery, history_via_store, resolve_session_id
-        from .history_common import human_duration, local_time, open_configured_store, to_json
+        from .history_common import check_limit, human_duration, local_time, open_configured_store, to_json
         from .history_views import current_session_id, print_executions
 
+        check_limit(limit)
         with open_configured_store() as store:
             full_id = current_session_id() if session_id == "current" else resolve_session_id(store, session_id)
             session = store.load_session(full_id, history_limit=1)

@@ -18,8 +18,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Summaries of your history and of LLM token usage."""
         from ..store.history import stats as compute
-        from .history_common import open_configured_store, parse_when, to_json
+        from .history_common import check_limit, open_configured_store, parse_when, to_json
 
+        check_limit(top, "--top", minimum=1)
         start = parse_when(since, "--since") if since else None
         with open_configured_store() as store:
             figures = compute(store, since=start, top=top, days=days)

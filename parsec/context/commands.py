@@ -3,7 +3,8 @@
 Static ones run once per conversation, all at the same time, and their output is stored in the
 system prompt between `--- Context: NAME ---` and `--- End Context ---`; dynamic ones run the same
 way before each step and go into that step's message only. Each is killed (with its whole process
-group) at its timeout, so a slow command never holds a conversation longer than that.
+group) at its timeout, so a slow command never holds a conversation longer than that. They run
+with the environment scrubbed of LLM keys, like the commands of a workflow.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import signal
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..config import ContextCommand
 from ..errors import ParsecError
+from ..providers.keys import scrubbed_environment
 from .redact import clip, masked
 
 BLOCK_START = "--- Context: {name} ---"
@@ -37,12 +40,14 @@ class CommandOutput:
     on_error: str = "warn"
 
 
-def run_one(command: ContextCommand, cwd: str, max_output: int) -> CommandOutput:
+def run_one(command: ContextCommand, cwd: str, max_output: int, env: Mapping[str, str] | None = None) -> CommandOutput:
+    """Run one command; `env` (default: os.environ) is passed on without any LLM key."""
     started = time.monotonic()
     try:
         process = subprocess.Popen(
             ["/bin/sh", "-c", command.command],
             cwd=cwd or None,
+            env=scrubbed_environment(env),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -67,15 +72,18 @@ def run_one(command: ContextCommand, cwd: str, max_output: int) -> CommandOutput
     return CommandOutput(command.name, _clip(stdout, max_output), True, None, elapsed, command.on_error)
 
 
-def run_all(commands: list[ContextCommand], cwd: str, max_output: int) -> list[CommandOutput]:
-    """Run `commands` in parallel; results come back in config order.
+def run_all(commands: list[ContextCommand], cwd: str, max_output: int,
+            env: Mapping[str, str] | None = None) -> list[CommandOutput]:
+    """Run `commands` in parallel; results come back in config order. LLM keys are scrubbed from
+    `env` (default: os.environ) first.
 
     Raises ContextCommandFailed for the first failed command whose on_error is "fail".
     """
     if not commands:
         return []
+    clean = scrubbed_environment(env)  # once, not per command
     with ThreadPoolExecutor(max_workers=len(commands)) as pool:
-        outputs = list(pool.map(lambda c: run_one(c, cwd, max_output), commands))
+        outputs = list(pool.map(lambda c: run_one(c, cwd, max_output, clean), commands))
     for out in outputs:
         if not out.ok and out.on_error == "fail":
             raise ContextCommandFailed(

@@ -87,6 +87,7 @@ class Daemon:
             "command_finished": self._command_finished, "command_output": self._command_output,
             "session_end": self._session_end, "classify_feedback": self._classify_feedback,
             "status": self._status, "current_session": self._current_session, "flush": self._flush,
+            "classifier_reload": self._classifier_reload,
         }
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -258,7 +259,9 @@ class Daemon:
         classifier = await self._get_classifier()
         if classifier is None:
             return m.error_reply(req.id, "unavailable", "classifier unavailable")
-        decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses)
+        if req.after_127:
+            return _after_command_not_found(req)
+        decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd)
         return m.ok_reply(req.id, decision=decision.decision, confidence=decision.confidence, reason=decision.reason)
 
     async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> dict[str, Any]:
@@ -266,6 +269,13 @@ class Daemon:
         if classifier is None:
             return m.error_reply(req.id, "unavailable", "classifier unavailable")
         await asyncio.get_running_loop().run_in_executor(None, classifier.learn, req.text, req.first_word, req.chosen)
+        return m.ok_reply(req.id)
+
+    async def _classifier_reload(self, req: m.ClassifierReload, conn: dict[str, Any]) -> dict[str, Any]:
+        if self._classifier is not None and self._classifier.done():  # not loaded yet: nothing stale
+            classifier = self._classifier.result()
+            if classifier is not None:
+                await asyncio.get_running_loop().run_in_executor(None, classifier.reload)
         return m.ok_reply(req.id)
 
     async def _status(self, req: m.Status, conn: dict[str, Any]) -> dict[str, Any]:
@@ -359,3 +369,15 @@ def _write_private(path: Path, text: str) -> None:
     with os.fdopen(fd, "w") as handle:
         handle.write(text)
     os.replace(temp, path)
+
+
+def _after_command_not_found(req: m.Classify) -> dict[str, Any]:
+    """The exit-127 check: stricter than the live decision, so a typo (`gti status`) is never
+    offered to Parsec while a sentence (`tidy up the readme`) is."""
+    from ..workflow.classify import reads_like_prose
+
+    if reads_like_prose(req.text):
+        return m.ok_reply(req.id, decision="prompt", confidence=0.8,
+                          reason="command not found, and the line reads like a sentence")
+    return m.ok_reply(req.id, decision="command", confidence=0.8,
+                      reason="command not found, but the line reads like a mistyped command")

@@ -24,6 +24,11 @@ _NOT_MARKER = r"(?!\[REDACTED:)"  # so masking twice changes nothing
 # references (`$VAR`, `$(cmd)`), redirections or the next flag are not secrets.
 _VALUE = _NOT_MARKER + r"""(?:"[^"\n]*"|'[^'\n]*'|(?![$<>|`-])[^\s;&|'"`]+)"""
 _URL_VALUE = _NOT_MARKER + r"""[^\s&;#'"`]+"""
+# A value glued to its flag (`-pSECRET`, `-p'my secret'`, `-p"my secret"`): a quoted value is taken
+# whole (up to its closing quote, which the shell lets span lines), else up to the next space or
+# separator. An unterminated quote still masks the word after it. No alternative repeats and none
+# holds a nested quantifier, so a failed match costs one scan of the value, never backtracking.
+_GLUED_VALUE = _NOT_MARKER + r"""(?:'[^']*'|"[^"]*"|['"]?[^\s;|&'"]+)"""
 
 # Names whose value is a credential: `DB_PASSWORD=`, `api_key=`, `clientSecret=`, `_authToken=`.
 # The long words may be glued to a prefix (`dbpassword`); the short ones need a word start or a
@@ -39,6 +44,11 @@ _AUTH_SCHEME = r"(?i:bearer|basic|token|digest|negotiate|apikey|bot|sso-key)"
 
 # Commands where `-pVALUE` is a password (elsewhere `-p` is a port or a flag).
 _MYSQL_LIKE = r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|mariadb-dump)"
+
+# `aws configure set [--profile P] [profile.P.]aws_secret_access_key VALUE` (the AWS CLI form).
+# `aws --profile P configure set …` works as it is; `[A-Za-z0-9_-]+\.` cannot overlap itself.
+_AWS_PROFILE = r"(?:--profile(?:\s+|=)\S+\s+)?"
+_AWS_CONFIGURE_SET = rf"(?<![\w-])configure\s+{_AWS_PROFILE}set\s+{_AWS_PROFILE}(?:[A-Za-z0-9_-]+\.)*"
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,8 @@ def builtin_patterns() -> tuple[SecretPattern, ...]:
         ),
         _p("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}\b"),
         _p("aws_secret_key", rf"(?i:aws_?secret_?access_?key)[\"']?\s*[=:]\s*[\"']?(?P<s>{_NOT_MARKER}[A-Za-z0-9/+]{{40}})\b"),
+        _p("aws_secret_key", rf"{_AWS_CONFIGURE_SET}(?i:aws_secret_access_key)\s+(?P<s>{_VALUE})"),
+        _p("aws_session_token", rf"{_AWS_CONFIGURE_SET}(?i:aws_session_token|aws_security_token)\s+(?P<s>{_VALUE})"),
         _p("gcp_api_key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
         _p("gcp_oauth_token", r"\bya29\.[0-9A-Za-z_\-]{20,}"),
         _p("azure_storage_key", rf"(?i:AccountKey|SharedAccessKey)=(?P<s>{_NOT_MARKER}[A-Za-z0-9+/]{{20,}}=*)"),
@@ -124,15 +136,23 @@ def builtin_patterns() -> tuple[SecretPattern, ...]:
             "auth_header",
             rf"(?i:\b(?:x-api-key|api-key|x-auth-token|x-access-token|private-token|x-goog-api-key|x-vault-token|x-api-token))\s*:\s*(?P<s>{_NOT_MARKER}[^\s'\"]+)",
         ),
-        _p("cookie", rf"(?i:\b(?:set-)?cookie)\s*:\s*(?P<s>{_NOT_MARKER}[^'\"\n]+)"),
+        _p("cookie", rf"(?i:\b(?:set-)?cookie)\s*:\s*(?P<s>{_NOT_MARKER}[^\s'\"][^'\"\n]*)"),
         _p("url_credentials", rf"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@'\"\[\]]*:(?P<s>{_NOT_MARKER}[^\s@/'\"]+)@"),
-        _p("basic_auth", rf"(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)['\"]?[^\s:/'\"]+:(?!//)(?P<s>{_NOT_MARKER}[^\s'\"]+)"),
-        _p("password", rf"(?:^|[\s;|&(]){_MYSQL_LIKE}\b[^;|&\n]*?\s-p(?P<s>{_NOT_MARKER}[^\s;|&]+)"),
-        _p("password", rf"(?:^|[\s;|&(])sshpass\b[^;|&\n]*?\s-p\s*(?P<s>{_NOT_MARKER}[^\s;|&]+)"),
+        _p("basic_auth", rf"(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)['\"]?{_NOT_MARKER}[^\s:/'\"]+:(?!//)(?P<s>{_NOT_MARKER}[^\s'\"]+)"),
+        _p("password", rf"(?:^|[\s;|&(]){_MYSQL_LIKE}\b[^;|&\n]*?\s-p(?P<s>{_GLUED_VALUE})"),
+        _p("password", rf"(?:^|[\s;|&(])sshpass\b[^;|&\n]*?\s-p\s*(?P<s>{_GLUED_VALUE})"),
         _p("password", rf"(?:^|[\s;|&(])(?:docker|podman|nerdctl|buildah)\s+login\b[^;|&\n]*?\s-p(?:\s+|=)(?P<s>{_VALUE})"),
+        # `az login -u me -p PASSWORD`, `az acr login -n reg -u me -p PASSWORD` (`--password` is below)
+        _p("password", rf"(?:^|[\s;|&(])az\s+(?:acr\s+)?login\b[^;|&\n]*?\s-p(?:\s+|=)(?P<s>{_VALUE})"),
+        # httpie / xh: `http -a user:pass`, `--auth=user:pass`, `-a 'user:my pass'` (`-a user` prompts)
+        _p(
+            "basic_auth",
+            rf"(?:^|[\s;|&(])(?:https?|xhs?)(?=\s)[^;|&\n]*?\s(?:-a|--auth)(?:\s+|=){_NOT_MARKER}(?:(?P<q>['\"])[^\s:'\"]*|[^\s:'\"-][^\s:'\"]*):"
+            rf"(?P<s>{_NOT_MARKER}(?(q)[^'\"\n]+|[^\s'\"]+))",
+        ),
         _p("password", rf"(?:^|[\s;|&(])redis-cli\b[^;|&\n]*?\s-a\s+(?P<s>{_VALUE})"),
         _p("password", rf"\s-pass(?:in|out)?\s+pass:(?P<s>{_NOT_MARKER}\S+)"),
-        _p("password", rf"(?i:\bidentified\s+(?:with\s+\S+\s+)?by)\s+(?P<s>{_NOT_MARKER}'[^'\n]*'|\"[^\"\n]*\"|[^\s;]+)"),
+        _p("password", rf"(?i:\bidentified\s+(?:with\s+\S+\s+)?by)\s+(?P<s>{_NOT_MARKER}(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s;]+))"),
         # --password X, --password=X, --db-password X, --api-key X, --auth-token=X (not --password-stdin)
         _p(
             "credential",

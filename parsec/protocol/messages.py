@@ -8,7 +8,7 @@ ignored, so newer hooks can talk to an older daemon.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -29,6 +29,29 @@ def _key() -> Any:
 
 _TEXT_LIMIT = 1_000_000  # the framing limit bounds every field anyway; this keeps models honest
 
+# Every integer is a JSON integer (strict: `1.5`, `1e20`, `"3"` and `true` are refused, not
+# coerced) within what the store's column and the models can hold, so a value the daemon
+# acknowledges can always be read back. JSON numbers written with an exponent or a fraction
+# arrive as floats and are refused even when whole.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# The hooks send $? and $pipestatus: 0..255, 128+N for a signal (130 for Ctrl-C), 127 for a
+# command not found. The executions.exit_status column is a 32-bit INTEGER; negative values are
+# accepted too (a recorder may report a signal as -N), anything else is refused.
+ExitStatus = Annotated[int, Field(strict=True, ge=INT32_MIN, le=INT32_MAX)]
+# A counter from the shell (seq) or a byte count: never negative, at most a signed 64-bit value.
+Count = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]
+# A process id: sessions.pid is a 32-bit INTEGER (Linux pids stay below 2**22). 0 is what
+# getppid() returns when the parent lives in another pid namespace.
+Pid = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
+# Milliseconds, stored as BIGINT. Negative values are dropped (see CommandFinished), not refused.
+Millis = Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)]
+# Epoch seconds with a fraction, as the hooks send them: finite, or refused. An implausible time
+# (a bogus clock) is dropped by the recorder and the record kept (daemon/sessions.py: _epoch).
+Timestamp = Annotated[float, Field(allow_inf_nan=False)]
+MAX_PIPELINE = 256  # statuses in one pipeline
+MAX_ENV = 256  # variables in a session_start (the hooks send about a dozen)
+
 
 class BadMessage(ProtocolError):
     """A request the daemon refuses; `code` goes into the error reply."""
@@ -41,8 +64,8 @@ class BadMessage(ProtocolError):
 class Request(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
     type: ClassVar[str] = ""
-    v: int = PROTOCOL_VERSION
-    id: int | str | None = None
+    v: Annotated[int, Field(strict=True)] = PROTOCOL_VERSION
+    id: Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)] | str | None = None
     noreply: bool = False
 
 
@@ -60,12 +83,12 @@ class SessionStart(Request):
     session: SessionKey = _key()
     # null is accepted for every text field: a hook sends null for what it does not know.
     shell: str | None = Field(default=None, max_length=64)
-    pid: int | None = None
+    pid: Pid | None = None
     tty: str | None = Field(default=None, max_length=256)
     user: str | None = Field(default=None, max_length=256)
     host: str | None = Field(default=None, max_length=256)
     cwd: str | None = Field(default=None, max_length=4096)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict, max_length=MAX_ENV)
 
 
 class Classify(Request):
@@ -75,35 +98,37 @@ class Classify(Request):
     # file | alias | builtin | function | keyword | none; anything else means "unknown".
     first_word: str | None = Field(default=None, max_length=32)
     parses: bool | None = None
+    cwd: str | None = Field(default=None, max_length=4096)  # arguments naming files here are command evidence
+    # The line already ran and the shell said "command not found": was it prose after all?
+    after_127: bool = False
 
     @field_validator("first_word")
     @classmethod
     def _known_fact(cls, value: str | None) -> str | None:
         return value if value in SHELL_FACTS else None
-    cwd: str | None = Field(default=None, max_length=4096)
 
 
 class CommandStarted(Request):
     type: ClassVar[str] = "command_started"
     session: SessionKey = _key()
-    seq: int = Field(ge=0)
+    seq: Count
     command: str = Field(max_length=_TEXT_LIMIT)
-    started_at: float | None = None
+    started_at: Timestamp | None = None
     cwd: str | None = Field(default=None, max_length=4096)
 
 
 class CommandFinished(Request):
     type: ClassVar[str] = "command_finished"
     session: SessionKey = _key()
-    seq: int = Field(ge=0)
-    exit_status: int | None = None
-    pipeline_statuses: list[int] = Field(default_factory=list, max_length=256)
-    finished_at: float | None = None
-    duration_ms: int | None = None
+    seq: Count
+    exit_status: ExitStatus | None = None
+    pipeline_statuses: list[ExitStatus] = Field(default_factory=list, max_length=MAX_PIPELINE)
+    finished_at: Timestamp | None = None
+    duration_ms: Millis | None = None
     cwd_after: str | None = Field(default=None, max_length=4096)
     # Optional: a lone command_finished (e.g. from a spool file) is then a full record.
     command: str | None = Field(default=None, max_length=_TEXT_LIMIT)
-    started_at: float | None = None
+    started_at: Timestamp | None = None
     cwd: str | None = Field(default=None, max_length=4096)
 
     @field_validator("duration_ms")
@@ -116,9 +141,9 @@ class CommandFinished(Request):
 class CommandOutput(Request):
     type: ClassVar[str] = "command_output"
     session: SessionKey = _key()
-    seq: int = Field(ge=0)
+    seq: Count
     output: str = Field(max_length=_TEXT_LIMIT)
-    output_bytes: int | None = Field(default=None, ge=0)
+    output_bytes: Count | None = None
 
 
 class SessionEnd(Request):
@@ -140,7 +165,7 @@ class Status(Request):
 
 class CurrentSession(Request):
     type: ClassVar[str] = "current_session"
-    pid: int | None = None
+    pid: Pid | None = None
     session: SessionKey | None = Field(default=None, max_length=128)
 
 
@@ -148,11 +173,17 @@ class Flush(Request):
     type: ClassVar[str] = "flush"
 
 
+class ClassifierReload(Request):
+    """Re-read the learned classifier choices (`parsec classify --learn/--forget` changed them)."""
+
+    type: ClassVar[str] = "classifier_reload"
+
+
 REQUEST_TYPES: dict[str, type[Request]] = {
     cls.type: cls
     for cls in (
         Hello, Ping, SessionStart, Classify, CommandStarted, CommandFinished, CommandOutput,
-        SessionEnd, ClassifyFeedback, Status, CurrentSession, Flush,
+        SessionEnd, ClassifyFeedback, Status, CurrentSession, Flush, ClassifierReload,
     )
 }
 
@@ -166,7 +197,7 @@ def parse_request(line: bytes | str) -> Request:
     if not isinstance(data, dict):
         raise BadMessage("bad_request", "not a JSON object")
     version = data.get("v")
-    if version != PROTOCOL_VERSION:
+    if type(version) is not int or version != PROTOCOL_VERSION:  # not 1.0, not true
         raise BadMessage("bad_version", f"protocol version {version!r} is not supported (expected {PROTOCOL_VERSION})")
     kind = data.get("type")
     cls = REQUEST_TYPES.get(kind) if isinstance(kind, str) else None

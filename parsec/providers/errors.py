@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from ..errors import ProviderError
+from ..errors import ConfigError, ProviderError
 
 
 class NoProviderConfigured(ProviderError):
     """No flag, variable, config entry, key or local Ollama names a provider."""
+
+    exit_code = 2
+
+
+class InvalidEndpoint(ProviderError, ConfigError):
+    """A base URL or OLLAMA_HOST that is not an http(s) URL: names the variable and what it should look like."""
 
     exit_code = 2
 

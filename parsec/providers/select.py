@@ -5,6 +5,11 @@ Ollama answering on OLLAMA_HOST or localhost:11434).
 PARSEC_PROVIDER / PARSEC_MODEL are already folded into `settings.llm` by the config loader, with
 precedence over the config files. OPENAI_BASE_URL, ANTHROPIC_BASE_URL and OLLAMA_HOST are honoured
 as the official clients honour them; `[llm] base_url` wins over them.
+
+`[llm] api_key` and `[llm] base_url` belong to the provider the config names (`[llm] provider`, or
+the one its model or base_url implies): another provider, chosen by a flag or probed by `parsec
+providers`, never gets them and uses its own variables instead. Every base URL is checked before
+use, so a malformed one is an `InvalidEndpoint` that names the variable it came from.
 """
 
 from __future__ import annotations
@@ -20,10 +25,10 @@ from .. import paths
 from ..config import LoadedConfig, Settings, private_file_problem
 from ..errors import ConfigError
 from .base import Provider, ProviderOptions, UsageEvent
-from .errors import NoProviderConfigured, ProviderAuthError
-from .keys import KEY_VARIABLES, Secret, key_from_environment
+from .errors import InvalidEndpoint, NoProviderConfigured, ProviderAuthError
+from .keys import KEY_VARIABLES, Secret, key_from_environment, redact
 from .models_meta import model_limits
-from .transport import RetryPolicy
+from .transport import BASE_URL_VARIABLES, URL_EXAMPLES, RetryPolicy
 
 PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
 OLLAMA_PROBE_TIMEOUT_S = 0.3
@@ -83,8 +88,9 @@ def choose(settings: Settings | LoadedConfig, *, provider: str | None = None, mo
         name, reason, ollama_models = _auto_detect(env, probe_ollama=probe_ollama)
     if name not in PROVIDERS:
         raise ConfigError(f"unknown LLM provider '{name}': use one of {', '.join(PROVIDERS)}")
-    base_url = llm.base_url or _base_url_from_env(name, env) or _default_base_url(name)
-    key, key_hint = _api_key(name, settings, env)
+    owner = _config_owner(settings, env)
+    base_url = _base_url(name, settings, env, owns_config=name == owner)
+    key, key_hint = _api_key(name, settings, env, owner)
     if name == "ollama" and not model and ollama_models is None and probe_ollama:
         ollama_models = probe_ollama_models(base_url)  # use a model that is pulled, not a guess
     if not model:
@@ -126,7 +132,7 @@ def _auto_detect(env: Mapping[str, str], *, probe_ollama: bool) -> tuple[str, st
         if key:
             return name, f"{variable} is set", None
     if probe_ollama:
-        url = _base_url_from_env("ollama", env) or _default_base_url("ollama")
+        url = _base_url_from_env("ollama", env) or _default_base_url("ollama")  # a malformed OLLAMA_HOST says so
         models = probe_ollama_models(url)
         if models is not None:
             return "ollama", f"Ollama answers at {url}", models
@@ -142,18 +148,86 @@ def probe_ollama_models(base_url: str, timeout_s: float = OLLAMA_PROBE_TIMEOUT_S
         if response.status_code != 200:
             return None
         return [item["name"] for item in response.json().get("models", [])]
-    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
+def _base_url(name: str, settings: Settings | LoadedConfig, env: Mapping[str, str], *, owns_config: bool) -> str:
+    """[llm] base_url (only for the provider the config names) ← the provider's variable ← its default."""
+    configured = _settings(settings).llm.base_url.strip()
+    if configured and owns_config:
+        return checked_url(configured, _config_source(settings, "llm.base_url", "[llm] base_url"),
+                           URL_EXAMPLES[name])
+    return _base_url_from_env(name, env) or _default_base_url(name)
+
+
 def _base_url_from_env(name: str, env: Mapping[str, str]) -> str:
-    if name == "openai":
-        return env.get("OPENAI_BASE_URL", "").strip()
-    if name == "anthropic":
-        return env.get("ANTHROPIC_BASE_URL", "").strip()
+    """The provider's base URL from its variable ("" when unset); InvalidEndpoint when malformed."""
+    variable = BASE_URL_VARIABLES[name]
+    raw = env.get(variable, "").strip()
+    if not raw:
+        return ""
     if name == "ollama":
-        return ollama_host_url(env.get("OLLAMA_HOST", "").strip())
-    return env.get("GOOGLE_GEMINI_BASE_URL", "").strip()
+        return checked_url(ollama_host_url(raw), variable, "localhost:11434 or http://gpu-box:11434", shown=raw,
+                           what="a host[:port] or http(s) URL")
+    return checked_url(raw, variable, URL_EXAMPLES[name])
+
+
+def checked_url(url: str, source: str, example: str, *, shown: str | None = None,
+                what: str = "an http(s) URL") -> str:
+    """`url` if it is an http(s) URL with a host (and a numeric port, if any); else InvalidEndpoint,
+    one line naming `source` (the variable or config key it came from) and an `example` to follow."""
+    problem = _url_problem(url)
+    if problem is not None:
+        value = _printable(url if shown is None else shown)
+        raise InvalidEndpoint(f"{source} '{value}' is not {what}{problem}: set it like {example}")
+    return url
+
+
+def _url_problem(url: str) -> str | None:
+    """None for a usable URL, else what is wrong with it ("" when it simply is not an http(s) URL)."""
+    from urllib.parse import urlsplit
+
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return " (it holds a space or a control character)"
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return ""
+    if not parts.hostname:
+        return " (no host name)"
+    try:
+        parts.port  # noqa: B018  (a port that is not a number from 0 to 65535 raises ValueError)
+    except ValueError:
+        return " (the port must be a number from 1 to 65535)"
+    from ._httpx import httpx  # what the adapters will use must accept it too
+
+    try:
+        httpx.URL(url)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return ""
+    return None
+
+
+def _printable(value: str, limit: int = 120) -> str:
+    """A value for a one-line message: keys masked, control characters escaped, long ones cut."""
+    text = redact(value)
+    if not text.isprintable():
+        text = text.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _config_source(settings: Settings | LoadedConfig, dotted: str, default: str) -> str:
+    """How to name a config value in a message: its variable (PARSEC_LLM_BASE_URL) when it came from one."""
+    if isinstance(settings, LoadedConfig):
+        origin = settings.source_of(dotted)
+        if origin.startswith("environment "):
+            return origin[len("environment "):]
+        if origin not in ("default", "command line"):
+            return f"{default} in {origin}"
+    return default
 
 
 def ollama_host_url(host: str) -> str:
@@ -188,10 +262,46 @@ def _default_model(name: str, ollama_models: list[str] | None) -> str:
     return default
 
 
-def _api_key(name: str, settings: Settings | LoadedConfig, env: Mapping[str, str]) -> tuple[Secret | None, str]:
-    """The key from [llm] api_key (only from a private file) or else the provider's variable."""
+def _config_owner(settings: Settings | LoadedConfig, env: Mapping[str, str]) -> str:
+    """The provider `[llm] api_key` and `[llm] base_url` belong to ("" when the config names none).
+
+    That is the `[llm] provider` of the file holding the key (so PARSEC_PROVIDER=anthropic does not
+    hand an OpenAI key from the config to Anthropic), else the effective `[llm] provider`, else
+    the provider implied by `[llm] model`, else openai for a bare `[llm] base_url`.
+    """
+    llm = _settings(settings).llm
+    if llm.api_key.strip():
+        named = ""
+        for path in _files_holding_key(settings, env):  # user file first, project file last: the last wins
+            named = _provider_in_file(path) or named
+        if named:
+            return named
+    named = llm.provider.strip().lower()
+    if named:
+        return named
+    model = llm.model.strip()
+    inferred = next((p for prefix, p in _MODEL_PREFIXES.items() if model.startswith(prefix)), "") if model else ""
+    return inferred or ("openai" if llm.base_url.strip() else "")
+
+
+def _provider_in_file(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            value = (tomllib.load(handle).get("llm") or {}).get("provider", "")
+    except (OSError, tomllib.TOMLDecodeError, AttributeError):
+        return ""
+    return value.strip().lower() if isinstance(value, str) else ""
+
+
+def _api_key(name: str, settings: Settings | LoadedConfig, env: Mapping[str, str],
+             owner: str) -> tuple[Secret | None, str]:
+    """[llm] api_key (only from a private file) for `owner`, the provider the config names; else
+    the provider's own variable. A key in the config never goes to another provider."""
     configured = _settings(settings).llm.api_key.strip()
-    if configured:
+    if configured and not owner:
+        raise ConfigError("[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, "
+                          "gemini or ollama")
+    if configured and name == owner:
         for path in _files_holding_key(settings, env):
             problem = private_file_problem(path)
             if problem:

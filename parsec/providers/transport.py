@@ -23,6 +23,7 @@ from ._httpx import httpx
 from .errors import (
     ContextLengthExceeded,
     EndpointUnreachable,
+    InvalidEndpoint,
     ModelNotFound,
     ProviderAuthError,
     ProviderError,
@@ -96,6 +97,13 @@ def _needs_tls(base_url: str) -> bool:
     return proxied or not base_url.startswith("http://")
 
 
+# The variable each provider's base URL may come from, and what a good URL looks like.
+BASE_URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL",
+                      "gemini": "GOOGLE_GEMINI_BASE_URL", "ollama": "OLLAMA_HOST"}
+URL_EXAMPLES = {"openai": "http://localhost:8080/v1", "anthropic": "https://api.anthropic.com",
+                "gemini": "https://generativelanguage.googleapis.com", "ollama": "http://localhost:11434"}
+
+
 def _retryable(status: int) -> bool:
     return status == 429 or status == 408 or status >= 500
 
@@ -162,6 +170,8 @@ class Transport:
                 self.retry.sleep(self.retry.backoff(attempt))
                 attempt += 1
                 continue
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol):
+                raise self._invalid_url() from None
             except httpx.HTTPError as err:
                 raise self._error(f"request failed: {type(err).__name__}") from None
             log.debug("%s %s -> %d in %.0f ms", method, self._safe(url), response.status_code,
@@ -217,6 +227,16 @@ class Transport:
             "check the network, [llm] base_url" + (" and OPENAI_BASE_URL" if e.provider == "openai" else "")
         return EndpointUnreachable(self._safe(
             f"cannot reach {e.provider} at {e.base_url} ({type(err).__name__}, {_attempts(self.retry)}): {hint}"
+        ))
+
+    def _invalid_url(self) -> InvalidEndpoint:
+        """A last line of defence: `choose` checks the URLs it hands out, naming their variable."""
+        e = self.endpoint
+        variable = BASE_URL_VARIABLES.get(e.provider)
+        example = URL_EXAMPLES.get(e.provider, "http://localhost:8080/v1")
+        return InvalidEndpoint(self._safe(
+            f"{e.provider} endpoint '{e.base_url}' is not an http(s) URL: check [llm] base_url"
+            + (f" and {variable}" if variable else "") + f", and set it like {example}"
         ))
 
     def _status_error(self, status: int, text: str, retry_after: float | None) -> ProviderError:

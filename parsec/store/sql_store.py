@@ -244,13 +244,7 @@ class SqlStore:
         anywhere in the command, or a literal substring with regex=False), full-text index
         included. On SQLite freed pages are zeroed and the WAL is truncated, so the text is gone
         from the file too. Returns how many rows matched."""
-        if regex:
-            try:
-                matches = re.compile(pattern).search
-            except re.error as err:
-                raise UsageError(f"{pattern!r} is not a valid regular expression: {err}") from err
-        else:
-            matches = lambda command: pattern in command  # noqa: E731
+        matches = _text_matcher(pattern, regex)
         doomed = self._matching_seqs(matches)
         if dry_run or not doomed:
             return len(doomed)
@@ -260,6 +254,39 @@ class SqlStore:
         if self.dialect == "sqlite":
             scrub_sqlite(self)
         return len(doomed)
+
+    def forget_conversations(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
+        """Delete every conversation (and saved achievement) with a text matching `pattern`
+        anywhere: its prompt, name, step descriptions, commands, outputs or summaries. Strings
+        are matched decoded, as the user typed them, not as escaped JSON. Returns how many
+        conversations and achievements matched."""
+        matches = _text_matcher(pattern, regex)
+
+        def any_text(value: Any) -> bool:
+            if isinstance(value, str):
+                return bool(matches(value))
+            if isinstance(value, dict):
+                return any(any_text(v) for v in value.values())
+            if isinstance(value, list):
+                return any(any_text(v) for v in value)
+            return False
+
+        with self._read() as connection:
+            doomed = [cid for cid, data in connection.execute(select(conversations.c.id, conversations.c.data))
+                      if any_text(json.loads(data))]
+            remembered = [
+                row.conversation_id for row in connection.execute(select(achievements))
+                if any_text([row.name, row.working_directory, json.loads(row.achievements), json.loads(row.artifacts)])
+            ]
+        if dry_run or not (doomed or remembered):
+            return len(set(doomed) | set(remembered))
+        from .prune import delete_in_batches, scrub_sqlite
+
+        delete_in_batches(self, conversations, conversations.c.id, doomed, batch_size=500, secure=True)
+        delete_in_batches(self, achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True)
+        if self.dialect == "sqlite":
+            scrub_sqlite(self)
+        return len(set(doomed) | set(remembered))
 
     def _matching_seqs(self, matches) -> list[int]:  # noqa: ANN001
         found: list[int] = []
@@ -459,6 +486,16 @@ def _sqlite_payloads(batch: list[DirectCommandExecution]) -> Iterator[str]:
 
 
 achievements_table = achievements  # the method argument `achievements` shadows the table name
+
+
+def _text_matcher(pattern: str, regex: bool):  # noqa: ANN202
+    """`pattern` as a test on one text: a regex searched anywhere, or a literal substring."""
+    if not regex:
+        return lambda text: pattern in text
+    try:
+        return re.compile(pattern).search
+    except re.error as err:
+        raise UsageError(f"{pattern!r} is not a valid regular expression: {err}") from err
 
 
 def _first_line(err: Exception) -> str:

@@ -46,6 +46,7 @@ class RunOptions:
     auto_yes: bool = False  # approve low-risk commands without asking; decline the rest
     max_retries: int = 2
     max_plan_steps: int = 12
+    max_commands_per_step: int = 10  # a model that never says done cannot loop for ever under --yes
     command_timeout_s: float = 0.0
     output_limit: int = 1024
     mask: Callable[[str], str] = lambda text: text
@@ -208,8 +209,8 @@ class WorkflowRunner:
         shell = self._shell()
         self._recover_after_crash(state)
         pending: list[CommandCandidate] = []
-        completes_step = False
         extra = ""
+        allowed = self.options.max_commands_per_step
         empty_replies = 0
         while not state.is_terminal and self.conversation.status == ConversationStatus.in_progress:
             self.ui.status(self.conversation, self.provider_label)
@@ -230,7 +231,14 @@ class WorkflowRunner:
                                           "try another model (--model) or rephrase the request")
                     extra = "Your last reply had no candidates: give at least one command, or done=true."
                     continue
-                pending, completes_step = list(reply.candidates), reply.done
+                if self._commands_run(state) >= allowed:
+                    extra = self._recover(state, f"Step {index + 1} ran {self._commands_run(state)} commands "
+                                                 "and the model has not said it is done.", retry_same=False)
+                    allowed += self.options.max_commands_per_step  # the user chose to go on
+                    continue
+                # A done flag that comes with commands is not trusted: the step is complete only
+                # once the model has seen what they did and says so (done with no candidates).
+                pending = list(reply.candidates)
             candidate = pending.pop(0)
             outcome = self._offer(state, candidate, remaining=len(pending))
             if outcome == "alternative":
@@ -241,7 +249,7 @@ class WorkflowRunner:
                 return
             result = self._execute(state, state.command_attempts[-1])
             pending = []
-            extra = self._after_run(state, result, completes_step)
+            extra = self._after_run(state, result)
 
     def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> str:
         """Show a candidate and ask; returns run / alternative / skip / abort (the attempt is recorded)."""
@@ -259,7 +267,7 @@ class WorkflowRunner:
         state.command_attempts.append(attempt)
         self.save()
         self.ui.show_candidate(candidate, verdict, alternatives=remaining)
-        command, approval = self._decide(candidate, verdict)
+        command, approval, verdict = self._decide(candidate, verdict)
         if approval is None:  # alternative / skip / abort: recorded as declined
             attempt.approval = Approval.declined
             if command == "skip":
@@ -277,40 +285,46 @@ class WorkflowRunner:
         attempt.approval = approval
         if approval == Approval.edited:
             attempt.command = self.options.mask(command)
-            edited = assess(command, cwd=shell.cwd, home=shell.env.get("HOME"))
-            attempt.risk_level, attempt.risk_reasons = edited.level, edited.reasons
+            attempt.risk_level, attempt.risk_reasons = verdict.level, verdict.reasons
         self._pending_command = command
         self.save()
         return "run"
 
-    def _decide(self, candidate: CommandCandidate, verdict: RiskVerdict) -> tuple[str, Approval | None]:
-        """(command to run, approval) or (alternative|skip|abort, None)."""
+    def _decide(self, candidate: CommandCandidate, verdict: RiskVerdict) -> tuple[str, Approval | None, RiskVerdict]:
+        """(command to run, approval, its verdict) or (alternative|skip|abort, None, verdict).
+
+        An edited command goes back through the gate with its own verdict: editing `ls` into
+        `rm -rf ~` must still need an explicit yes."""
         from . import gate
+        from .risk import assess
 
         if self.options.auto_yes:
             decision = gate.auto_decision(verdict)
             if decision.choice == gate.Choice.run:
-                return candidate.command, Approval.auto_approved
+                return candidate.command, Approval.auto_approved, verdict
             self.ui.say(decision.message, style="red")
-            return "abort", None
+            return "abort", None, verdict
+        shown = candidate
         while True:
             decision = gate.interpret(self.ui.ask(gate.prompt_for(verdict)), verdict)
             if decision.choice == gate.Choice.run:
-                return candidate.command, Approval.approved
+                edited = shown.command != candidate.command
+                return shown.command, Approval.edited if edited else Approval.approved, verdict
             if decision.choice == gate.Choice.edit:
-                edited = self.ui.edit(candidate.command).strip()
-                if not edited:
-                    continue
-                if edited == candidate.command:
-                    return candidate.command, Approval.approved
-                return edited, Approval.edited
+                text = self.ui.edit(shown.command).strip()
+                if text and text != shown.command:
+                    shell = self._shell()
+                    shown = CommandCandidate(command=text, explanation="edited by you")
+                    verdict = assess(text, cwd=shell.cwd, home=shell.env.get("HOME"))
+                    self.ui.show_candidate(shown, verdict)
+                continue
             if decision.choice == gate.Choice.explain:
-                self.ui.explain(candidate, verdict)
+                self.ui.explain(shown, verdict)
                 continue
             if decision.choice == gate.Choice.ask_again:
                 self.ui.say(decision.message, style="yellow")
                 continue
-            return decision.choice.value, None
+            return decision.choice.value, None, verdict
 
     def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
         from .results import artifacts_between, environment_changes, take_snapshot
@@ -342,16 +356,19 @@ class WorkflowRunner:
         self.save()
         return result
 
-    def _after_run(self, state: WorkflowStepState, result: ShellResult, completes_step: bool) -> str:
-        """Decide what follows a run; returns extra instructions for the next model call."""
+    @staticmethod
+    def _commands_run(state: WorkflowStepState) -> int:
+        return sum(1 for attempt in state.command_attempts if attempt.executed)
+
+    def _after_run(self, state: WorkflowStepState, result: ShellResult) -> str:
+        """Decide what follows a run; returns extra instructions for the next model call, which
+        sees the results and says whether the step is done."""
         attempt = state.command_attempts[-1]
         if result.interrupted or result.timed_out:
             what = "timed out" if result.timed_out else "was interrupted (Ctrl-C)"
             self._fail(state, attempt, f"The command `{attempt.command}` {what}.")
             return self._recover(state, f"The command {what}.", retry_same=True)
         if result.exit_status == 0:
-            if completes_step:
-                self._complete(state, "")
             return ""
         self._fail(state, attempt, None)
         if state.retries < self.options.max_retries:

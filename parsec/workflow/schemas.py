@@ -28,6 +28,6 @@ class CommandCandidate(BaseModel):
 class StepReply(BaseModel):
     """The per-step call's answer: candidate commands, or `done` when the step is achieved."""
 
-    done: bool = Field(False, description="true when the results so far already achieve the step")
+    done: bool = Field(False, description="true, with no candidates, when the results so far achieve the step")
     candidates: list[CommandCandidate] = Field(default_factory=list, max_length=5)
     summary: str = Field("", description="when done: one line saying what the step achieved")

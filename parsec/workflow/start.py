@@ -123,15 +123,18 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
     provider = resolve_provider(settings, provider=provider_name or (conversation.provider if conversation else None) or None,
                                 model=model or (conversation.model if conversation else None) or None,
                                 env=env, on_usage=record_usage)
+    extra = tuple(settings.privacy.extra_patterns)
+    masker = (lambda text: mask(text, extra)) if settings.privacy.mask_secrets else (lambda text: text)
     session = None
     if conversation is None:
         session = current_session(store, env, cwd)
-        conversation = Conversation(session_id=session.id, name=name_from_prompt(prompt or ""),
-                                    original_prompt=prompt or "", working_directory=cwd,
+        # The prompt is stored, named after and sent to the model: a secret typed into it is
+        # masked before any of that happens.
+        masked_prompt = masker(prompt or "")
+        conversation = Conversation(session_id=session.id, name=name_from_prompt(masked_prompt),
+                                    original_prompt=masked_prompt, working_directory=cwd,
                                     provider=provider.name, model=provider.model)
     holder["conversation_id"] = conversation.id
-    extra = tuple(settings.privacy.extra_patterns)
-    masker = (lambda text: mask(text, extra)) if settings.privacy.mask_secrets else (lambda text: text)
     engine = ContextEngine(settings, store, provider.limits, summarize=_summarizer(provider),
                            counter=counter)
     shell_env = scrubbed_environment(env, secrets=[provider.api_key] if provider.api_key else [])
@@ -139,7 +142,9 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
         shell_env.update(PAGER="cat", GIT_PAGER="cat", MANPAGER="cat", SYSTEMD_PAGER="")
     options = RunOptions(
         auto_yes=auto_yes, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
-        command_timeout_s=settings.workflow.command_timeout_s,
+        max_commands_per_step=settings.workflow.max_commands_per_step,
+        command_timeout_s=settings.workflow.command_timeout_s
+        or (settings.workflow.unattended_timeout_s if auto_yes else 0),
         output_limit=settings.context_pruning.max_command_output_length, mask=masker, env=shell_env,
     )
     from .shell import pick_shell
@@ -178,4 +183,6 @@ def find_conversation(store: Any, conversation_id: str | None, *, open_only: boo
     for summary in store.list_conversations(limit=200):
         if not open_only or summary.status in open_states:
             return store.load_conversation(summary.id)
-    raise NotFound("no conversation to resume: start one with `parsec ask \"...\"`")
+    if open_only:
+        raise NotFound("no open conversation: `parsec conversations` lists them all")
+    raise NotFound("no conversations yet: start one with `parsec ask \"...\"`")

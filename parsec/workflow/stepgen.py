@@ -11,9 +11,9 @@ from .schemas import StepReply
 STEP_INSTRUCTIONS = (
     "Give the next shell command(s) for the current step only. Reply with candidates (the best "
     "first; alternatives after it), each a single command line for {shell} with a one-sentence "
-    "explanation. Set done=true when the step will be complete once the first candidate succeeds, "
-    "or, with no candidates, when the results above already achieve it (then say what in summary). "
-    "Prefer safe, non-interactive, read-only commands when they suffice."
+    "explanation. After a command runs you see its result here and are asked again. When the "
+    "results above show the step is achieved, reply done=true with no candidates and say what "
+    "was achieved in summary. Prefer safe, non-interactive, read-only commands when they suffice."
 )
 
 

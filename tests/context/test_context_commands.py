@@ -77,3 +77,23 @@ def test_context_blocks_follow_the_prompt_layers(tmp_path):
     prompt = build_system_prompt(str(tmp_path), "zsh", fixed_clock(), blocks).content
     assert prompt.endswith(blocks)
     assert prompt.index("# Environment") < prompt.index("--- Context: A ---")
+
+
+def test_context_commands_do_not_see_llm_keys(tmp_path, monkeypatch):
+    key = "sk-test-Zq8VfR2mXk41pLsT9wYc"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-context-leak-check")
+    monkeypatch.setenv("PARSEC_CONTEXT_TEST_MARKER", "kept")
+    commands = [
+        ContextCommand(name="env", command="env"),
+        ContextCommand(name="printenv", command="printenv OPENAI_API_KEY || echo absent"),
+    ]
+    env_out, printenv_out = run_all(commands, str(tmp_path), 100_000)
+    assert env_out.ok and "PARSEC_CONTEXT_TEST_MARKER=kept" in env_out.output and "PATH=" in env_out.output
+    assert "OPENAI_API_KEY" not in env_out.output and "ANTHROPIC_API_KEY" not in env_out.output
+    assert key not in env_out.output and "sk-ant-context-leak-check" not in env_out.output
+    assert printenv_out.output.strip() == "absent"
+    # Through the engine, into the system prompt the model sees: still absent.
+    engine = ContextEngine(settings(context_commands=[c.model_dump() for c in commands]), None, clock=fixed_clock)
+    prompt = engine.system_prompt(str(tmp_path), "bash")
+    assert "--- Context: printenv ---\nabsent\n--- End Context ---" in prompt and "OPENAI_API_KEY" not in prompt

@@ -54,6 +54,9 @@ def test_show_json_and_planning(saved):
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert payload["messages"][0]["role"] == "system"
+    by_prefix = _parsec(["context", "show", "--conversation", conv.id[:10].lower(), "--json"], env)
+    assert by_prefix.returncode == 0, by_prefix.stderr
+    assert json.loads(by_prefix.stdout)["title"] == payload["title"]
     assert payload["report"]["total_tokens"] <= payload["report"]["budget"]
     planning = _parsec(["context", "show", "--planning", "--json"], env)
     assert "Planning context (JSON)" in json.loads(planning.stdout)["messages"][1]["content"]

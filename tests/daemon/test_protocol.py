@@ -69,6 +69,87 @@ def test_bad_messages_get_error_replies(box, line, code):
     assert_serving(box)
 
 
+OUT_OF_BOUNDS = [
+    # JSON numbers with an exponent or a fraction are floats: refused, never stored as REAL.
+    b'"exit_status":1e20', b'"exit_status":1.5', b'"exit_status":1.0', b'"exit_status":100000000000000000000',
+    b'"exit_status":2147483648', b'"exit_status":-2147483649', b'"exit_status":"1"', b'"exit_status":true',
+    b'"pipeline_statuses":[0,1e20]', b'"pipeline_statuses":[0,2.5]', b'"pipeline_statuses":[4294967296]',
+    b'"pipeline_statuses":[' + b",".join([b"0"] * 257) + b']',
+    b'"duration_ms":1e3', b'"duration_ms":9223372036854775808', b'"duration_ms":-9223372036854775809',
+    b'"started_at":Infinity', b'"finished_at":NaN', b'"finished_at":1e400',
+]
+
+
+@pytest.mark.parametrize("field", OUT_OF_BOUNDS)
+def test_numbers_out_of_bounds_are_refused_and_nothing_is_stored(box, field):
+    command = f"bounds check {OUT_OF_BOUNDS.index(field)}"
+    line = b'{"v":1,"id":7,"type":"command_finished","session":"77-1.0","seq":%d,"command":"%s",%s}\n' % (
+        OUT_OF_BOUNDS.index(field) + 1, command.encode(), field)
+    reply = json.loads(raw(box, line).splitlines()[0])
+    assert reply["ok"] is False and reply["id"] == 7 and reply["error"]["code"] == "bad_request"
+    assert field.split(b'"')[1].decode() in reply["error"]["message"]  # names the field
+    assert_serving(box)
+    with box.client() as client:
+        client.call("flush")
+    assert box.execution_count() == 0 or box.sql(f"select count(*) from executions where command = '{command}'") == [(0,)]
+
+
+@pytest.mark.parametrize("line", [
+    b'{"v":1,"type":"command_finished","session":"1-2","seq":1.0}',
+    b'{"v":1,"type":"command_finished","session":"1-2","seq":9223372036854775808}',
+    b'{"v":1,"type":"command_started","session":"1-2","seq":1e3,"command":"ls"}',
+    b'{"v":1,"type":"command_output","session":"1-2","seq":1,"output":"x","output_bytes":-1}',
+    b'{"v":1,"type":"command_output","session":"1-2","seq":1,"output":"x","output_bytes":1e20}',
+    b'{"v":1,"type":"session_start","session":"1-2","pid":4294967296}',
+    b'{"v":1,"type":"session_start","session":"1-2","pid":12.5}',
+    b'{"v":1,"type":"current_session","pid":1e20}',
+    b'{"v":1,"type":"ping","id":1e20}',
+])
+def test_other_integer_fields_are_bounded_too(box, line):
+    assert error_code(raw(box, line + b"\n").splitlines()[0]) == "bad_request"
+    assert_serving(box)
+
+
+@pytest.mark.parametrize("version", [b"true", b"1.0"])
+def test_the_version_must_be_the_integer_1(box, version):
+    assert error_code(raw(box, b'{"v":%s,"type":"ping"}\n' % version).splitlines()[0]) == "bad_version"
+
+
+def test_real_hook_values_are_stored_as_integers_and_read_back(box):
+    """What the hooks really send (130 after Ctrl-C, 127 for a missing command, 141 for SIGPIPE in a
+    pipeline) at the edges of the bounds, after the refusals above: stored as INTEGER, and the
+    history and sessions commands load the rows."""
+    now = time.time()
+    with box.client() as client:
+        client.call("session_start", session="78-1.0", shell="bash", pid=2**31 - 1, cwd="/tmp")
+        for seq, (status, pipeline) in enumerate([(130, [130]), (127, [0, 127]), (141, [141, 0]), (2**31 - 1, [-(2**31)])], 1):
+            client.call("command_finished", **finished("78-1.0", seq, f"edge {seq}", exit_status=status,
+                                                         pipeline_statuses=pipeline, duration_ms=2**63 - 1 if seq == 4 else 1200,
+                                                         started_at=now - 2, finished_at=now))
+        client.call("flush")
+    deadline = time.monotonic() + 10
+    rows: list = []
+    while len(rows) < 4 and time.monotonic() < deadline:
+        with box.client() as client:
+            client.call("flush")
+        rows = box.sql("select command, exit_status, typeof(exit_status), pipeline_statuses, typeof(duration_ms) "
+                       "from executions where command like 'edge %' order by command") if box.execution_count() else []
+        time.sleep(0.05)
+    assert [(r[0], r[1], json.loads(r[3])) for r in rows] == [
+        ("edge 1", 130, [130]), ("edge 2", 127, [0, 127]), ("edge 3", 141, [141, 0]), ("edge 4", 2**31 - 1, [-(2**31)])]
+    assert {r[2] for r in rows} == {r[4] for r in rows} == {"integer"}
+    assert box.sql("select count(*) from executions where typeof(exit_status) not in ('integer', 'null') "
+                   "or typeof(duration_ms) not in ('integer', 'null')") == [(0,)]
+    history = box.cli("history", "--json", "-n", "0")
+    assert history.returncode == 0, history.stderr
+    assert {row["command"] for row in json.loads(history.stdout)} >= {"edge 1", "edge 2", "edge 3", "edge 4"}
+    session_id = box.sql("select session_id from executions where command = 'edge 1'")[0][0]
+    shown = box.cli("sessions", "show", session_id, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["session"]["pid"] == 2**31 - 1
+    assert_serving(box)
+
+
 def test_error_reply_echoes_the_id_and_the_connection_stays_usable(box):
     with box.client() as client:
         client.send_raw(b'{"v":1,"id":41,"type":"nope"}\n')
@@ -177,3 +258,14 @@ def test_status_reports_its_figures(box):
     assert status["rss_bytes"] > 10_000_000 and status["requests_served"] > 0
     with box.client() as client:  # a whole message as a dict works too (parsec doctor sends one)
         assert client.request({"type": "status"})["pid"] == status["pid"]
+
+
+def test_classify_weighs_the_files_in_the_shells_directory(box, tmp_path):
+    """The hook sends its cwd: arguments that name files there are evidence of a command."""
+    (tmp_path / "todo").write_text("")
+    (tmp_path / "list").write_text("")
+    with box.client() as client:
+        elsewhere = client.call("classify", text="cat todo list", first_word="file", cwd="/")
+        here = client.call("classify", text="cat todo list", first_word="file", cwd=str(tmp_path))
+    assert here["decision"] == "command" and "existing files" in here["reason"]
+    assert "existing files" not in elsewhere["reason"] and here["confidence"] > elsewhere["confidence"]

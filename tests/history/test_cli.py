@@ -159,7 +159,7 @@ def test_forget_asks_then_removes_everywhere(env, recorded) -> None:
     assert done.returncode == 0 and "forgot 10 commands" in done.stdout
     assert ids(run(env, "history", "--json", "--search", "git push")) == []
     assert len(ids(run(env, "history", "--json", "-n", "0"))) == 30
-    assert "no recorded command matches" in run(env, "forget", "git push", "--yes").stdout
+    assert "no recorded command or conversation matches" in run(env, "forget", "git push", "--yes").stdout
 
 
 def test_prune_dry_run_then_prune(env, recorded) -> None:
@@ -256,3 +256,81 @@ def test_fast_entry_leaves_help_and_typos_to_typer(env, recorded) -> None:
     assert "Usage: parsec history" in run(env, "history", "--help").stdout
     typo = run(env, "history", "--limt", "3")
     assert typo.returncode != 0 and "--limt" in typo.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["history", "--limit", "99999999999999999999"],
+     "parsec: --limit 99999999999999999999 is out of range: use a number from 0 to 1000000000 (0: all)"),
+    (["history", "-n", "1000000001"], "parsec: --limit 1000000001 is out of range: use a number from 0 to 1000000000"),
+    (["history", "--exit", "100000000000000000000"],
+     "parsec: --exit '100000000000000000000' is out of range: use ok, fail or an exit status from -2147483648 to 2147483647"),
+    (["history", "--exit", "-2147483649"], "--exit '-2147483649' is out of range"),
+    (["history", "--since", "99999999d"],
+     "parsec: --since '99999999d' is out of range: use a time from 1900 to 9999, as a duration like 2h, 3d, 1w"),
+    (["history", "--since", "999999999999999999999999w"], "--since '999999999999999999999999w' is out of range"),
+    (["history", "--since", "0001-01-01"], "parsec: --since '0001-01-01' is out of range: use a time from 1900 to 9999"),
+    (["history", "--until", "9999-12-31T23:00-05:00"], "--until '9999-12-31T23:00-05:00' is out of range"),
+    (["history", "--since", "1h", "--until", "2h"],
+     "parsec: --since '1h' is not before --until '2h': nothing can match; give the earlier time to --since"),
+    (["history", "--since", "2024-05-01", "--until", "2024-05-01"], "--since '2024-05-01' is not before --until"),
+    (["sessions", "--limit", "99999999999999999999"],
+     "parsec: --limit 99999999999999999999 is out of range: use a number from 1 to 1000000000"),
+])
+def test_out_of_range_options_are_usage_errors_on_both_paths(env, recorded, args, message) -> None:
+    fast, slow = run(env, *args), run_via_typer(env, *args)
+    for result in (fast, slow):
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.count("\n") == 1 and result.stderr.startswith("parsec: ") and message in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+        assert result.stdout == ""
+    assert fast.stderr == slow.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["sessions", "show", "current", "--limit", "99999999999999999999"], "--limit 99999999999999999999 is out of range"),
+    (["stats", "--top", "99999999999999999999"], "--top 99999999999999999999 is out of range: use a number from 1"),
+    (["stats", "--since", "99999999d"], "--since '99999999d' is out of range"),
+    (["export", "--since", "0001-01-01"], "--since '0001-01-01' is out of range"),
+])
+def test_the_other_history_commands_check_their_ranges_too(env, recorded, args, message) -> None:
+    result = run(env, *args)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+
+
+def test_edge_values_are_still_accepted(env, recorded) -> None:
+    for args in (["--limit", "1000000000"], ["--exit", "2147483647"], ["--exit", "-2147483648"], ["--since", "1900-01-02"],
+                 ["--since", "2h", "--until", "1h"], ["--until", "9999-12-30"]):
+        for runner in (run, run_via_typer):
+            result = runner(env, "history", "--json", *args)
+            assert result.returncode == 0, (args, result.stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ("history", "--json", "--cwd"),
+    ("history", "--json", "--cwd", "--exit", "fail"),
+    ("history", "--json", "--exit", "fail", "--cwd", "-n", "3"),
+])
+def test_bare_cwd_means_the_current_directory(env, recorded, tmp_path, args) -> None:
+    proj = tmp_path / "proj"
+    expected = run(env, *_with_value(args, str(proj)), cwd=tmp_path)  # the same, with the directory named
+    assert expected.returncode == 0 and json.loads(expected.stdout), expected.stderr
+    fast = run(env, *args, cwd=proj)
+    slow = subprocess.run([sys.executable, "-c", "import sys; from parsec.cli.app import run; sys.exit(run(sys.argv[1:]))", *args],
+                          capture_output=True, text=True, env=env, cwd=proj, timeout=60)
+    assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout) == (0, expected.stdout), (fast.stderr, slow.stderr)
+
+
+def _with_value(args: tuple[str, ...], path: str) -> list[str]:
+    out: list[str] = []
+    for arg in args:
+        out.append(arg)
+        if arg == "--cwd":
+            out.append(path)
+    return out
+
+
+def test_bare_cwd_with_subtree_and_in_the_help(env, recorded, tmp_path) -> None:
+    expected = ids(run(env, "history", "--json", "-n", "0", "--cwd", str(tmp_path / "proj"), "--subtree"))
+    assert ids(run(env, "history", "--json", "-n", "0", "--cwd", "--subtree", cwd=tmp_path / "proj")) == expected
+    assert len(expected) == 40
+    assert "[PATH]" in run(env, "history", "--help").stdout

@@ -50,6 +50,19 @@ def test_prompt_goes_to_parsec_ask_and_history_keeps_it(sandbox, daemon):
     sh.exit()
 
 
+def test_vi_mode_records_and_routes_from_both_keymaps(sandbox, daemon):
+    sh = Shell("bash", sandbox, after="set -o vi")
+    sh.run("echo typed-in-insert-mode")
+    sh.child.send("echo typed-then-escape\x1b")  # Esc: vi-command mode, then Enter
+    sh.child.send("\r")
+    sh.expect_prompt()
+    sh.child.send("how do I find the largest files in this folder\x1b\r")
+    assert "ASKED<how do I find the largest files in this folder>" in sh.expect_prompt()
+    sh.exit()
+    commands = [e.command for e in executions(sandbox, daemon, sandbox.work, want=2)]
+    assert commands[:2] == ["echo typed-in-insert-mode", "echo typed-then-escape"]
+
+
 def test_ambiguous_line_asks_one_key(sandbox, fake_daemon):
     sh = Shell("bash", sandbox)
     sh.child.sendline("maybe echo hi")
@@ -69,6 +82,27 @@ def test_ambiguous_line_asks_one_key(sandbox, fake_daemon):
     assert "after-edit" in out and "command not found" not in out
     chosen = [m["chosen"] for m in fake_daemon.of_type("classify_feedback")]
     assert chosen == ["prompt", "command"]
+    sh.exit()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_overriding_a_routed_line_teaches_the_daemon(sandbox, daemon, shell):
+    """A line routed to Parsec, typed again with `\\`, was a command: later lines of that shape
+    run in the shell."""
+    line = "deploy the staging build now"
+    assert daemon.call("classify", text=line, first_word="none", parses=True)["decision"] == "prompt"
+    sh = Shell(shell, sandbox, env={"PARSEC_HOOKS_OFFER_PROMPT_ON_127": "0"})
+    assert f"ASKED<{line}>" in sh.run(line)
+    out = sh.run("\\" + line)
+    assert "ASKED" not in out  # the shell ran it (and said it knows no `deploy`)
+    deadline = time.monotonic() + 10  # fish's feedback goes through the spool, read every 2 s
+    decision = None
+    while time.monotonic() < deadline:
+        decision = daemon.call("classify", text="deploy the production build now", first_word="none", parses=True)
+        if decision["decision"] == "command":
+            break
+        time.sleep(0.2)
+    assert decision["decision"] == "command", decision
     sh.exit()
 
 
@@ -156,12 +190,28 @@ def test_disabled_and_non_interactive_do_nothing(sandbox):
     sh.exit()
 
 
-def test_command_not_found_prose_offers_parsec(sandbox, fake_daemon):
-    sh = Shell("bash", sandbox, env={"PARSEC_HOOKS_ROUTE_PROMPTS": "0"})
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_command_not_found_prose_offers_parsec_but_a_typo_does_not(sandbox, daemon, shell):
+    sh = Shell(shell, sandbox, env={"PARSEC_HOOKS_ROUTE_PROMPTS": "0"})  # every line reaches the shell
     sh.child.sendline("summarise the latest logs")
     sh.child.expect_exact("ask Parsec instead?")
     sh.child.send("y")
     assert "ASKED<summarise the latest logs>" in sh.expect_prompt()
+    typo = sh.run("gti status")  # the daemon says: a mistyped command, not a sentence
+    assert "not found" in typo or "Unknown command" in typo
+    assert "ask Parsec" not in typo
+    sh.exit()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_hooks_switches_in_the_config_file_turn_routing_off(sandbox, daemon, shell):
+    config = sandbox.root / "config" / "parsec"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text("[hooks]\nroute_prompts = false\noffer_prompt_on_127 = false\n")
+    sh = Shell(shell, sandbox)
+    out = sh.run("summarise the latest logs")
+    assert "ASKED" not in out and "ask Parsec" not in out
+    assert "not found" in out or "Unknown command" in out  # the shell ran it as typed
     sh.exit()
 
 

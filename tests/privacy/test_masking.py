@@ -19,6 +19,7 @@ JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNry
 SLACK = "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
 GITLAB = "glpat-" + "xY7zK2mN9pQ4rS8tV1wX"
 GCP = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"
+GCP_DASHED = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq9\nabcDEF123==\n-----END RSA PRIVATE KEY-----"
 
 # (text, the secret that must vanish, expected kind)
@@ -37,10 +38,21 @@ SECRETS: list[tuple[str, str, str]] = [
     (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET, "aws_secret_key"),
     ("export AWS_SESSION_TOKEN=FwoGZXIvYXdzEBYaDH7tIMk9ZExampleTokenValue", "FwoGZXIvYXdzEBYaDH7tIMk9ZExampleTokenValue", "credential"),
     (f"curl 'https://maps.googleapis.com/maps/api/geocode/json?key={GCP}'", GCP, "gcp_api_key"),
+    (f'curl "https://maps.googleapis.com/maps/api/geocode/json?key={GCP_DASHED}"', GCP_DASHED, "gcp_api_key"),
+    (f"export GOOGLE_API_KEY={GCP_DASHED}", GCP_DASHED, "gcp_api_key"),
+    (f"aws configure set aws_secret_access_key {AWS_SECRET}", AWS_SECRET, "aws_secret_key"),
+    (f"aws configure set --profile dev profile.dev.aws_secret_access_key '{AWS_SECRET}'", AWS_SECRET, "aws_secret_key"),
+    ("aws configure set aws_session_token FwoGZXIvYXdzEBYaDH7tIMk9ZExampleTokenValue --profile dev",
+     "FwoGZXIvYXdzEBYaDH7tIMk9ZExampleTokenValue", "aws_session_token"),
+    ("aws --profile ci configure set default.aws_session_token IQoJb3JpZ2luX2VjEExample", "IQoJb3JpZ2luX2VjEExample", "aws_session_token"),
     ("curl -H 'Authorization: Bearer ya29.a0AfH6SMBx-abcdefghijklmnopqrstuvwxyz' https://www.googleapis.com", "ya29.a0AfH6SMBx", "gcp_oauth_token"),
     ("az storage blob list --connection-string 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFy==;EndpointSuffix=core.windows.net'", "Zm9vYmFyYmF6cXV4Zm9vYmFy", "azure_storage_key"),
     ("azcopy copy f 'https://acct.blob.core.windows.net/c?sv=2021-06-08&se=2024-01-01&sr=c&sp=rw&sig=AbCdEf0123456789%2BxYz%3D'", "AbCdEf0123456789", "azure_sas_signature"),
     ("az login --service-principal -u app -p Abc8Q~dEfGhIjKlMnOpQrStUvWxYz0123456789 --tenant t", "Abc8Q~dEf", "azure_client_secret"),
+    ("az login -u me@x.com -p hunter2", "hunter2", "password"),
+    ("az login -u me@x.com -p 'my az pass' --allow-no-subscriptions", "my az pass", "password"),
+    ("az acr login -n myreg -u me -p=acrpw123", "acrpw123", "password"),
+    ("az login -u me@x.com --password hunter2", "hunter2", "credential"),
     (f"export OPENAI_API_KEY={OPENAI}", OPENAI, "openai_key"),
     (f"llm -m gpt-4o --key {OPENAI} 'hi'", OPENAI, "openai_key"),
     ("OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD python app.py", "sk-abcdefghijklmnop", "openai_key"),
@@ -55,13 +67,25 @@ SECRETS: list[tuple[str, str, str]] = [
     ("curl -H 'Cookie: sessionid=abc123def456; csrftoken=zzz' https://example.com", "sessionid=abc123def456", "cookie"),
     ("curl -u admin:hunter22 https://example.com/api", "hunter22", "basic_auth"),
     ("curl --user deploy:S3cr3t! https://example.com", "S3cr3t!", "basic_auth"),
+    ("http --auth user:httpiepass example.org", "httpiepass", "basic_auth"),
+    ("http -a user:httpiepass example.org", "httpiepass", "basic_auth"),
+    ("https POST api.example.com/items name=x -a me@example.com:S3cr3t!", "S3cr3t!", "basic_auth"),
+    ("http -a 'user:two words' example.org", "two words", "basic_auth"),
+    ('xh --auth "user:two words" GET example.org', "two words", "basic_auth"),
+    ("http --auth=user:httpiepass example.org", "httpiepass", "credential"),
     ("git clone https://oauth2:abcdEFGH1234ijkl@gitlab.example.com/group/repo.git", "abcdEFGH1234ijkl", "url_credentials"),
     ("psql postgresql://app:pa55word@db.internal:5432/app", "pa55word", "url_credentials"),
     ("redis-cli -u redis://default:redispass@localhost:6379", "redispass", "url_credentials"),
     ("pip install --index-url https://user:tok3n@pypi.example.com/simple pkg", "tok3n", "url_credentials"),
     ("mysql -u root -pS3cretPass mydb", "S3cretPass", "password"),
     ("mysqldump -h db -uroot -phunter2 shop > shop.sql", "hunter2", "password"),
-    ("mariadb -u admin -p'quoted pass' -e 'select 1'", "quoted", "password"),
+    ("mariadb -u admin -p'quoted pass' -e 'select 1'", "quoted pass", "password"),
+    ("mysql -p'my secret' db", "secret", "password"),
+    ('mysql -u root -p"my secret" db', "secret", "password"),
+    ("mysql --password='my secret' db", "secret", "credential"),
+    ('mysql --password "my secret" db', "secret", "credential"),
+    ('mysql --password="my secret" db', "secret", "credential"),
+    ("sshpass -p 'top secret' ssh user@host", "secret", "password"),
     ("mysql --user=root --password=hunter2 db", "hunter2", "credential"),
     ("mysql -u root --password hunter2 db", "hunter2", "credential"),
     ("sshpass -p 'topsecret' ssh user@host", "topsecret", "password"),
@@ -172,6 +196,26 @@ LOOKALIKES: list[str] = [
     "echo sk-123 short",
     "az group list --query '[].name'",
     "nmap -p 1-1024 scanme.example.com",
+    # look-alikes of the AIza, aws configure, az -p, httpie -a and quoted -p patterns
+    "echo AIzaSyShortValue123",
+    "grep -rn AIza src/",
+    "aws configure get aws_secret_access_key",
+    "aws configure set region eu-west-1 --profile dev",
+    "aws configure set aws_secret_access_key $AWS_SECRET",
+    "az login --use-device-code",
+    "az login -u me@x.com -p",
+    "az login -u me@x.com -p $AZ_PASS",
+    "http -a alice example.org",
+    "http --auth alice GET example.org:8080/items",
+    "http example.org -a",
+    "sort -a file:x",
+    "rsync -a user@host:/srv/app/ backup/",
+    "cp -a src:old dst",
+    "ls -p /tmp",
+    "grep -p pattern file.txt",
+    "grep -P '\\d+:\\w+' log.txt",
+    "mysql -h db -P3306 -u root -p < dump.sql",
+    "mysql -u root -p -e 'select 1'",
 ]
 
 
@@ -197,6 +241,13 @@ def test_rest_of_the_command_stays_useful() -> None:
     assert masked == "curl -H 'Authorization: Bearer [REDACTED:auth_header]' https://api.example.com/v1/users?page=2"
     assert mask("mysql -u root -phunter2 shop") == "mysql -u root -p[REDACTED:password] shop"
     assert mask("git clone https://bob:pw@host/x.git") == "git clone https://bob:[REDACTED:url_credentials]@host/x.git"
+    assert mask("mysql -u root -p'my secret' shop") == "mysql -u root -p[REDACTED:password] shop"
+    assert mask("http -a bob:pw GET example.org") == "http -a bob:[REDACTED:basic_auth] GET example.org"
+    assert mask("http -a 'bob:p w' example.org") == "http -a 'bob:[REDACTED:basic_auth]' example.org"
+    assert mask("az login -u me -p pw --tenant t") == "az login -u me -p [REDACTED:password] --tenant t"
+    assert mask(f"aws configure set aws_secret_access_key {AWS_SECRET} --profile dev") == (
+        "aws configure set aws_secret_access_key [REDACTED:aws_secret_key] --profile dev"
+    )
 
 
 def test_several_secrets_in_one_line() -> None:
@@ -229,7 +280,7 @@ def test_multiline_output_is_masked() -> None:
     assert masked.startswith("Loading config...\n") and masked.endswith("\ndone\n")
 
 
-@pytest.mark.parametrize("text, secret, kind", SECRETS[:20])
+@pytest.mark.parametrize("text, secret, kind", SECRETS, ids=range(len(SECRETS)))
 def test_masking_twice_changes_nothing(text: str, secret: str, kind: str) -> None:
     once = mask(text)
     assert mask(once) == once

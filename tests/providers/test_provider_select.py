@@ -193,3 +193,136 @@ def test_ollama_named_without_a_model_uses_one_that_is_pulled(stub):
     assert choose(Settings(), provider="ollama", env={"OLLAMA_HOST": stub.url}).model == "llama3.2:latest"
     stub.models = ["mistral:7b"]
     assert choose(Settings(), provider="ollama", env={"OLLAMA_HOST": stub.url}).model == "mistral:7b"
+
+
+# -- [llm] api_key / base_url belong to the provider the config names --------------------------------
+OPENAI_CONFIG = f'[llm]\nprovider = "openai"\napi_key = "{KEY}"\n'
+ANTHROPIC_KEY = "sk-ant-own-key-Hq2mV81xLc0"
+
+
+def test_a_config_key_goes_only_to_the_provider_the_config_names(tmp_path):
+    env = {**NOTHING, "ANTHROPIC_API_KEY": ANTHROPIC_KEY}
+    loaded = _settings(tmp_path, env, OPENAI_CONFIG)
+    openai = choose(loaded, env=env)
+    assert (openai.provider, openai.api_key.reveal(), openai.key_hint) == ("openai", KEY, "[llm] api_key")
+    anthropic = choose(loaded, provider="anthropic", env=env)  # `parsec ask --provider anthropic`
+    assert (anthropic.api_key.reveal(), anthropic.key_hint) == (ANTHROPIC_KEY, "ANTHROPIC_API_KEY")
+    gemini = choose(loaded, provider="gemini", env=env)
+    assert gemini.api_key is None and gemini.key_hint == "GEMINI_API_KEY or GOOGLE_API_KEY"
+    with pytest.raises(ProviderAuthError, match="export GEMINI_API_KEY or GOOGLE_API_KEY"):
+        resolve_provider(loaded, provider="gemini", env=env)
+    # `parsec ask` passes the Settings alone: the same answer.
+    assert choose(loaded.settings, provider="anthropic", env=env).api_key.reveal() == ANTHROPIC_KEY
+    assert choose(loaded.settings, provider="ollama", env=env).api_key is None
+
+
+def test_parsec_provider_does_not_take_the_key_of_the_provider_in_the_file(tmp_path):
+    env = {**NOTHING, "PARSEC_PROVIDER": "anthropic", "PARSEC_CONFIG": str(tmp_path / "config.toml")}
+    loaded = _settings(tmp_path, env, OPENAI_CONFIG)
+    for settings in (loaded, loaded.settings):
+        choice = choose(settings, env=env)
+        assert choice.provider == "anthropic" and choice.api_key is None and choice.key_hint == "ANTHROPIC_API_KEY"
+        assert choose(settings, provider="openai", env=env).api_key.reveal() == KEY
+
+
+def test_a_config_key_whose_provider_follows_from_the_model_is_still_used(tmp_path):
+    loaded = _settings(tmp_path, NOTHING, f'[llm]\nmodel = "claude-sonnet-4-5"\napi_key = "{KEY}"\n')
+    assert choose(loaded, env=NOTHING).api_key.reveal() == KEY
+    assert choose(loaded, provider="openai", env=NOTHING).api_key is None
+
+
+def test_a_config_key_without_any_provider_is_refused_even_with_a_flag(tmp_path):
+    loaded = _settings(tmp_path, NOTHING, f'[llm]\napi_key = "{KEY}"\n')
+    with pytest.raises(ConfigError, match="set provider"):
+        choose(loaded, provider="anthropic", env=NOTHING)
+
+
+def test_a_shared_config_file_blocks_only_the_provider_its_key_belongs_to(tmp_path):
+    env = {**NOTHING, "ANTHROPIC_API_KEY": ANTHROPIC_KEY}
+    shared = _settings(tmp_path, env, OPENAI_CONFIG, mode=0o644)
+    with pytest.raises(ConfigError, match="chmod 600"):
+        choose(shared, provider="openai", env=env)
+    assert choose(shared, provider="anthropic", env=env).api_key.reveal() == ANTHROPIC_KEY
+
+
+def test_a_config_base_url_goes_only_to_the_provider_the_config_names(tmp_path):
+    env = {**NOTHING, "ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OPENAI_API_KEY": "sk-1"}
+    loaded = _settings(tmp_path, env, '[llm]\nprovider = "openai"\nbase_url = "http://gpu-box:8000/v1"\n')
+    assert choose(loaded, env=env).base_url == "http://gpu-box:8000/v1"
+    assert choose(loaded, provider="anthropic", env=env).base_url == "https://api.anthropic.com"
+    assert choose(loaded, provider="ollama", env={"OLLAMA_HOST": "gpu-box"}).base_url == "http://gpu-box:11434"
+
+
+def test_the_provider_gets_its_own_key_on_the_wire(tmp_path, stub):
+    """`parsec ask --provider anthropic` with an OpenAI key in the config sends ANTHROPIC_API_KEY."""
+    stub.api_key = None
+    env = {**NOTHING, "ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": stub.url,
+           "GEMINI_API_KEY": "AIzaGeminiOwnKey0123456789", "GOOGLE_GEMINI_BASE_URL": stub.url,
+           "PARSEC_CONFIG": str(tmp_path / "config.toml")}
+    settings = _settings(tmp_path, env, OPENAI_CONFIG).settings
+    for name in ("anthropic", "gemini"):
+        with resolve_provider(settings, provider=name, env=env) as provider:
+            provider.chat([ChatMessage(role="user", content="hi")])
+    anthropic, gemini = stub.model_requests()
+    assert anthropic.api == "anthropic" and anthropic.headers["x-api-key"] == ANTHROPIC_KEY
+    assert gemini.api == "gemini" and gemini.headers["x-goog-api-key"] == "AIzaGeminiOwnKey0123456789"
+    for request in stub.requests:
+        assert KEY not in repr((request.headers, request.query, request.path))
+
+
+# -- malformed base URLs ---------------------------------------------------------------------------
+@pytest.mark.parametrize("provider,env,expected", [
+    ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "notaurl"},
+     "OPENAI_BASE_URL 'notaurl' is not an http(s) URL: set it like http://localhost:8080/v1"),
+    ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "localhost:8080/v1"}, "OPENAI_BASE_URL 'localhost:8080/v1'"),
+    ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "http://host:port/v1"}, "the port must be a number"),
+    ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "http://exa mple.com/v1"}, "a space"),
+    ("anthropic", {"ANTHROPIC_API_KEY": "sk-2", "ANTHROPIC_BASE_URL": "ftp://proxy"},
+     "ANTHROPIC_BASE_URL 'ftp://proxy' is not an http(s) URL: set it like https://api.anthropic.com"),
+    ("gemini", {"GEMINI_API_KEY": "g", "GOOGLE_GEMINI_BASE_URL": "http://"}, "GOOGLE_GEMINI_BASE_URL 'http://'"),
+    ("ollama", {"OLLAMA_HOST": "garbage:::"},
+     "OLLAMA_HOST 'garbage:::' is not a host[:port] or http(s) URL (the port must be a number from 1 to 65535): "
+     "set it like localhost:11434"),
+    ("ollama", {"OLLAMA_HOST": "gpu box"}, "OLLAMA_HOST 'gpu box'"),
+])
+def test_a_malformed_base_url_names_its_variable(provider, env, expected):
+    from parsec.providers.errors import InvalidEndpoint
+
+    for named in (None, provider):  # auto-detected, and named by a flag
+        with pytest.raises(InvalidEndpoint) as caught:
+            choose(Settings(), provider=named, env=env)
+        text = str(caught.value)
+        assert expected in text and "\n" not in text
+        assert isinstance(caught.value, ConfigError) and caught.value.exit_code == 2
+
+
+def test_a_malformed_config_base_url_names_where_it_was_set(tmp_path):
+    from parsec.providers.errors import InvalidEndpoint
+
+    loaded = _settings(tmp_path, NOTHING, '[llm]\nprovider = "openai"\nbase_url = "gpu-box:8000"\n')
+    with pytest.raises(InvalidEndpoint, match=r"^\[llm\] base_url in .*config\.toml 'gpu-box:8000' is not an http"):
+        choose(loaded, env=NOTHING)
+    env = {**NOTHING, "PARSEC_LLM_BASE_URL": "nope"}
+    with pytest.raises(InvalidEndpoint, match="^PARSEC_LLM_BASE_URL 'nope' is not an http"):
+        choose(_settings(tmp_path, env), env=env)
+
+
+def test_a_key_inside_a_malformed_url_is_not_shown():
+    from parsec.providers.errors import InvalidEndpoint
+
+    with pytest.raises(InvalidEndpoint) as caught:
+        choose(Settings(), env={"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": f"{KEY}@notaurl"})
+    assert KEY not in str(caught.value)
+
+
+def test_the_transport_turns_a_url_httpx_refuses_into_a_one_line_error():
+    """A last line of defence behind `choose`: no `internal error: InvalidURL` / `UnsupportedProtocol`."""
+    from parsec.providers.errors import InvalidEndpoint
+    from parsec.providers.select import Choice, build_provider
+
+    for url in ("notaurl", "http://garbage:::"):
+        choice = Choice("openai", "gpt-4o-mini", url, Secret(KEY), "OPENAI_API_KEY", "test")
+        with build_provider(choice, Settings()) as provider, pytest.raises(InvalidEndpoint) as caught:
+            provider.list_models()
+        text = str(caught.value)
+        assert "OPENAI_BASE_URL" in text and "set it like" in text and "\n" not in text and KEY not in text

@@ -49,7 +49,8 @@ def plan(*steps: str, name: str = "Test workflow") -> dict[str, Any]:
     return {"json": {"name": name, "steps": list(steps)}}
 
 
-def step(*commands: str, done: bool = True, summary: str = "") -> dict[str, Any]:
+def step(*commands: str, done: bool = False, summary: str = "") -> dict[str, Any]:
+    """Candidate commands; the step completes only at a later `finished_step()` reply."""
     candidates = [{"command": c, "explanation": f"runs {c.split()[0]}"} for c in commands]
     return {"json": {"done": done, "candidates": candidates, "summary": summary}}
 

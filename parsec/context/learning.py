@@ -20,7 +20,8 @@ ALTERNATIVES: dict[str, tuple[str, ...]] = {
     "container_tool": ("docker", "podman"),
     "editor": ("nvim", "vim", "nano", "emacs", "code", "hx"),
     "pager_or_viewer": ("bat", "less", "cat"),
-    "list_style": ("ll", "ls -la", "ls -l", "eza", "exa", "ls"),
+    # No `ll`: usually an alias, and workflow commands run without the user's rc files.
+    "list_style": ("ls -la", "ls -l", "eza", "exa", "ls"),
     "http_client": ("curl", "wget", "http"),
     "privilege_tool": ("sudo", "doas"),
 }

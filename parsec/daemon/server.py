@@ -302,15 +302,7 @@ class Daemon:
         await self._journal(self.recorder.due_saves())
 
     async def _prune(self) -> None:
-        from ..models.retention import RetentionPolicy
-
-        cm = self.settings.context_management
-        policy = RetentionPolicy(
-            session_retention_days=cm.session_retention_days,
-            conversation_retention_days=cm.conversation_retention_days,
-            max_conversation_history=cm.max_conversation_history,
-            max_sessions=cm.max_sessions,
-        )
+        policy = self.settings.context_management.retention_policy()
         await self.writer.flush(force=True)
         report = await self.writer.prune(policy.model_dump())
         log.info("retention prune: %s", report)

@@ -35,6 +35,11 @@ AFTER_PLAN_MODULES = ("parsec.workflow.gate", "parsec.workflow.risk", "parsec.wo
                       "parsec.workflow.handoff", "bashlex", "rich.console")
 
 ERROR_TAIL_BYTES = 2000
+EXPLAIN_REQUEST = (
+    "Explain `{command}` part by part for the user deciding whether to run it: each program, flag, "
+    "pipe and redirection, what it will read or change, and what could go wrong. Plain text, at "
+    "most 150 words, no commands to run instead."
+)
 
 
 class WorkflowPaused(ParsecError):
@@ -67,6 +72,7 @@ class WorkflowRunner:
         self.shell: PersistentShell | None = None
         self.executed_commands: list[str] = []
         self._pending_command = ""  # what the gate approved, for _execute
+        self._step_messages: list[Any] = []  # the current step's request, for explain
         self.provider_label = f"{getattr(provider, 'name', '?')}:{getattr(provider, 'model', '?')}"
 
     # --- the life cycle --------------------------------------------------------------------
@@ -218,6 +224,7 @@ class WorkflowRunner:
                 messages, step_context, _report = self.context.step_messages(
                     self.conversation, index, environment=self._environment())
                 state.context_used = step_context
+                self._step_messages = messages
                 reply = suggest(self.provider, messages, shell=os.path.basename(shell.shell),
                                 extra=" ".join(filter(None, [declined_note(state), extra])))
                 extra = ""
@@ -319,12 +326,28 @@ class WorkflowRunner:
                     self.ui.show_candidate(shown, verdict)
                 continue
             if decision.choice == gate.Choice.explain:
-                self.ui.explain(shown, verdict)
+                self._explain(shown, verdict)
                 continue
             if decision.choice == gate.Choice.ask_again:
                 self.ui.say(decision.message, style="yellow")
                 continue
             return decision.choice.value, None, verdict
+
+    def _explain(self, candidate: CommandCandidate, verdict: RiskVerdict) -> None:
+        """`x` at the gate: what Parsec knows at once (the explanation, the risk reasons), then the
+        model's part-by-part explanation, streamed as it arrives. The request is the step's
+        messages plus this exchange, fitted to the budget (compaction, then truncation) as every
+        conversation-style list is."""
+        from ..models.chat import ChatMessage
+
+        self.ui.explain(candidate, verdict)
+        command = self.options.mask(candidate.command)
+        messages = [*self._step_messages, ChatMessage(role="assistant", content=command),
+                    ChatMessage(role="user", content=EXPLAIN_REQUEST.format(command=command))]
+        try:
+            self.ui.stream_text(self.provider.stream(self.context.fit_messages(messages), purpose="explain"))
+        except ParsecError as err:  # the local explanation above stands on its own
+            self.ui.say(f"(the model could not explain it: {err})", style="yellow")
 
     def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
         from .results import artifacts_between, environment_changes, take_snapshot

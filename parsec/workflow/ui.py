@@ -74,6 +74,17 @@ class TerminalUI:
         for reason in verdict.reasons or ["read-only or only changes the shell's own state"]:
             self.say(f"  risk ({verdict.level}): {reason}", style=_LEVEL_STYLE[verdict.level])
 
+    def stream_text(self, deltas: Any) -> None:
+        """Text from the model, written as it arrives."""
+        wrote = False
+        for delta in deltas:
+            self.out.write(delta)
+            self.out.flush()
+            wrote = True
+        if wrote:
+            self.out.write("\n")
+            self.out.flush()
+
     # --- questions -------------------------------------------------------------------------
     def ask(self, prompt: str) -> str:
         """One line from the user; end of input counts as `q` (abort)."""

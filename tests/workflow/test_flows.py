@@ -89,7 +89,8 @@ def test_retries_are_bounded_then_the_workflow_stops(stub, env, work: Path) -> N
 
 def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
     queue(stub, plan("Say one", "Say two", "Say three", "Say four"),
-          step("echo one", "echo uno"), finished_step(), step("echo two"), step("echo three"))
+          step("echo one", "echo uno"), finished_step(), step("echo two"), step("echo three"),
+          {"text": "echo prints its arguments; nothing is changed."})
     child = spawn(["ask", "say some numbers"], env, work)
     child.expect("accept")
     child.sendline("")
@@ -107,6 +108,7 @@ def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
     child.expect(r"\$ echo three")
     child.sendline("x")
     child.expect("What it does: runs echo")
+    child.expect("echo prints its arguments; nothing is changed.")  # the model's, streamed
     child.sendline("q")
     finish(child, status=1)
 
@@ -120,6 +122,8 @@ def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
     assert second.status.value == "skipped"
     assert third.status.value == "aborted" and not third.command_attempts[0].executed
     assert fourth.status.value == "pending"
+    explain = stub.model_requests()[-1]
+    assert explain.body.get("stream") is True and "`echo three` part by part" in explain.body["messages"][-1]["content"]
 
 
 def test_plan_edit_and_replan(stub, env, work: Path) -> None:

@@ -152,7 +152,7 @@ end
 function __parsec_route --argument-names line
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
     set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
-    string match -qr '^(0|f|F)' -- "$PARSEC_HOOKS_ROUTE_PROMPTS"; and return 0
+    string match -qr '^(1|t|T)' -- "$PARSEC_HOOKS_ROUTE_PROMPTS"; or test -z "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0 # on: 1/true, or unset
     __parsec_plain_command $line $__parsec_kind; and return 0
     test -e $__parsec_runtime/tcp; or return 0 # no daemon: do not start a helper to find out
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
@@ -222,7 +222,7 @@ end
 # After "command not found" on something the daemon says reads like prose (not a typo such as
 # `gti status`): one key sends it to Parsec. No daemon, no offer.
 function __parsec_offer_ask --argument-names line
-    string match -qr '^(0|f|F)' -- "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; and return 0
+    string match -qr '^(1|t|T)' -- "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or test -z "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0 # on: 1/true, or unset
     test -e $__parsec_runtime/tcp; or return 0
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
         $__parsec_session (__parsec_json "$line"))

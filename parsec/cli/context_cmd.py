@@ -61,15 +61,9 @@ def _open_store(settings):
 
 def _conversation(store, conversation_id: str | None):
     """By id or id prefix (as `conversations show` and `resume` take them), else the newest."""
-    from ..errors import NotFound
     from ..workflow.start import find_conversation
 
-    try:
-        return find_conversation(store, conversation_id)
-    except NotFound:
-        if conversation_id:
-            raise
-        raise NotFound("no conversations yet: start one with `parsec ask \"...\"`") from None
+    return find_conversation(store, conversation_id)
 
 
 def _engine(settings, store, conversation):

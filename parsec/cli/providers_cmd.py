@@ -51,10 +51,6 @@ def register(app: typer.Typer) -> None:
         raise typer.Exit(0 if usable else 1)
 
 
-def collect_rows(loaded, *, probe: bool, env=None) -> list[ProviderRow]:
-    return collect(loaded, probe=probe, env=env)[0]
-
-
 def collect(loaded, *, probe: bool, env=None) -> tuple[list[ProviderRow], str]:
     """The rows, and (when no provider is in use) the one line that says why."""
     import importlib

@@ -74,16 +74,15 @@ def run_one(command: ContextCommand, cwd: str, max_output: int, env: Mapping[str
 
 def run_all(commands: list[ContextCommand], cwd: str, max_output: int,
             env: Mapping[str, str] | None = None) -> list[CommandOutput]:
-    """Run `commands` in parallel; results come back in config order. LLM keys are scrubbed from
-    `env` (default: os.environ) first.
+    """Run `commands` in parallel (each without LLM keys, see run_one); results come back in
+    config order.
 
     Raises ContextCommandFailed for the first failed command whose on_error is "fail".
     """
     if not commands:
         return []
-    clean = scrubbed_environment(env)  # once, not per command
     with ThreadPoolExecutor(max_workers=len(commands)) as pool:
-        outputs = list(pool.map(lambda c: run_one(c, cwd, max_output, clean), commands))
+        outputs = list(pool.map(lambda c: run_one(c, cwd, max_output, env), commands))
     for out in outputs:
         if not out.ok and out.on_error == "fail":
             raise ContextCommandFailed(

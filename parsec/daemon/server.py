@@ -256,11 +256,11 @@ class Daemon:
         return m.ok_reply(req.id)
 
     async def _classify(self, req: m.Classify, conn: dict[str, Any]) -> dict[str, Any]:
+        if req.after_127:  # needs no learned choices, so not the classifier either
+            return _after_command_not_found(req)
         classifier = await self._get_classifier()
         if classifier is None:
             return m.error_reply(req.id, "unavailable", "classifier unavailable")
-        if req.after_127:
-            return _after_command_not_found(req)
         decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd)
         return m.ok_reply(req.id, decision=decision.decision, confidence=decision.confidence, reason=decision.reason)
 

@@ -48,7 +48,7 @@ Pid = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
 Millis = Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)]
 # Epoch seconds with a fraction, as the hooks send them: finite, or refused. An implausible time
 # (a bogus clock) is dropped by the recorder and the record kept (daemon/sessions.py: _epoch).
-Timestamp = Annotated[float, Field(allow_inf_nan=False)]
+Timestamp = Annotated[float, Field(strict=True, allow_inf_nan=False)]  # true, "1" refused
 MAX_PIPELINE = 256  # statuses in one pipeline
 MAX_ENV = 256  # variables in a session_start (the hooks send about a dozen)
 

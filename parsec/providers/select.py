@@ -77,7 +77,7 @@ def choose(settings: Settings | LoadedConfig, *, provider: str | None = None, mo
     model = (model or llm.model or "").strip()
     reason = "--provider" if provider else ("PARSEC_PROVIDER / [llm] provider" if name else "")
     if not name and model:
-        name = next((p for prefix, p in _MODEL_PREFIXES.items() if model.startswith(prefix)), "")
+        name = provider_for_model(model)
         reason = reason or f"model {model}"
     if not name and llm.api_key:
         raise ConfigError("[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, gemini or ollama")
@@ -199,8 +199,10 @@ def _url_problem(url: str) -> str | None:
     if not parts.hostname:
         return " (no host name)"
     try:
-        parts.port  # noqa: B018  (a port that is not a number from 0 to 65535 raises ValueError)
+        port = parts.port  # ValueError for a port that is not a number from 0 to 65535
     except ValueError:
+        port = 0
+    if port == 0:
         return " (the port must be a number from 1 to 65535)"
     from ._httpx import httpx  # what the adapters will use must accept it too
 
@@ -265,32 +267,41 @@ def _default_model(name: str, ollama_models: list[str] | None) -> str:
 def _config_owner(settings: Settings | LoadedConfig, env: Mapping[str, str]) -> str:
     """The provider `[llm] api_key` and `[llm] base_url` belong to ("" when the config names none).
 
-    That is the `[llm] provider` of the file holding the key (so PARSEC_PROVIDER=anthropic does not
-    hand an OpenAI key from the config to Anthropic), else the effective `[llm] provider`, else
-    the provider implied by `[llm] model`, else openai for a bare `[llm] base_url`.
+    A key written in a file belongs to what that file says, never to the effective settings: a
+    file with `model = "gpt-4o"` and a key, run with PARSEC_PROVIDER=anthropic, must not hand the
+    OpenAI key to Anthropic. Otherwise (no key, a key from PARSEC_LLM_API_KEY, or a file that
+    names no provider, model or base_url) it is the effective settings' provider.
     """
     llm = _settings(settings).llm
+    effective = _owner_named_by({"provider": llm.provider, "model": llm.model, "base_url": llm.base_url})
     if llm.api_key.strip():
-        named = ""
-        for path in _files_holding_key(settings, env):  # user file first, project file last: the last wins
-            named = _provider_in_file(path) or named
-        if named:
-            return named
-    named = llm.provider.strip().lower()
-    if named:
-        return named
-    model = llm.model.strip()
-    inferred = next((p for prefix, p in _MODEL_PREFIXES.items() if model.startswith(prefix)), "") if model else ""
-    return inferred or ("openai" if llm.base_url.strip() else "")
+        holders = _files_holding_key(settings, env)
+        if holders:  # user file first, project file last: the last wins
+            return _owner_named_by(_llm_table(holders[-1])) or effective
+    return effective
 
 
-def _provider_in_file(path: Path) -> str:
+def provider_for_model(model: str) -> str:
+    """The provider a model name implies (`gpt-4o` → openai), or ""."""
+    return next((p for prefix, p in _MODEL_PREFIXES.items() if model.startswith(prefix)), "") if model else ""
+
+
+def _owner_named_by(llm: Mapping[str, Any]) -> str:
+    """[llm] provider, else the provider its model implies, else openai for a bare base_url."""
+    def text(key: str) -> str:
+        value = llm.get(key, "")
+        return value.strip() if isinstance(value, str) else ""
+
+    return text("provider").lower() or provider_for_model(text("model")) or ("openai" if text("base_url") else "")
+
+
+def _llm_table(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            value = (tomllib.load(handle).get("llm") or {}).get("provider", "")
+            table = tomllib.load(handle).get("llm") or {}
     except (OSError, tomllib.TOMLDecodeError, AttributeError):
-        return ""
-    return value.strip().lower() if isinstance(value, str) else ""
+        return {}
+    return table if isinstance(table, dict) else {}
 
 
 def _api_key(name: str, settings: Settings | LoadedConfig, env: Mapping[str, str],

@@ -55,6 +55,7 @@ class RunOptions:
     command_timeout_s: float = 0.0
     output_limit: int = 1024
     mask: Callable[[str], str] = lambda text: text
+    privacy_mode: bool = False  # store commands only: no output, no environment, no step context
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))  # the user's, scrubbed of keys
     shell: str | None = None
 
@@ -115,7 +116,8 @@ class WorkflowRunner:
 
     def save(self) -> None:
         self.conversation.updated_at = utcnow()
-        self.store.save_conversation(self.conversation)
+        stored = _commands_only(self.conversation) if self.options.privacy_mode else self.conversation
+        self.store.save_conversation(stored)
 
     def _abort(self, reason: str) -> None:
         conversation = self.conversation
@@ -239,8 +241,11 @@ class WorkflowRunner:
                     extra = "Your last reply had no candidates: give at least one command, or done=true."
                     continue
                 if self._commands_run(state) >= allowed:
-                    extra = self._recover(state, f"Step {index + 1} ran {self._commands_run(state)} commands "
-                                                 "and the model has not said it is done.", retry_same=False)
+                    extra = self._recover(
+                        state, f"Step {index + 1} ran {self._commands_run(state)} commands and the model has "
+                               "not said it is done.", retry_same=False,
+                        on_retry="The user chose to go on with this step: if the results above already "
+                                 "achieve it, say done; otherwise give the next command.")
                     allowed += self.options.max_commands_per_step  # the user chose to go on
                     continue
                 # A done flag that comes with commands is not trusted: the step is complete only
@@ -409,8 +414,11 @@ class WorkflowRunner:
         state.transition(StepStatus.failed)
         self.save()
 
-    def _recover(self, state: WorkflowStepState, problem: str, *, retry_same: bool) -> str:
-        """retry / skip / abort after a failure the automatic retries did not fix, or a Ctrl-C."""
+    def _recover(self, state: WorkflowStepState, problem: str, *, retry_same: bool,
+                 on_retry: str | None = None) -> str:
+        """retry / skip / abort after a failure the automatic retries did not fix, a Ctrl-C, or a
+        step that will not end; returns the instruction for the next model call (`on_retry`, when
+        given, for a retry)."""
         from . import gate
 
         if not self.ui.interactive:
@@ -432,6 +440,8 @@ class WorkflowRunner:
         else:
             state.retries = 0
         self.save()
+        if choice == "retry" and on_retry is not None:
+            return on_retry
         if choice == "retry" and retry_same:
             return f"The user asked to retry after: {problem} Suggest the command again (or a better one)."
         return "The user asked to retry: suggest a corrected command." if choice == "retry" else ""
@@ -521,6 +531,19 @@ def _import_quietly(*modules: str) -> None:
             importlib.import_module(name)
         except ImportError:
             pass
+
+
+def _commands_only(conversation: Conversation) -> Conversation:
+    """What privacy mode lets reach the store: the commands and their exit statuses, not their
+    output, the variables they set or the context the model saw. The running workflow keeps all
+    of it in memory, so the model still sees each result."""
+    stored = conversation.model_copy(deep=True)
+    for state in stored.steps:
+        state.context_used = None
+        state.environment_changes = [c for c in state.environment_changes if c.kind == "cwd"]
+        for attempt in state.command_attempts:
+            attempt.output = None
+    return stored
 
 
 def declined_note(state: WorkflowStepState) -> str:

@@ -5,7 +5,8 @@ substitution and function definition in it is analysed. Nothing here greps subst
 --format=%h` is read-only, `format c:` is not; `rm -rf ./build` stays inside the working tree,
 `rm -rf ~` does not. A `cd` earlier in the line moves where later relative paths point (`cd / &&
 rm -rf usr`), but "inside the working tree" always means under the directory the line starts in.
-Commands that run other commands (sh -c, eval, su -c, find -exec, fd -x, xargs) have those checked too.
+Commands that run other commands (sh -c, eval, su -c, find -exec, fd -x, xargs, sed's e) have those
+checked too. assess never raises: what cannot be parsed or analysed is at least medium.
 
 Levels: `low` — read-only or only changes the shell's own state (cd, export); the gate runs it on
 an empty answer and `--yes` approves it. `medium` — changes files or the system in an ordinary way;
@@ -18,7 +19,7 @@ import itertools
 import os
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,8 +67,23 @@ GIT_READ_ONLY = {
 }
 # git's own options that take the next word as their value (git -C dir, git -c key=value).
 GIT_VALUE_OPTIONS = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
-# `git branch` options whose value may be the next word: that word is not a new branch's name.
+# `git branch` / `git tag` options whose value may be the next word: that word is neither a new
+# branch's or tag's name nor flag letters (`--sort -committerdate` is not -d).
 GIT_BRANCH_VALUE_OPTIONS = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+GIT_TAG_VALUE_OPTIONS = GIT_BRANCH_VALUE_OPTIONS | {
+    "-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup", "--trailer",
+}
+GIT_CONFIG_VALUE_OPTIONS = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+GIT_CONFIG_WRITES = {
+    "--unset", "--unset-all", "--remove-section", "--rename-section", "-e", "--edit", "--add", "--replace-all",
+}
+GIT_CONFIG_READS = {
+    "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list",
+}
+# `git config SUBCOMMAND` (git 2.46+) that change settings or open an editor.
+GIT_CONFIG_WRITE_SUBCOMMANDS = {"set", "unset", "rename-section", "remove-section", "edit"}
+# git grep options whose value is the next word (so `-e -O` searches for "-O").
+GIT_GREP_VALUED_LETTERS = "efABCm"
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "perl", "ruby", "node"}
 SH_LIKE = {"sh", "bash", "zsh", "dash", "ksh", "fish"}  # take a script with -c
 EXECUTORS = SHELLS | {"eval", "source", "."}  # run their arguments as code
@@ -83,7 +99,7 @@ WRAPPER_VALUE_OPTIONS = {
     "sudo": {"-u", "-g", "-C", "-D", "-p", "-r", "-t", "-T", "-U"},
     "doas": {"-u", "-C"},
     "pkexec": {"--user"},
-    "env": {"-u", "--unset", "-C", "--chdir"},
+    "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
     "nice": {"-n", "--adjustment"},
     "ionice": {"-c", "--class", "-n", "--classdata", "-p", "-P", "-u"},
     "timeout": {"-s", "--signal", "-k", "--kill-after"},
@@ -97,6 +113,8 @@ FD_VALUE_OPTIONS = {
     "-S", "--size", "--changed-within", "--changed-before", "-o", "--owner", "-j", "--threads", "-c", "--color",
     "--base-directory", "--search-path", "--max-results", "--ignore-file", "--path-separator", "--batch-size", "--format",
 }
+UNIQ_VALUE_OPTIONS = {"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}
+XXD_VALUE_OPTIONS = {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name"}
 FIND_EXEC_FLAGS = {"-exec", "-execdir", "-ok", "-okdir"}
 FD_EXEC_FLAGS = {"-x", "--exec", "-X", "--exec-batch"}
 DELETERS = {"rm", "shred", "unlink"}  # an -exec running these deletes what find matched
@@ -122,10 +140,16 @@ HANDLER_NAMES = {".": "source", "gawk": "awk", "mawk": "awk", "nawk": "awk", "fd
 SUBSTITUTIONS = ("commandsubstitution", "processsubstitution")
 
 
+UNANALYSED = "could not be analysed; check it by eye"
+
+
 def assess(command: str, cwd: str | None = None, home: str | None = None) -> RiskVerdict:
-    """The verdict for `command` as it would run in `cwd`."""
-    start = os.path.normpath(cwd or os.getcwd())
-    return _Checker(start, start, os.path.normpath(home or os.path.expanduser("~"))).check(command)
+    """The verdict for `command` as it would run in `cwd`. Never raises."""
+    try:
+        start = os.path.normpath(cwd or os.getcwd())
+        return _Checker(start, start, os.path.normpath(home or os.path.expanduser("~"))).check(command)
+    except Exception:  # a bug here must neither crash the gate nor let the command pass as low
+        return RiskVerdict(MEDIUM, [UNANALYSED])
 
 
 _FORK_BOMB = re.compile(r"(\S+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&")
@@ -155,8 +179,11 @@ class _Checker:
         except Exception:  # bashlex raises several error types, some not exported
             verdict.raise_to(MEDIUM, "could not be parsed; check it by eye")
             return verdict
-        for tree in trees:
-            self.visit(tree, verdict)
+        try:
+            for tree in trees:
+                self.visit(tree, verdict)
+        except Exception:  # keep what was found so far (it may be high), but never stay low
+            verdict.raise_to(MEDIUM, UNANALYSED)
         return verdict
 
     def _nested(self, command: str, verdict: RiskVerdict) -> None:
@@ -255,6 +282,9 @@ class _Checker:
             self._dynamic_command(node, verdict)
             return
         name, rest = _command_name(args[0]), args[1:]
+        if not name:  # '' or "": no such command, but say so rather than name an empty word
+            verdict.raise_to(MEDIUM, "the command's name is empty")
+            return
         if name in EXECUTORS and _has_download_substitution(node):
             verdict.raise_to(HIGH, "runs a downloaded script")
         if name in DOWNLOADERS and _feeds_a_shell(node):  # curl x > >(sh)
@@ -299,11 +329,13 @@ class _Checker:
     # --- writes ----------------------------------------------------------------------------
     def _redirect(self, node: Any, verdict: RiskVerdict) -> None:
         target = getattr(node, "output", None)
-        if not hasattr(target, "word") or node.type not in (">", ">>", ">|", "&>", "&>>"):
+        if not hasattr(target, "word") or node.type not in (">", ">>", ">|", "&>", "&>>", ">&"):
             return
+        if node.type == ">&" and _FD_TARGET.fullmatch(target.word):
+            return  # 2>&1, >&2, >&3-: duplicates or closes a descriptor; `>& file` is `&> file`
         if any(getattr(p, "kind", "") in SUBSTITUTIONS for p in target.parts):
             return  # > >(cmd): the command is checked on its own
-        self._write_to(target.word, "redirection", verdict, overwrite=node.type in (">", ">|", "&>"))
+        self._write_to(target.word, "redirection", verdict, overwrite=node.type in (">", ">|", "&>", ">&"))
 
     def _write_to(self, target: str, how: str, verdict: RiskVerdict, overwrite: bool = True) -> None:
         """A write like `> target`: a device or protected dir is high, and so is overwriting a file."""
@@ -460,6 +492,8 @@ class _Checker:
             verdict.raise_to(MEDIUM, "git -c can run arbitrary commands")
         if sub is None:
             return
+        for target in _option_values(args, "", "--output"):  # git diff/log/show --output=FILE
+            self._write_to(target, f"git {sub} --output", verdict)
         if sub == "push" and any(a in ("-f", "--force", "--force-with-lease", "--mirror") or a.startswith("--force") or (a.startswith("+") and len(a) > 1) for a in args):
             verdict.raise_to(HIGH, "git push --force rewrites the remote's history")
         elif sub == "reset" and "--hard" in args:
@@ -468,17 +502,19 @@ class _Checker:
             verdict.raise_to(HIGH, "git clean -f deletes untracked files")
         elif sub in ("checkout", "restore") and ("." in args or "--" in args and args[-1:] == ["."]):
             verdict.raise_to(HIGH, f"git {sub} . discards uncommitted changes")
-        elif sub == "branch":
-            change = _git_branch_change(args)
+        elif sub in _GIT_CHANGES:  # branch, tag, config: some forms only list or look up
+            change = _GIT_CHANGES[sub](args)
             if change:
                 verdict.raise_to(MEDIUM, change)
+        elif sub == "grep" and _option_values(
+            args, "O", "--open-files-in-pager", GIT_GREP_VALUED_LETTERS, optional=True
+        ):
+            verdict.raise_to(MEDIUM, "git grep -O runs a pager program on the matching files")
         elif sub == "reflog" and args and not args[0].startswith("-") and args[0] != "show":
             verdict.raise_to(MEDIUM, f"git reflog {args[0]} can expire or delete reflog entries")
-        elif sub == "config" and args and not any(a in ("--get", "--list", "-l", "--get-all") for a in args) and len(_operands(args)) > 1:
-            verdict.raise_to(MEDIUM, "git config changes settings")
         elif sub == "stash" and args[:1] == ["list"]:
             return
-        elif sub not in GIT_READ_ONLY or (sub in ("remote", "tag") and _operands(args)[:1] not in ([], ["-v"], ["show"])):
+        elif sub not in GIT_READ_ONLY or (sub == "remote" and _operands(args)[:1] not in ([], ["-v"], ["show"])):
             verdict.raise_to(MEDIUM, f"git {sub} changes the repository")
 
     def _cmd_find(self, rest: list[str], verdict: RiskVerdict) -> None:
@@ -494,7 +530,7 @@ class _Checker:
 
     def _cmd_fd(self, rest: list[str], verdict: RiskVerdict) -> None:
         before_exec = list(itertools.takewhile(lambda a: a not in FD_EXEC_FLAGS, rest))
-        roots = _positionals(before_exec, FD_VALUE_OPTIONS)[1:] + _option_values(before_exec, "", "--search-path")
+        roots = _operands(before_exec, FD_VALUE_OPTIONS)[1:] + _option_values(before_exec, "", "--search-path")
         for flag, inner in _exec_clauses(rest, FD_EXEC_FLAGS):
             verdict.raise_to(MEDIUM, f"fd {flag} runs a command on every match")
             self._exec_on_matches(flag, inner, roots or ["."], "fd", verdict)
@@ -531,10 +567,43 @@ class _Checker:
             verdict.raise_to(MEDIUM, "kill stops processes")
 
     def _cmd_sed(self, rest: list[str], verdict: RiskVerdict) -> None:
-        if any(a == "-i" or a.startswith("-i") or a.startswith("--in-place") for a in rest):
+        args = _sed_args(rest)
+        if args.in_place:
             verdict.raise_to(MEDIUM, "sed -i edits files in place")
-            for target in _paths(rest)[1:]:
+            for target in (path for file in args.files for path in _expand_braces(file)):
                 self._protected_write(target, "sed -i", verdict)
+        if args.sandbox:
+            return  # --sandbox refuses the e, r and w commands
+        if args.script_files:
+            verdict.raise_to(MEDIUM, "sed reads its script from a file (it may write files or run commands)")
+        for script in args.scripts:
+            self._sed_script(script, verdict)
+
+    def _sed_script(self, script: str, verdict: RiskVerdict) -> None:
+        actions = _sed_actions(script)
+        if actions is None:
+            verdict.raise_to(MEDIUM, "sed script could not be read; check it by eye")
+            return
+        for action, argument in actions:
+            if action == "w":
+                if argument:  # without a file name sed refuses the script
+                    self._write_to(argument, "sed w", verdict)  # sed empties the file when it starts
+            elif argument:
+                verdict.raise_to(MEDIUM, "sed e runs a command")
+                self._nested(argument, verdict)
+            else:
+                verdict.raise_to(MEDIUM, "sed e runs the text it reads as a command")
+
+    def _cmd_uniq(self, rest: list[str], verdict: RiskVerdict) -> None:
+        self._output_operand("uniq", _operands(rest, UNIQ_VALUE_OPTIONS), verdict)
+
+    def _cmd_xxd(self, rest: list[str], verdict: RiskVerdict) -> None:
+        self._output_operand("xxd", _operands(rest, XXD_VALUE_OPTIONS), verdict)
+
+    def _output_operand(self, name: str, operands: list[str], verdict: RiskVerdict) -> None:
+        """`uniq IN OUT`, `xxd [-r] IN OUT`: the second operand is a file written like `> OUT`."""
+        if len(operands) > 1 and operands[1] != "-":
+            self._write_to(operands[1], name, verdict)
 
     def _cmd_awk(self, rest: list[str], verdict: RiskVerdict) -> None:
         program = _awk_program(rest)
@@ -578,6 +647,7 @@ class _Checker:
 
 
 _HOME_VARIABLE = re.compile(r"^\$(HOME|\{HOME\})(?=/|$)")
+_FD_TARGET = re.compile(r"\d+-?|-")  # the word after >& that names a file descriptor, not a file
 # print > "file", printf ... >> file: the target is a quoted name or an expression.
 _AWK_OUTPUT = re.compile(r'\bprintf?\b[^;}>|]*(>>?)\s*("[^"]*"|[^\s;}]+)')
 _PLACEHOLDER = re.compile(r"\{[/.]*\}")  # find's {}, fd's {} {/} {//} {.} {/.}
@@ -698,8 +768,8 @@ def _unwrapped(words: list[str]) -> tuple[list[str], list[str]]:
             start, i = i + 1, _skip_wrapper_options(name, words, i + 1)
             if name == "command" and {"-v", "-V"} & set(words[start:i]):
                 return [], wrappers  # command -v only looks the name up
-            if name == "env" and i > start and words[i - 2 : i - 1] in (["-S"], ["--split-string"]):
-                words = words[:i] + _split(words[i - 1]) + words[i:]  # env -S 'cmd args'
+            if name == "env":  # env -S 'cmd args', -S'cmd args', --split-string='cmd args'
+                words = words[:i] + [w for s in _env_split_strings(words[start:i]) for w in _split(s)] + words[i:]
         else:
             break
     return words[i:], wrappers
@@ -713,14 +783,19 @@ def _split(text: str) -> list[str]:
 
 
 def _skip_wrapper_options(name: str, words: list[str], i: int) -> int:
-    valued = WRAPPER_VALUE_OPTIONS.get(name, set()) | ({"-S", "--split-string"} if name == "env" else set())
-    while i < len(words) and words[i].startswith("-") and words[i] != "-":
-        if words[i] == "--":
-            return i + 1
-        i += 2 if words[i] in valued else 1
+    """The index of the word after the wrapper's options (and timeout's duration)."""
+    valued = WRAPPER_VALUE_OPTIONS.get(name, set())
+    if name == "env":  # a cluster ending in a letter that takes a value (-iS 'cmd') takes the next word
+        valued = valued | {w for w in words if re.fullmatch(r"-[^-]*[SuC]", w)}
+    i += sum(role != "operand" for _, role in _scan(words[i:], valued, permute=False))
     if name == "timeout" and i < len(words):
         i += 1  # the duration
     return i
+
+
+def _env_split_strings(options: list[str]) -> list[str]:
+    """The values of env's -S / --split-string among its options: env splits each into words."""
+    return _option_values(options, "S", "--split-string", "uC")
 
 
 def _shell_script(name: str, rest: list[str]) -> str:
@@ -734,15 +809,45 @@ def _shell_script(name: str, rest: list[str]) -> str:
     return ""
 
 
-def _operands(args: list[str]) -> list[str]:
-    out: list[str] = []
-    after_dashdash = False
-    for arg in args:
-        if arg == "--" and not after_dashdash:
-            after_dashdash = True
-        elif after_dashdash or not arg.startswith("-") or arg == "-":
-            out.append(arg)
-    return out
+def _scan(args: list[str], valued: Collection[str] = (), permute: bool = True) -> Iterator[tuple[str, str]]:
+    """Each word with its role: "option", "value" (the word after an option in `valued`), "--" or
+    "operand". Everything after `--` is an operand; with permute=False so is everything from the
+    first operand on (the command that sudo or xargs runs), as getopt does without GNU permutation.
+    """
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            yield arg, "--"
+            yield from ((a, "operand") for a in args[i + 1 :])
+            return
+        if not _is_option(arg):
+            if not permute:
+                yield from ((a, "operand") for a in args[i:])
+                return
+            yield arg, "operand"
+        else:
+            yield arg, "option"
+            if arg in valued and i + 1 < len(args):
+                i += 1
+                yield args[i], "value"
+        i += 1
+
+
+def _is_option(word: str) -> bool:
+    return word.startswith("-") and word != "-"
+
+
+def _operands(args: list[str], valued: Collection[str] = ()) -> list[str]:
+    """The operands, skipping each option in `valued` and the word after it."""
+    return [word for word, role in _scan(args, valued) if role == "operand"]
+
+
+def _flag_names(args: list[str], valued: Collection[str] = ()) -> tuple[set[str], set[str]]:
+    """The short option letters and long option names given: `--sort -date` is not -d -a -t -e."""
+    options = [word for word, role in _scan(args, valued) if role == "option"]
+    letters = {c for o in options if not o.startswith("--") for c in o[1:]}
+    return letters, {o.split("=")[0] for o in options if o.startswith("--")}
 
 
 def _paths(args: list[str]) -> list[str]:
@@ -764,36 +869,17 @@ def _expand_braces(word: str, limit: int = 64) -> list[str]:
     return out[:limit]
 
 
-def _positionals(args: list[str], valued: set[str]) -> list[str]:
-    """The operands, skipping each option in `valued` and the word after it."""
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        if args[i] == "--":
-            return out + args[i + 1 :]
-        if args[i].startswith("-") and args[i] != "-":
-            i += 2 if args[i] in valued else 1
-        else:
-            out.append(args[i])
-            i += 1
-    return out
-
-
 def _after_options(args: list[str], valued: set[str]) -> list[str]:
     """The words from the first operand on: the command that xargs or runuser -u runs."""
-    i = 0
-    while i < len(args) and args[i].startswith("-") and args[i] != "-":
-        if args[i] == "--":
-            return args[i + 1 :]
-        i += 2 if args[i] in valued else 1
-    return args[i:]
+    return [word for word, role in _scan(args, valued, permute=False) if role == "operand"]
 
 
-def _option_values(args: list[str], short: str, long: str, other_valued: str = "") -> list[str]:
+def _option_values(args: list[str], short: str, long: str, other_valued: str = "", optional: bool = False) -> list[str]:
     """The values given to -X or --long (attached, after `=`, or as the next word).
 
     `other_valued` are the command's other short options that take a value: in `-kSo` the rest of
-    the word after k is k's value, not an -o.
+    the word after k is k's value, not an -o. An `optional` value can only be attached (git grep
+    -O[pager]); then a bare -X counts too, as an empty value.
     """
     values: list[str] = []
     i = 0
@@ -801,18 +887,20 @@ def _option_values(args: list[str], short: str, long: str, other_valued: str = "
         arg = args[i]
         name, equals, attached = arg.partition("=")
         if long and arg.startswith("--") and len(name) > 3 and long.startswith(name):  # getopt takes prefixes
-            values.append(attached if equals else _at(args, i + 1))
-            i += 0 if equals else 1
-        elif arg.startswith("-") and not arg.startswith("--"):
+            takes_next = not (equals or optional)
+            values.append(_at(args, i + 1) if takes_next else attached)
+            i += takes_next
+        elif _is_option(arg) and not arg.startswith("--"):
             for j, letter in enumerate(arg[1:], start=1):
                 if letter == short or letter in other_valued:
-                    value = arg[j + 1 :] or _at(args, i + 1)
-                    i += 0 if arg[j + 1 :] else 1
+                    takes_next = not (arg[j + 1 :] or (optional and letter == short))
+                    value = _at(args, i + 1) if takes_next else arg[j + 1 :]
+                    i += takes_next
                     if letter == short:
                         values.append(value)
                     break
         i += 1
-    return [v for v in values if v]
+    return values if optional else [v for v in values if v]
 
 
 def _at(args: list[str], i: int) -> str:
@@ -829,16 +917,13 @@ def _write_targets(name: str, rest: list[str]) -> list[str]:
 
 def _git_split(rest: list[str]) -> tuple[list[str], str | None, list[str]]:
     """git's own options, the subcommand and its arguments."""
-    i = 0
-    while i < len(rest) and rest[i].startswith("-"):
-        i += 2 if rest[i] in GIT_VALUE_OPTIONS else 1
+    i = sum(role != "operand" for _, role in _scan(rest, GIT_VALUE_OPTIONS, permute=False))
     return rest[:i], (rest[i] if i < len(rest) else None), rest[i + 1 :]
 
 
 def _git_branch_change(args: list[str]) -> str | None:
     """Why `git branch ARGS` changes the repository; None for a listing (git branch -a, -v, --list)."""
-    letters = {c for a in args if a.startswith("-") and not a.startswith("--") for c in a[1:]}
-    longs = {a.split("=")[0] for a in args if a.startswith("--")}
+    letters, longs = _flag_names(args, GIT_BRANCH_VALUE_OPTIONS)
     if letters & set("dDmMcC") or longs & {"--delete", "--move", "--copy"}:
         return "git branch deletes, renames or copies a branch"
     if "f" in letters or "--force" in longs:
@@ -847,9 +932,37 @@ def _git_branch_change(args: list[str]) -> str | None:
         return "git branch changes a branch's upstream or description"
     if "l" in letters or "--list" in longs:
         return None  # the operands are patterns to list
-    if _positionals(args, GIT_BRANCH_VALUE_OPTIONS):
+    if _operands(args, GIT_BRANCH_VALUE_OPTIONS):
         return "git branch creates a branch"
     return None
+
+
+def _git_tag_change(args: list[str]) -> str | None:
+    """Why `git tag ARGS` changes the repository; None for a listing or check (git tag -l 'v*', -v)."""
+    letters, longs = _flag_names(args, GIT_TAG_VALUE_OPTIONS)
+    if "d" in letters or "--delete" in longs:
+        return "git tag deletes a tag"
+    if letters & set("lv") or longs & {"--list", "--verify"}:
+        return None  # the operands are patterns to list or tags to verify
+    if _operands(args, GIT_TAG_VALUE_OPTIONS):
+        return "git tag creates or moves a tag"
+    return None
+
+
+def _git_config_change(args: list[str]) -> str | None:
+    """Why `git config ARGS` changes settings (or opens an editor); None for a lookup or listing."""
+    options = {word.split("=")[0] for word, role in _scan(args, GIT_CONFIG_VALUE_OPTIONS) if role == "option"}
+    operands = _operands(args, GIT_CONFIG_VALUE_OPTIONS)
+    if options & GIT_CONFIG_WRITES or operands[:1] and operands[0] in GIT_CONFIG_WRITE_SUBCOMMANDS:
+        return "git config changes settings"
+    if options & GIT_CONFIG_READS or operands[:1] in (["get"], ["list"]):
+        return None
+    if len(operands) > 1:  # git config KEY VALUE
+        return "git config changes settings"
+    return None
+
+
+_GIT_CHANGES = {"branch": _git_branch_change, "tag": _git_tag_change, "config": _git_config_change}
 
 
 def _find_roots(args: list[str]) -> list[str]:
@@ -896,6 +1009,137 @@ def _awk_program(args: list[str]) -> str | None:
         else:
             return arg
     return ""
+
+
+@dataclass
+class _SedArgs:
+    in_place: bool = False
+    sandbox: bool = False
+    scripts: list[str] = field(default_factory=list)
+    script_files: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def _sed_args(args: list[str]) -> _SedArgs:
+    """sed's options, scripts (-e or the first operand) and input files; -ri and -ni are -r -i, -n -i."""
+    out = _SedArgs()
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        arg, i = args[i], i + 1
+        name, equals, attached = arg.partition("=")
+        if arg == "--":
+            operands += args[i:]
+            break
+        if not _is_option(arg):
+            operands.append(arg)
+        elif arg.startswith("--"):
+            long = next((o for o in _SED_LONG if len(name) > 3 and o.startswith(name)), "")
+            if long in ("--expression", "--file", "--line-length") and not equals:
+                attached, i = _at(args, i), i + 1
+            if long == "--in-place":
+                out.in_place = True
+            elif long == "--sandbox":
+                out.sandbox = True
+            elif long in ("--expression", "--file"):
+                (out.scripts if long == "--expression" else out.script_files).append(attached)
+        else:
+            for j, letter in enumerate(arg[1:], start=1):
+                if letter == "i":  # -i[SUFFIX]: the rest of the word is the backup suffix
+                    out.in_place = True
+                    break
+                if letter in "efl":  # the rest of the word, or the next word, is the value
+                    value = arg[j + 1 :]
+                    if not value:
+                        value, i = _at(args, i), i + 1
+                    if letter != "l":
+                        (out.scripts if letter == "e" else out.script_files).append(value)
+                    break
+    if not (out.scripts or out.script_files) and operands:
+        out.scripts.append(operands.pop(0))
+    out.files = operands
+    return out
+
+
+_SED_LONG = ("--in-place", "--sandbox", "--expression", "--file", "--line-length")
+
+
+def _sed_actions(script: str) -> list[tuple[str, str]] | None:
+    """What a sed script does beyond printing: ("e", command) for each command it executes ("" for
+    the pattern space) and ("w", file) for each file it writes; None if the script could not be read.
+
+    A small reader of sed's grammar: [address[,address]][!]command, separated by ; or newlines.
+    """
+    actions: list[tuple[str, str]] = []
+    i = 0
+    while i < len(script):
+        c = script[i]
+        if c in " \t\n;{}!" or c.isdigit() or c in "$,~+":  # separators, blocks, line addresses
+            i += 1
+        elif c == "#":
+            i = _sed_line_end(script, i)
+        elif c in "/\\":  # /regex/ or \%regex% address, then its I and M flags
+            end = _sed_delimited(script, i + 1) if c == "/" else _sed_delimited(script, i + 2, script[i + 1 : i + 2])
+            if end is None:
+                return None
+            i = _sed_skip(script, end, lambda ch: ch in "IM")
+        elif c in "sy":  # s/regex/replacement/flags, y/abc/xyz/
+            end = _sed_delimited(script, i + 2, script[i + 1 : i + 2], parts=2)
+            if end is None:
+                return None
+            i = end
+            if c == "s":  # flags: e executes the result, w FILE writes it
+                i = _sed_skip(script, end, lambda ch: ch in "gpiImMe" or ch.isdigit())
+                if "e" in script[end:i]:
+                    actions.append(("e", ""))
+                if script[i : i + 1] == "w":
+                    i = _sed_argument(script, i + 1, actions, "w")
+        elif c in "wWe":
+            i = _sed_argument(script, i + 1, actions, "w" if c in "wW" else "e")
+        elif c in "aicrR":  # text or a file to read, to the end of the line
+            i = _sed_line_end(script, i)
+        elif c in "btT:v":  # a label (or version), to ; or the end of the line
+            i = _sed_skip(script, i, lambda ch: ch not in ";\n")
+        elif c in "=dDFgGhHlLnNpPqQxz":
+            i += 1
+        else:
+            return None
+    return actions
+
+
+def _sed_delimited(script: str, start: int, delimiter: str = "/", parts: int = 1) -> int | None:
+    """The index after `parts` delimiter-ended sections from `start` (a regex, or an s command's two)."""
+    if not delimiter or delimiter in "\n\\":
+        return None
+    i = start
+    for _ in range(parts):
+        while i < len(script) and script[i] != delimiter:
+            i += 2 if script[i] == "\\" else 1
+        if i >= len(script):
+            return None
+        i += 1
+    return i
+
+
+def _sed_skip(script: str, i: int, keep: Callable[[str], bool]) -> int:
+    """The index of the first character from `i` on that `keep` does not accept."""
+    while i < len(script) and keep(script[i]):
+        i += 1
+    return i
+
+
+def _sed_line_end(script: str, i: int) -> int:
+    """The end of the line from `i`; a line ending in a backslash continues (a, i and c's text)."""
+    while i < len(script) and script[i] != "\n":
+        i += 2 if script[i] == "\\" else 1
+    return i
+
+
+def _sed_argument(script: str, i: int, actions: list[tuple[str, str]], action: str) -> int:
+    """Record the rest of the line (w's file, e's command) as `action`; return the line's end."""
+    end = _sed_skip(script, i, lambda ch: ch != "\n")
+    actions.append((action, script[i:end].strip()))
+    return end
 
 
 def _quote(word: str) -> str:

@@ -146,6 +146,7 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
         command_timeout_s=settings.workflow.command_timeout_s
         or (settings.workflow.unattended_timeout_s if auto_yes else 0),
         output_limit=settings.context_pruning.max_command_output_length, mask=masker, env=shell_env,
+        privacy_mode=settings.context_management.privacy_mode,
     )
     from .shell import pick_shell
 

@@ -231,6 +231,14 @@ def test_a_config_key_whose_provider_follows_from_the_model_is_still_used(tmp_pa
     assert choose(loaded, provider="openai", env=NOTHING).api_key is None
 
 
+def test_a_key_whose_file_implies_openai_by_its_model_never_goes_to_parsec_provider(tmp_path):
+    env = {**NOTHING, "PARSEC_PROVIDER": "anthropic", "PARSEC_CONFIG": str(tmp_path / "config.toml")}
+    loaded = _settings(tmp_path, env, f'[llm]\nmodel = "gpt-4o"\napi_key = "{KEY}"\n')
+    choice = choose(loaded, env=env)
+    assert choice.provider == "anthropic" and choice.api_key is None
+    assert choose(loaded, provider="openai", env=env).api_key.reveal() == KEY
+
+
 def test_a_config_key_without_any_provider_is_refused_even_with_a_flag(tmp_path):
     loaded = _settings(tmp_path, NOTHING, f'[llm]\napi_key = "{KEY}"\n')
     with pytest.raises(ConfigError, match="set provider"):

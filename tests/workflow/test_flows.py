@@ -389,6 +389,21 @@ def test_a_secret_typed_in_the_prompt_is_masked_everywhere(stub, env, work: Path
     assert token.encode() not in stored
 
 
+def test_privacy_mode_stores_the_commands_but_not_their_output(stub, env, work: Path) -> None:
+    queue(stub, plan("Show a value"), step("echo private-output-1234; export SECRET_LOOKING_VAR=abc"),
+          finished_step("shown"))
+    env["PARSEC_CONTEXT_MANAGEMENT_PRIVACY_MODE"] = "true"
+    result = run_unattended(["ask", "--yes", "--json", "show a value"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert "private-output-1234" in user_messages(stub)[-1]  # the model still saw the result
+    stored = load_conversation(env).steps[0]
+    assert stored.command_attempts[0].command.startswith("echo private-output-1234")
+    assert stored.command_attempts[0].exit_status == 0 and stored.command_attempts[0].output is None
+    assert all(change.kind == "cwd" for change in stored.environment_changes) and stored.context_used is None
+    database = b"".join(p.read_bytes() for p in (Path(env["XDG_DATA_HOME"]) / "parsec").glob("parsec.db*"))
+    assert database.count(b"private-output-1234") == database.count(b"echo private-output-1234")
+
+
 def test_the_conversation_joins_the_shells_session_known_to_the_daemon(stub, env, work: Path, tmp_path: Path) -> None:
     """With the daemon running, `parsec ask` belongs to the session of the shell that ran it."""
     import subprocess
@@ -460,3 +475,22 @@ def test_a_step_can_take_several_commands_until_the_model_says_done(stub, env, w
     assert data["context_summary"]["key_achievements"] == ["Step 1: looked at the directory (pwd; ls -a)"]
     # The model saw each result before deciding: the last request carries the ls output's command.
     assert "ls -a" in user_messages(stub)[3]
+
+
+def test_a_done_flag_sent_with_a_command_waits_for_its_result(stub, env, work: Path) -> None:
+    queue(stub, plan("Count"), step("echo counted-it", done=True), finished_step("counted"))
+    result = run_unattended(["ask", "--yes", "--json", "count"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert conversation_json(result)["status"] == "finished"
+    assert len(stub.model_requests()) == 3  # plan, the command, then done having seen the output
+    assert "counted-it" in user_messages(stub)[2]
+
+
+def test_a_step_that_never_ends_is_stopped_after_max_commands(stub, env, work: Path) -> None:
+    queue(stub, plan("Loop"), step("echo 1"), step("echo 2"), step("echo 3"))
+    env["PARSEC_WORKFLOW_MAX_COMMANDS_PER_STEP"] = "2"
+    result = run_unattended(["ask", "--yes", "--json", "loop"], env, work)
+    assert result.returncode == 1
+    data = conversation_json(result)
+    assert [a["command"] for a in data["steps"][0]["command_attempts"]] == ["echo 1", "echo 2"]
+    assert data["status"] == "aborted" and "ran 2 commands" in data["error"]

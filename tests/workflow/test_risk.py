@@ -150,6 +150,80 @@ CASES = [
     ("ionice -c 3 rm -rf /", "high"),
     ("env -S 'rm -rf /'", "high"),
     ("ls | xargs -n 1 rm -rf", "medium"),
+    # odd inputs are analysed, never raised on
+    ("env -S", "low"),
+    ("env --split-string", "low"),
+    ("'' x", "medium"),
+    # option values are not flag letters
+    ("git branch --sort -committerdate", "low"),
+    ("git tag -l 'v*'", "low"),
+    ("git tag --list", "low"),
+    ("git tag -v v1.0", "low"),
+    ("git tag", "low"),
+    ("git tag v1.0", "medium"),
+    ("git tag -d v1.0", "medium"),
+    ("git tag -m 'release' v1.0", "medium"),
+    # >& with a file (not a descriptor) is &>
+    ("cat /dev/zero >& /dev/sda", "high"),
+    (": >& ~/.ssh/authorized_keys", "high"),
+    ("echo hi >& out.txt", "medium"),
+    ("echo hi 2>&1", "low"),
+    ("echo hi >&2", "low"),
+    ("echo hi 3>&-", "low"),
+    # env -S in all its spellings
+    ("env -S'rm -rf ~'", "high"),
+    ("env --split-string='rm -rf ~'", "high"),
+    ("env -S 'rm -rf ~'", "high"),
+    ("env -iS 'rm -rf ~'", "high"),
+    # sed: combined flags, scripts that execute or write
+    ("sed -ri 's/a/b/' /etc/hosts", "high"),
+    ("sed -Ei 's/a/b/' notes.txt", "medium"),
+    ("sed -ni 's/a/b/p' notes.txt", "medium"),
+    ("sed -Ei 's/a/b/' /etc/hosts", "high"),
+    ("sed -ni 's/a/b/p' /etc/hosts", "high"),
+    ("sed -i.bak -e 's/a/b/' /etc/hosts", "high"),
+    ("sed 'w copy-of-f.txt' f", "medium"),  # a new file in the working tree (CWD does not exist here)
+    ("sed 's/a/b/w out.txt' f", "medium"),
+    ("sed -n 's/a/b/w /etc/x' f", "high"),
+    ("sed '1e rm -rf ~' f", "high"),  # e runs a command: it is checked too
+    ("sed 's/.*/date/e' f", "medium"),
+    ("sed -f script.sed f", "medium"),
+    ("sed -n 's/a/b/p' file", "low"),
+    ("sed -e 's/a/b/' -e '/^#/d' file", "low"),
+    ("sed ':a;N;$!ba;s/\\n/ /g' file", "low"),
+    ("sed '$a text; w /etc/x' file", "low"),  # a's text runs to the end of the line
+    ("sed -n '/start/,/end/{/x/p}' file", "low"),
+    ("sed --sandbox 's/a/b/' file", "low"),
+    # git writes files or runs commands
+    ("git diff --output=out.patch", "medium"),
+    ("git log --output out.log", "medium"),
+    ("git diff --output=/etc/x", "high"),
+    ("git grep -O'rm -rf ~'", "medium"),
+    ("git grep --open-files-in-pager=vim x", "medium"),
+    ("git grep -iO x", "medium"),
+    ("git grep -e -O x", "low"),  # -O is the pattern
+    ("git grep -n x", "low"),
+    ("git config --unset x", "medium"),
+    ("git config --unset-all x", "medium"),
+    ("git config --remove-section x", "medium"),
+    ("git config --rename-section a b", "medium"),
+    ("git config -e", "medium"),
+    ("git config --global --edit", "medium"),
+    ("git config --add a.b c", "medium"),
+    ("git config --replace-all a.b c", "medium"),
+    ("git config set user.name x", "medium"),
+    ("git config user.name x", "medium"),
+    ("git config --get user.name", "low"),
+    ("git config -l", "low"),
+    ("git config --global user.name", "low"),
+    ("git config -f other.cfg user.name", "low"),
+    # an output operand is a write
+    ("uniq a.txt b.txt", "medium"),
+    ("uniq a.txt /etc/hosts", "high"),
+    ("uniq -f 1 a.txt", "low"),
+    ("uniq a.txt", "low"),
+    ("xxd -r a.hex a.bin", "medium"),
+    ("xxd -l 16 a.bin", "low"),
 ]
 
 
@@ -205,6 +279,86 @@ def test_build_differs_from_home() -> None:
     inside = assess("rm -rf ./build", cwd=CWD, home=HOME)
     home = assess("rm -rf ~", cwd=CWD, home=HOME)
     assert (inside.level, home.level) == ("medium", "high")
+
+
+def test_output_operands_and_options_overwrite_like_a_redirection(tmp_path) -> None:
+    (tmp_path / "data.txt").write_text("precious")
+    for command in (
+        "uniq in.txt data.txt",
+        "xxd -r in.hex data.txt",
+        "git diff --output=data.txt",
+        "git log --output data.txt",
+        "echo x >& data.txt",
+        "sed 'w data.txt' in.txt",
+    ):
+        assert assess(command, cwd=str(tmp_path), home=HOME).level == "high", command
+    assert assess("uniq in.txt new.txt", cwd=str(tmp_path), home=HOME).level == "medium"
+
+
+ODD_INPUTS = [
+    "env -S", "env --split-string", "env -S ''", "env -u", "git -c", "git", "git -C", "sudo", "sudo -u",
+    "find -exec", "find . -exec", "fd -x", "xargs", "xargs -I", "awk", "awk -f", "sed", "sed -i", "sed -e",
+    "sed 's/a'", "sed 'w'", "sed '\\'", "''", '""', "'' ''", "timeout", "nice -n", "su -c", "runuser -u",
+    "cd", "pushd", "kill", "sh -c", "eval", "uniq", "xxd -r", "git grep -O", "git config", "git tag -l",
+    "echo >&", "echo 2>&", "x=", "$(", "<(ls)", "f() { f; }", "!", "&", ";", "|", "{ ; }",
+]
+
+
+@pytest.mark.parametrize("command", ODD_INPUTS)
+def test_odd_input_is_analysed_without_raising(command: str) -> None:
+    verdict = assess(command, cwd=CWD, home=HOME)
+    assert verdict.level in ("low", "medium", "high")
+    assert "could not be analysed; check it by eye" not in verdict.reasons, command
+
+
+def test_an_unexpected_error_gives_a_medium_verdict(monkeypatch) -> None:
+    from parsec.workflow import risk
+
+    def broken(*args, **kwargs):
+        raise IndexError("a bug")
+
+    monkeypatch.setattr(risk._Checker, "_command", broken)
+    verdict = assess("ls", cwd=CWD, home=HOME)
+    assert (verdict.level, verdict.reasons) == ("medium", ["could not be analysed; check it by eye"])
+    monkeypatch.setattr(risk._Checker, "check", broken)  # outside the tree walk too
+    assert assess("ls", cwd=CWD, home=HOME).level == "medium"
+
+
+def test_an_error_keeps_what_was_found_before_it(monkeypatch) -> None:
+    from parsec.workflow import risk
+
+    def broken(self, rest, verdict):
+        raise IndexError("a bug")
+
+    monkeypatch.setattr(risk._Checker, "_cmd_ls", broken, raising=False)
+    assert assess("rm -rf /; ls", cwd=CWD, home=HOME).level == "high"
+
+
+SHELL_PIECES = [
+    "env", "-S", "-iS", "--split-string=", "git", "-c", "-C", "tag", "branch", "config", "grep", "-O", "--output",
+    "sed", "-i", "-ri", "-e", "'1e ls'", "'w x'", "s/a/b/", "awk", "find", "-exec", "{}", "\\;", "xargs", "sudo",
+    "timeout", "1", "uniq", "xxd", "rm", "-rf", "~", "/", "cd", "..", "sh", "-c", "eval", "'", '"', "$", "$(",
+    ")", "(", "{", "}", ";", "|", "&", "&&", ">", ">&", "2>&1", "<", "<(", "=", "X=", "*", "--", "-", "",
+]
+
+
+def test_random_shell_text_never_raises_and_is_always_analysed() -> None:
+    pytest.importorskip("hypothesis")
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    pieces = st.lists(st.sampled_from(SHELL_PIECES), max_size=12)
+    joiners = st.sampled_from([" ", "", " ; ", "\n"])
+
+    @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(pieces, joiners)
+    def check(words: list[str], joiner: str) -> None:
+        verdict = assess(joiner.join(words), cwd=CWD, home=HOME)
+        assert verdict.level in ("low", "medium", "high")
+        assert verdict.level == "low" or verdict.reasons
+        assert "could not be analysed; check it by eye" not in verdict.reasons, words
+
+    check()
 
 
 def test_default_cwd_is_the_process_cwd(tmp_path, monkeypatch) -> None:

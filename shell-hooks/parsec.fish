@@ -39,7 +39,12 @@ function __parsec_json --description 'print $argv[1] as a JSON string literal'
     set -l s $argv[1]
     if string match -qr '[\\\\"\x01-\x1f\x7f]' -- $s # most text needs no escaping: skip the work
         set s (string replace -a '\\' '\\\\' -- $s | string replace -a '"' '\\"' | string replace -a \t '\\t' | string replace -a \r '\\r' | string join '\n')
-        set s (string replace -ra '[\x01-\x1f\x7f]' '' -- "$s")
+        # Other control characters are kept, escaped, so the text is stored exactly as typed.
+        if string match -qr '[\x01-\x1f\x7f]' -- "$s"
+            for code in 01 02 03 04 05 06 07 08 0b 0c 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 7f
+                set s (string replace -a -- (printf "\x$code") "\\u00$code" "$s")
+            end
+        end
     end
     printf '"%s"' "$s"
 end
@@ -115,10 +120,12 @@ function __parsec_enter --description 'Parsec: route the line, then run it'
     set -g __parsec_routed ''
     # Incomplete (a block still open): let fish insert the newline.
     commandline --is-valid
-    if test $status -eq 2
+    set -l validity $status # 0 parses, 1 a syntax error, 2 incomplete
+    if test $validity -eq 2
         commandline -f execute
         return
     end
+    set -g __parsec_parses (test $validity -eq 0; and echo true; or echo false)
     if test "$PARSEC_DISABLE" != 1; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
         if string match -q '\?*' -- $line
             __parsec_overridden (string sub -s 2 -- $line) prompt
@@ -155,8 +162,8 @@ function __parsec_route --argument-names line
     string match -qr '^(1|t|T)' -- "$PARSEC_HOOKS_ROUTE_PROMPTS"; or test -z "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0 # on: 1/true, or unset
     __parsec_plain_command $line $__parsec_kind; and return 0
     test -e $__parsec_runtime/tcp; or return 0 # no daemon: do not start a helper to find out
-    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
-        $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
+    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":%s,"cwd":%s}' \
+        $__parsec_session (__parsec_json "$line") $__parsec_kind $__parsec_parses (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
     set -g __parsec_last_line $line
     set -g __parsec_last_decision $decision

@@ -67,3 +67,33 @@ def test_disabled_and_non_interactive_do_nothing(sandbox):
     sh = Shell("fish", sandbox, env={"PARSEC_DISABLE": "1"})
     assert "not loaded" in sh.run("functions -q __parsec_enter; or echo not loaded")
     sh.exit()
+
+
+def test_json_escaping_keeps_every_character():
+    """fish has no JSON encoder: the hook's own must round-trip control characters, quotes,
+    backslashes, newlines and non-ASCII text exactly, as the other shells' do."""
+    import json
+
+    texts = ["plain", 'say "hi" \\ there', "tab\there\r\nnext line", "bell\x07esc\x1b[0mdel\x7f", "naïve ☃ 😀"]
+    hook = REPO / "shell-hooks" / "parsec.fish"
+    script = f'sed -n "/^function __parsec_json/,/^end/p" {hook} | source\n'
+    script += "".join("__parsec_json (printf '%s' " + _fish_quote(t) + " | string collect); echo\n" for t in texts)
+    out = subprocess.run(["fish", "-c", script], capture_output=True, text=True, check=True).stdout
+    assert [json.loads(line) for line in out.splitlines()] == texts
+
+
+def _fish_quote(text: str) -> str:
+    """`text` as a fish single-quoted string (only \\ and ' are special there)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def test_the_classify_request_says_whether_the_line_parses(sandbox, fake_daemon):
+    sh = Shell("fish", sandbox)
+    sh.run("echo hello there friend")
+    sh.child.sendline("echo unbalanced )")
+    sh.child.expect("Unexpected")  # fish reports the error and keeps the line for editing
+    sh.child.sendcontrol("u")
+    sh.run("echo next")
+    sh.exit()
+    parses = {m["text"]: m["parses"] for m in fake_daemon.of_type("classify")}
+    assert parses == {"echo hello there friend": True, "echo unbalanced )": False, "echo next": True}

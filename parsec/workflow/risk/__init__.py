@@ -1,0 +1,46 @@
+"""The risk check: a verdict (low / medium / high + reasons) for a shell command.
+
+The command is parsed with bashlex and every simple command, pipeline, redirection, command
+substitution and function definition in it is analysed. Nothing here greps substrings: `git log
+--format=%h` is read-only, `format c:` is not; `rm -rf ./build` stays inside the working tree,
+`rm -rf ~` does not. A `cd` earlier in the line moves where later relative paths point (`cd / &&
+rm -rf usr`), but "inside the working tree" always means under the directory the line starts in.
+Commands that run other commands (sh -c, eval, su -c, find -exec, fd -x, xargs, sed's e) have those
+checked too. assess never raises: what cannot be parsed or analysed is at least medium.
+
+Levels: `low` — read-only or only changes the shell's own state (cd, export); the gate runs it on
+an empty answer and `--yes` approves it. `medium` — changes files or the system in an ordinary way;
+needs a `y`. `high` — destructive or hard to undo; needs an explicit `yes`, never auto-approved.
+
+The package: verdict.py (the levels and RiskVerdict), commands.py (what a command's name alone
+says), words.py (reading words, options and operands), syntax.py (bashlex's tree),
+paths.py (where paths point; protected places), walker.py (the walk over the line, cd included)
+and rules/ (one module per family of commands: files, git, search, text, processes).
+"""
+
+from __future__ import annotations
+
+import os
+
+from .rules.files import FileRules
+from .rules.git import GitRules
+from .rules.processes import ProcessRules
+from .rules.search import SearchRules
+from .rules.text import TextRules
+from .verdict import HIGH, LOW, MEDIUM, RiskVerdict
+from .walker import UNANALYSED
+
+__all__ = ["HIGH", "LOW", "MEDIUM", "UNANALYSED", "RiskVerdict", "assess"]
+
+
+class _Checker(FileRules, GitRules, SearchRules, TextRules, ProcessRules):
+    """The tree walk with every command's rule (a command without one is judged by its name)."""
+
+
+def assess(command: str, cwd: str | None = None, home: str | None = None) -> RiskVerdict:
+    """The verdict for `command` as it would run in `cwd`. Never raises."""
+    try:
+        start = os.path.normpath(cwd or os.getcwd())
+        return _Checker(start, start, os.path.normpath(home or os.path.expanduser("~"))).check(command)
+    except Exception:  # a bug here must neither crash the gate nor let the command pass as low
+        return RiskVerdict(MEDIUM, [UNANALYSED])

@@ -1,0 +1,84 @@
+"""Commands that delete files, write raw data or change permissions (rm, dd, shred, chmod, chown,
+chgrp), and the output files of sort -o, tree -o, uniq and xxd."""
+
+from __future__ import annotations
+
+from ..words import operands_of, option_values
+from ..paths import SYSTEM_DIRS, is_device, is_under
+from ..verdict import HIGH, MEDIUM, RiskVerdict
+from ..walker import Walker
+from ..words import path_operands
+
+UNIQ_VALUE_OPTIONS = {"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}
+XXD_VALUE_OPTIONS = {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name"}
+
+
+class FileRules(Walker):
+    def _cmd_rm(self, rest: list[str], verdict: RiskVerdict) -> None:
+        flags = "".join(a[1:] for a in rest if a.startswith("-") and not a.startswith("--"))
+        long_flags = {a for a in rest if a.startswith("--")}
+        recursive = bool(set(flags) & {"r", "R"}) or "--recursive" in long_flags
+        forced = "f" in flags or "--force" in long_flags
+        targets = path_operands(rest)
+        verdict.raise_to(MEDIUM, "deletes files")
+        if not (recursive or forced):
+            for target in targets:
+                self._protected_write(target, "rm", verdict)
+            return
+        kind = "recursive" if recursive else "forced"
+        for target in targets:
+            problem = self._deletion_problem(target)
+            if problem:
+                verdict.raise_to(HIGH, f"{kind} deletion of {target}: {problem}")
+
+    def _cmd_dd(self, rest: list[str], verdict: RiskVerdict) -> None:
+        verdict.raise_to(MEDIUM, "dd copies raw data")
+        for arg in rest:
+            if arg.startswith("of="):
+                path = self._resolve(arg[3:])
+                if path and is_device(path):
+                    verdict.raise_to(HIGH, f"dd writes to the block device {path}")
+                else:
+                    self._protected_write(arg[3:], "dd", verdict)
+
+    def _cmd_shred(self, rest: list[str], verdict: RiskVerdict) -> None:
+        verdict.raise_to(HIGH, "shred destroys data irrecoverably")
+
+    def _chmod_like(self, name: str, rest: list[str], verdict: RiskVerdict) -> None:
+        recursive = any(a in ("-R", "--recursive") or (a.startswith("-") and "R" in a) for a in rest)
+        verdict.raise_to(MEDIUM, f"{name} changes permissions or ownership")
+        for target in path_operands(rest)[1:]:  # the first operand is the mode or owner
+            path = self._resolve(target)
+            system = path is not None and (path in ("/", self.home) or any(is_under(path, top) for top in SYSTEM_DIRS))
+            if recursive and system:
+                verdict.raise_to(HIGH, f"recursive {name} on the system path {target}")
+            else:
+                self._protected_write(target, name, verdict)
+
+    def _cmd_chmod(self, rest: list[str], verdict: RiskVerdict) -> None:
+        self._chmod_like("chmod", rest, verdict)
+
+    def _cmd_chown(self, rest: list[str], verdict: RiskVerdict) -> None:
+        self._chmod_like("chown", rest, verdict)
+
+    def _cmd_chgrp(self, rest: list[str], verdict: RiskVerdict) -> None:
+        self._chmod_like("chgrp", rest, verdict)
+
+    def _cmd_sort(self, rest: list[str], verdict: RiskVerdict) -> None:
+        for target in option_values(rest, "o", "--output", "kStT"):
+            self._write_to(target, "sort -o", verdict)
+
+    def _cmd_tree(self, rest: list[str], verdict: RiskVerdict) -> None:
+        for target in option_values(rest, "o", "", "LPIHT"):
+            self._write_to(target, "tree -o", verdict)
+
+    def _cmd_uniq(self, rest: list[str], verdict: RiskVerdict) -> None:
+        self._output_operand("uniq", operands_of(rest, UNIQ_VALUE_OPTIONS), verdict)
+
+    def _cmd_xxd(self, rest: list[str], verdict: RiskVerdict) -> None:
+        self._output_operand("xxd", operands_of(rest, XXD_VALUE_OPTIONS), verdict)
+
+    def _output_operand(self, name: str, operands: list[str], verdict: RiskVerdict) -> None:
+        """`uniq IN OUT`, `xxd [-r] IN OUT`: the second operand is a file written like `> OUT`."""
+        if len(operands) > 1 and operands[1] != "-":
+            self._write_to(operands[1], name, verdict)

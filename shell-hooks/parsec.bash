@@ -16,6 +16,7 @@
 if [[ $- == *i* && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
     && ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
 __parsec_loaded=1
+[[ -n ${__parsec_exclude+x} ]] || __parsec_exclude=() # set by `parsec init` from the config
 
 __parsec_session="$$-${EPOCHREALTIME/,/.}"
 __parsec_seq=0
@@ -259,6 +260,7 @@ __parsec_route() {
     'command '*) __parsec_overridden "${line#command }" command; return 0 ;;
     '?'*) __parsec_overridden "${line#\?}" prompt; __parsec_make_ask "${line#\?}"; return 0 ;; # forced to Parsec
     esac
+    __parsec_excluded "$line" && return 0
     __parsec_first_word "$line"
     __parsec_kind=$REPLY
     [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
@@ -311,6 +313,16 @@ __parsec_ask_key() {
 
 # ---- recording ---------------------------------------------------------------------------------
 
+# [privacy] exclude_commands, as `parsec init` wrote them (the ones an extended regex can test):
+# a matching line is neither classified nor recorded. The daemon drops the others itself.
+__parsec_excluded() {
+    local re
+    for re in "${__parsec_exclude[@]}"; do
+        [[ $1 =~ $re ]] && return 0
+    done
+    return 1
+}
+
 # First in PROMPT_COMMAND (or bash-preexec's precmd_functions): records the command that just ran.
 __parsec_precmd() {
     local status=$? pipe=("${PIPESTATUS[@]}")
@@ -332,7 +344,8 @@ __parsec_precmd() {
 
 __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
     local line=$__parsec_lines seq=
-    if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != ' '* && $line == *[![:space:]]* ]]; then
+    if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != ' '* && $line == *[![:space:]]* ]] \
+        && ! __parsec_excluded "$line"; then
         seq=$((++__parsec_seq))
         local t0 t1
         t0=$__parsec_t0

@@ -156,7 +156,17 @@ function __parsec_ask_daemon --argument-names request --description 'one classif
     command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_runtime $request $timeout 2>/dev/null
 end
 
+# [privacy] exclude_commands, as `parsec init` wrote them (fish's regexes are PCRE2, like
+# Python's): a matching line is neither classified nor recorded.
+function __parsec_excluded --argument-names line
+    for re in $__parsec_exclude
+        string match -qr -- $re $line 2>/dev/null; and return 0
+    end
+    return 1
+end
+
 function __parsec_route --argument-names line
+    __parsec_excluded $line; and return 0
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
     set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
     string match -qr '^(1|t|T)' -- "$PARSEC_HOOKS_ROUTE_PROMPTS"; or test -z "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0 # on: 1/true, or unset
@@ -201,6 +211,7 @@ function __parsec_postexec --on-event fish_postexec
     set -l line $argv[1]
     set -l seq ''
     if test "$PARSEC_DISABLE" != 1; and test -z "$__parsec_routed"; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
+        and not __parsec_excluded $line
         set -g __parsec_seq (math $__parsec_seq + 1)
         set seq $__parsec_seq
         # fish has no sub-second clock builtin; history keeps the start second of the line.

@@ -8,6 +8,7 @@
 if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
     && zmodload zsh/datetime zsh/net/socket zsh/system zsh/parameter 2>/dev/null; then
 typeset -g __parsec_loaded=1
+(( ${+__parsec_exclude} )) || typeset -ga __parsec_exclude # set by `parsec init` from the config
 
 typeset -g __parsec_session="$$-${EPOCHREALTIME/,/.}"
 typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0
@@ -219,6 +220,7 @@ __parsec_route() {
     ('command '*) __parsec_overridden "${line#command }" command; return 0 ;;
     ('?'*) __parsec_overridden "${line#\?}" prompt; __parsec_make_ask "${line#\?}"; return 0 ;;  # forced to Parsec
     esac
+    __parsec_excluded "$line" && return 0
     __parsec_first_word "$line"
     __parsec_kind=$REPLY
     [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
@@ -269,6 +271,16 @@ __parsec_accept_line() {
 
 # ---- recording ---------------------------------------------------------------------------------
 
+# [privacy] exclude_commands, as `parsec init` wrote them (the ones an extended regex can test):
+# a matching line is neither classified nor recorded. The daemon drops the others itself.
+__parsec_excluded() {
+    local re
+    for re in "${__parsec_exclude[@]}"; do
+        [[ $1 =~ $re ]] && return 0
+    done
+    return 1
+}
+
 __parsec_preexec() {
     __parsec_line=${1:-$3}
     __parsec_t0=$EPOCHREALTIME
@@ -283,7 +295,8 @@ __parsec_precmd() {
     emulate -L zsh
     if [[ -n $__parsec_t0 ]]; then
         local line=$__parsec_line
-        if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != [[:space:]]* && -n ${line//[[:space:]]/} ]]; then
+        if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != [[:space:]]* && -n ${line//[[:space:]]/} ]] \
+            && ! __parsec_excluded "$line"; then
             seq=$(( ++__parsec_seq ))
             local cmd cwd duration=$(( (now - __parsec_t0) * 1000 ))
             __parsec_json "$line"; cmd=$REPLY

@@ -30,28 +30,68 @@ HOOK_SWITCHES = ("route_prompts", "offer_prompt_on_127", "autostart_daemon")
 
 
 def _config_defaults(shell: str) -> str:
-    """Lines that turn off, before the hook loads, what `[hooks]` in the user's config turns off.
+    """Lines put before the hook from the user's config file: what `[hooks]` turns off, and the
+    `[privacy] exclude_commands` the shell can test itself, so such lines never leave it.
 
     The hook reads PARSEC_HOOKS_* variables (it cannot afford to parse TOML per command); a
     variable already set in the environment still wins, as environment beats config everywhere.
     Any trouble reading the file prints nothing: `parsec init` must always give a working hook,
     and `parsec doctor` reports a broken config."""
+    config = _user_config()
+    hooks, privacy = config.get("hooks", {}), config.get("privacy", {})
+    lines = []
+    if isinstance(hooks, dict):
+        for key in HOOK_SWITCHES:
+            if hooks.get(key) is False:
+                name = f"PARSEC_HOOKS_{key.upper()}"
+                lines.append(f"set -q {name}; or set -g {name} 0\n" if shell == "fish" else f': "${{{name}:=0}}"\n')
+    patterns = privacy.get("exclude_commands", []) if isinstance(privacy, dict) else []
+    lines.append(_exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else []))
+    return "".join(lines)
+
+
+def _user_config() -> dict:
     import os
     import tomllib
 
     from .. import paths
 
-    explicit = os.environ.get("PARSEC_CONFIG")
     try:
-        with open(explicit or paths.user_config_file(), "rb") as handle:
-            section = tomllib.load(handle).get("hooks", {})
+        with open(os.environ.get("PARSEC_CONFIG") or paths.user_config_file(), "rb") as handle:
+            return tomllib.load(handle)
     except (OSError, ValueError):
-        return ""
-    if not isinstance(section, dict):
-        return ""
-    lines = []
-    for key in HOOK_SWITCHES:
-        if section.get(key) is False:
-            name = f"PARSEC_HOOKS_{key.upper()}"
-            lines.append(f"set -q {name}; or set -g {name} 0\n" if shell == "fish" else f': "${{{name}:=0}}"\n')
-    return "".join(lines)
+        return {}
+
+
+# Python regex syntax that POSIX extended regexes (bash's and zsh's =~) lack or read otherwise:
+# class escapes (\d \s \w \b ...), groups with options (?...), lazy quantifiers. A pattern using
+# any of it is left to the daemon, which drops matching records itself.
+_NOT_ERE = ("(?", "*?", "+?", "??", "}?")
+
+
+def _exclude_line(shell: str, patterns: list[str]) -> str:
+    """`__parsec_exclude` for the hook: every pattern for fish (PCRE2, as Python's), the ones that
+    mean the same as an extended regex for bash and zsh. Always set, so a re-init clears it."""
+    if shell != "fish":
+        patterns = [p for p in patterns if _portable_ere(p)]
+    quoted = " ".join(_quote(p, shell) for p in patterns)
+    return f"set -g __parsec_exclude {quoted}\n" if shell == "fish" else f"__parsec_exclude=({quoted})\n"
+
+
+def _portable_ere(pattern: str) -> bool:
+    import re
+
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    if any(token in pattern for token in _NOT_ERE):
+        return False
+    # A backslash may only escape punctuation (\. \* \( ...), which means the same in both.
+    return all(not ch.isalnum() for ch in re.findall(r"\\(.)", pattern))
+
+
+def _quote(text: str, shell: str) -> str:
+    if shell == "fish":  # inside fish's single quotes only \\ and \' are special
+        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return "'" + text.replace("'", "'\\''") + "'"

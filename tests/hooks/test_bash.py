@@ -215,6 +215,27 @@ def test_hooks_switches_in_the_config_file_turn_routing_off(sandbox, daemon, she
     sh.exit()
 
 
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_excluded_commands_never_leave_the_shell(sandbox, fake_daemon, shell):
+    config = sandbox.root / "config" / "parsec"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[privacy]\nexclude_commands = ["^vault (read|write) ", "secret[0-9]+"]\n')
+    sh = Shell(shell, sandbox)
+    sh.run("vault read kv/prod please")  # would be classified (and routed) were it not excluded
+    sh.run("echo my secret42 value")
+    sh.run("echo fine")
+    sh.exit()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        sent = fake_daemon.messages + read_spool(sandbox.runtime)
+        if any(m.get("command") == "echo fine" for m in sent):
+            break
+        time.sleep(0.1)
+    texts = [str(m.get("command", "")) + str(m.get("text", "")) for m in sent]
+    assert any("echo fine" in t for t in texts)
+    assert not [t for t in texts if "vault" in t or "secret42" in t]
+
+
 @pytest.mark.parametrize("order", ["parsec-first", "parsec-last"])
 def test_coexists_with_bash_preexec_atuin_and_prompt_command(sandbox, daemon, order):
     if shutil.which("atuin") is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -93,8 +94,9 @@ def test_init_prints_the_hook_without_heavy_imports():
     code = ("import sys, io; from parsec.cli.entry import main; out = io.StringIO(); sys.stdout = out; rc = main(['init', 'bash']);"
             "sys.stdout = sys.__stdout__; heavy = [m for m in ('pydantic', 'sqlalchemy', 'httpx', 'typer') if m in sys.modules];"
             "print(rc, len(out.getvalue()), heavy)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    size = len((REPO / "shell-hooks" / "parsec.bash").read_text())
+    no_config = {**os.environ, "PARSEC_CONFIG": str(REPO / "no-such-config.toml")}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=no_config)
+    size = len("__parsec_exclude=()\n") + len((REPO / "shell-hooks" / "parsec.bash").read_text())
     assert result.stdout.split() == ["0", str(size), "[]"]
     bad = subprocess.run([sys.executable, "-m", "parsec.cli.entry", "init", "tcsh"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "choose one of" in bad.stderr

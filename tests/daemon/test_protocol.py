@@ -77,6 +77,7 @@ OUT_OF_BOUNDS = [
     b'"pipeline_statuses":[' + b",".join([b"0"] * 257) + b']',
     b'"duration_ms":1e3', b'"duration_ms":9223372036854775808', b'"duration_ms":-9223372036854775809',
     b'"started_at":Infinity', b'"finished_at":NaN', b'"finished_at":1e400',
+    b'"started_at":true', b'"finished_at":"1795600000.5"',  # times are JSON numbers, not coerced
 ]
 
 

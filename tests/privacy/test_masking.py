@@ -123,10 +123,16 @@ SECRETS: list[tuple[str, str, str]] = [
     ('{"client_secret":"GOCSPX-abcdef123456"}', "GOCSPX-abcdef123456", "credential"),
     ("db:\n  host: localhost\n  password: yamlpass99\n", "yamlpass99", "credential"),
     ("api_token: 0123456789abcdef0123", "0123456789abcdef0123", "credential"),
+    # A command word right after a quote or backtick: inside sh -c '…', ssh host '…', `…`.
+    ("sh -c 'mysql -uroot -phunter2quoted db'", "hunter2quoted", "password"),
+    ('bash -c "sshpass -p quotedpass99 ssh host"', "quotedpass99", "password"),
+    ("ssh box 'docker login -u me -p s3cr3tpass reg.io'", "s3cr3tpass", "password"),
+    ("x=`redis-cli -a backtickpw ping`", "backtickpw", "password"),
 ]
 
 # Things that look technical, even random, and must stay exactly as they are.
 LOOKALIKES: list[str] = [
+    "echo 'mysql -p is the flag that asks for it'",
     "git checkout 3f2a9c1b2d4e5f60718293a4b5c6d7e8f9012345",
     "git show a1b2c3d",
     "git log --pretty=format:%H --author=alice",

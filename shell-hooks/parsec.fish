@@ -33,6 +33,12 @@ printf "{\"v\":1,\"type\":\"hello\",\"token\":\"%s\",\"noreply\":true}\n%s\n" "$
 read -r -t "${3:-0.15}" -u 3 reply || exit 1
 [[ $reply =~ \"decision\":\ *\"([a-z]+)\" ]] && printf %s "${BASH_REMATCH[1]}"'
 
+# A PARSEC_HOOKS_* switch is on when unset or empty, or when it starts with 1, t or T (as in bash
+# and zsh: `${VAR:-1} == [1tT]*`).
+function __parsec_switch_on --argument-names value
+    test -z "$value"; or string match -qr '^[1tT]' -- $value
+end
+
 # ---- JSON --------------------------------------------------------------------------------------
 
 function __parsec_json --description 'print $argv[1] as a JSON string literal'
@@ -83,7 +89,7 @@ end
 function __parsec_autostart --argument-names now
     test -S $__parsec_runtime/daemon.sock; and return 0
     test -n "$now"; or return 0
-    string match -qr '^(1|t|T)' -- "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or test -z "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
+    __parsec_switch_on "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
     test (math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
     set -g __parsec_autostart_at $now
     set -l bin parsec
@@ -169,7 +175,7 @@ function __parsec_route --argument-names line
     __parsec_excluded $line; and return 0
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
     set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
-    string match -qr '^(1|t|T)' -- "$PARSEC_HOOKS_ROUTE_PROMPTS"; or test -z "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0 # on: 1/true, or unset
+    __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
     test -e $__parsec_runtime/tcp; or return 0 # no daemon: do not start a helper to find out
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":%s,"cwd":%s}' \
@@ -240,7 +246,7 @@ end
 # After "command not found" on something the daemon says reads like prose (not a typo such as
 # `gti status`): one key sends it to Parsec. No daemon, no offer.
 function __parsec_offer_ask --argument-names line
-    string match -qr '^(1|t|T)' -- "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or test -z "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0 # on: 1/true, or unset
+    __parsec_switch_on "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0
     test -e $__parsec_runtime/tcp; or return 0
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
         $__parsec_session (__parsec_json "$line"))

@@ -35,19 +35,23 @@ def _config_defaults(shell: str) -> str:
 
     The hook reads PARSEC_HOOKS_* variables (it cannot afford to parse TOML per command); a
     variable already set in the environment still wins, as environment beats config everywhere.
-    Any trouble reading the file prints nothing: `parsec init` must always give a working hook,
+    A file that cannot be read counts as empty: `parsec init` must always give a working hook,
     and `parsec doctor` reports a broken config."""
     config = _user_config()
-    hooks, privacy = config.get("hooks", {}), config.get("privacy", {})
+    hooks, privacy = _table(config, "hooks"), _table(config, "privacy")
     lines = []
-    if isinstance(hooks, dict):
-        for key in HOOK_SWITCHES:
-            if hooks.get(key) is False:
-                name = f"PARSEC_HOOKS_{key.upper()}"
-                lines.append(f"set -q {name}; or set -g {name} 0\n" if shell == "fish" else f': "${{{name}:=0}}"\n')
-    patterns = privacy.get("exclude_commands", []) if isinstance(privacy, dict) else []
+    for key in HOOK_SWITCHES:
+        if hooks.get(key) is False:
+            name = f"PARSEC_HOOKS_{key.upper()}"
+            lines.append(f"set -q {name}; or set -g {name} 0\n" if shell == "fish" else f': "${{{name}:=0}}"\n')
+    patterns = privacy.get("exclude_commands")
     lines.append(_exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else []))
     return "".join(lines)
+
+
+def _table(config: dict, name: str) -> dict:
+    table = config.get(name)
+    return table if isinstance(table, dict) else {}
 
 
 def _user_config() -> dict:

@@ -43,6 +43,9 @@ _SUFFIX_WORDS = r"(?:key|pwd|auth)"  # `KEY=`, `PWD=` (the cwd) alone are not se
 _AUTH_SCHEME = r"(?i:bearer|basic|token|digest|negotiate|apikey|bot|sso-key)"
 
 # Commands where `-pVALUE` is a password (elsewhere `-p` is a port or a flag).
+# Where a command word may start: the line's start, a blank, an operator, or a quote or backtick
+# (inside `sh -c '…'`, `ssh host "…"`, `$(…)`).
+_CMD_START = r"(?:^|[\s;|&(`'\"])"
 _MYSQL_LIKE = r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|mariadb-dump)"
 
 # `aws configure set [--profile P] [profile.P.]aws_secret_access_key VALUE` (the AWS CLI form).
@@ -139,18 +142,18 @@ def builtin_patterns() -> tuple[SecretPattern, ...]:
         _p("cookie", rf"(?i:\b(?:set-)?cookie)\s*:\s*(?P<s>{_NOT_MARKER}[^\s'\"][^'\"\n]*)"),
         _p("url_credentials", rf"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@'\"\[\]]*:(?P<s>{_NOT_MARKER}[^\s@/'\"]+)@"),
         _p("basic_auth", rf"(?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=)['\"]?{_NOT_MARKER}[^\s:/'\"]+:(?!//)(?P<s>{_NOT_MARKER}[^\s'\"]+)"),
-        _p("password", rf"(?:^|[\s;|&(`'\"]){_MYSQL_LIKE}\b[^;|&\n]*?\s-p(?P<s>{_GLUED_VALUE})"),
-        _p("password", rf"(?:^|[\s;|&(`'\"])sshpass\b[^;|&\n]*?\s-p\s*(?P<s>{_GLUED_VALUE})"),
-        _p("password", rf"(?:^|[\s;|&(`'\"])(?:docker|podman|nerdctl|buildah)\s+login\b[^;|&\n]*?\s-p(?:\s+|=)(?P<s>{_VALUE})"),
+        _p("password", rf"{_CMD_START}{_MYSQL_LIKE}\b[^;|&\n]*?\s-p(?P<s>{_GLUED_VALUE})"),
+        _p("password", rf"{_CMD_START}sshpass\b[^;|&\n]*?\s-p\s*(?P<s>{_GLUED_VALUE})"),
+        _p("password", rf"{_CMD_START}(?:docker|podman|nerdctl|buildah)\s+login\b[^;|&\n]*?\s-p(?:\s+|=)(?P<s>{_VALUE})"),
         # `az login -u me -p PASSWORD`, `az acr login -n reg -u me -p PASSWORD` (`--password` is below)
-        _p("password", rf"(?:^|[\s;|&(`'\"])az\s+(?:acr\s+)?login\b[^;|&\n]*?\s-p(?:\s+|=)(?P<s>{_VALUE})"),
+        _p("password", rf"{_CMD_START}az\s+(?:acr\s+)?login\b[^;|&\n]*?\s-p(?:\s+|=)(?P<s>{_VALUE})"),
         # httpie / xh: `http -a user:pass`, `--auth=user:pass`, `-a 'user:my pass'` (`-a user` prompts)
         _p(
             "basic_auth",
-            rf"(?:^|[\s;|&(`'\"])(?:https?|xhs?)(?=\s)[^;|&\n]*?\s(?:-a|--auth)(?:\s+|=){_NOT_MARKER}(?:(?P<q>['\"])[^\s:'\"]*|[^\s:'\"-][^\s:'\"]*):"
+            rf"{_CMD_START}(?:https?|xhs?)(?=\s)[^;|&\n]*?\s(?:-a|--auth)(?:\s+|=){_NOT_MARKER}(?:(?P<q>['\"])[^\s:'\"]*|[^\s:'\"-][^\s:'\"]*):"
             rf"(?P<s>{_NOT_MARKER}(?(q)[^'\"\n]+|[^\s'\"]+))",
         ),
-        _p("password", rf"(?:^|[\s;|&(`'\"])redis-cli\b[^;|&\n]*?\s-a\s+(?P<s>{_VALUE})"),
+        _p("password", rf"{_CMD_START}redis-cli\b[^;|&\n]*?\s-a\s+(?P<s>{_VALUE})"),
         _p("password", rf"\s-pass(?:in|out)?\s+pass:(?P<s>{_NOT_MARKER}\S+)"),
         _p("password", rf"(?i:\bidentified\s+(?:with\s+\S+\s+)?by)\s+(?P<s>{_NOT_MARKER}(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s;]+))"),
         # --password X, --password=X, --db-password X, --api-key X, --auth-token=X (not --password-stdin)

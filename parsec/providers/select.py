@@ -32,6 +32,8 @@ from .transport import BASE_URL_VARIABLES, URL_EXAMPLES, RetryPolicy
 
 PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
 OLLAMA_PROBE_TIMEOUT_S = 0.3
+_KEY_WITHOUT_PROVIDER = ("[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, "
+                         "gemini or ollama")
 
 HOW_TO_CONFIGURE = (
     "no LLM provider configured: export OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, start Ollama "
@@ -80,7 +82,7 @@ def choose(settings: Settings | LoadedConfig, *, provider: str | None = None, mo
         name = provider_for_model(model)
         reason = reason or f"model {model}"
     if not name and llm.api_key:
-        raise ConfigError("[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, gemini or ollama")
+        raise ConfigError(_KEY_WITHOUT_PROVIDER)
     if not name and llm.base_url:
         name, reason = "openai", "[llm] base_url (an OpenAI-compatible server)"
     ollama_models: list[str] | None = None
@@ -310,8 +312,7 @@ def _api_key(name: str, settings: Settings | LoadedConfig, env: Mapping[str, str
     the provider's own variable. A key in the config never goes to another provider."""
     configured = _settings(settings).llm.api_key.strip()
     if configured and not owner:
-        raise ConfigError("[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, "
-                          "gemini or ollama")
+        raise ConfigError(_KEY_WITHOUT_PROVIDER)
     if configured and name == owner:
         for path in _files_holding_key(settings, env):
             problem = private_file_problem(path)

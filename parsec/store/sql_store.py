@@ -278,15 +278,16 @@ class SqlStore:
                 row.conversation_id for row in connection.execute(select(achievements))
                 if any_text([row.name, row.working_directory, json.loads(row.achievements), json.loads(row.artifacts)])
             ]
-        if dry_run or not (doomed or remembered):
-            return len(set(doomed) | set(remembered))
-        from .prune import delete_in_batches, scrub_sqlite
+        matched = len(set(doomed) | set(remembered))
+        if dry_run or not matched:
+            return matched
+        from .prune import delete_in_batches, give_space_back
 
         delete_in_batches(self, conversations, conversations.c.id, doomed, batch_size=500, secure=True)
         delete_in_batches(self, achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True)
-        if self.dialect == "sqlite":
-            scrub_sqlite(self)
-        return len(set(doomed) | set(remembered))
+        if self.dialect == "sqlite":  # no full-text index here to merge (scrub_sqlite's other half)
+            give_space_back(self, truncate_wal=True)
+        return matched
 
     def _matching_seqs(self, matches) -> list[int]:  # noqa: ANN001
         found: list[int] = []

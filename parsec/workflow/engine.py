@@ -240,10 +240,10 @@ class WorkflowRunner:
                                           "try another model (--model) or rephrase the request")
                     extra = "Your last reply had no candidates: give at least one command, or done=true."
                     continue
-                if self._commands_run(state) >= allowed:
+                ran = self._commands_run(state)
+                if ran >= allowed:
                     extra = self._recover(
-                        state, f"Step {index + 1} ran {self._commands_run(state)} commands and the model has "
-                               "not said it is done.", retry_same=False,
+                        state, f"Step {index + 1} ran {ran} commands and the model has not said it is done.",
                         on_retry="The user chose to go on with this step: if the results above already "
                                  "achieve it, say done; otherwise give the next command.")
                     allowed += self.options.max_commands_per_step  # the user chose to go on
@@ -395,7 +395,9 @@ class WorkflowRunner:
         if result.interrupted or result.timed_out:
             what = "timed out" if result.timed_out else "was interrupted (Ctrl-C)"
             self._fail(state, attempt, f"The command `{attempt.command}` {what}.")
-            return self._recover(state, f"The command {what}.", retry_same=True)
+            problem = f"The command {what}."
+            return self._recover(state, problem, on_retry=f"The user asked to retry after: {problem} "
+                                                          "Suggest the command again (or a better one).")
         if result.exit_status == 0:
             return ""
         self._fail(state, attempt, None)
@@ -405,7 +407,8 @@ class WorkflowRunner:
             self.ui.say(f"Exit status {result.exit_status}: asking for a fix "
                         f"(retry {state.retries}/{self.options.max_retries})", style="yellow")
             return "The previous command failed: see error_context, and suggest a corrected command."
-        return self._recover(state, f"Exit status {result.exit_status} after {state.retries} retries.", retry_same=False)
+        return self._recover(state, f"Exit status {result.exit_status} after {state.retries} retries.",
+                             on_retry="The user asked to retry: suggest a corrected command.")
 
     def _fail(self, state: WorkflowStepState, attempt: CommandAttempt, message: str | None) -> None:
         tail = attempt.output.render()[-ERROR_TAIL_BYTES:] if attempt.output else ""
@@ -414,11 +417,10 @@ class WorkflowRunner:
         state.transition(StepStatus.failed)
         self.save()
 
-    def _recover(self, state: WorkflowStepState, problem: str, *, retry_same: bool,
-                 on_retry: str | None = None) -> str:
+    def _recover(self, state: WorkflowStepState, problem: str, *, on_retry: str) -> str:
         """retry / skip / abort after a failure the automatic retries did not fix, a Ctrl-C, or a
-        step that will not end; returns the instruction for the next model call (`on_retry`, when
-        given, for a retry)."""
+        step that will not end; returns the instruction for the next model call: `on_retry` when
+        the user retries, nothing otherwise."""
         from . import gate
 
         if not self.ui.interactive:
@@ -440,11 +442,7 @@ class WorkflowRunner:
         else:
             state.retries = 0
         self.save()
-        if choice == "retry" and on_retry is not None:
-            return on_retry
-        if choice == "retry" and retry_same:
-            return f"The user asked to retry after: {problem} Suggest the command again (or a better one)."
-        return "The user asked to retry: suggest a corrected command." if choice == "retry" else ""
+        return on_retry if choice == "retry" else ""
 
     def _complete(self, state: WorkflowStepState, summary: str) -> None:
         commands = [a.command for a in state.command_attempts if a.succeeded]

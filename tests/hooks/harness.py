@@ -52,6 +52,12 @@ class Sandbox:
         env.pop("PROMPT_COMMAND", None)
         return cls(root=root, env=env)
 
+    def write_config(self, text: str) -> None:
+        """The user's config.toml (what `parsec init` reads when the shell starts)."""
+        config = self.root / "config" / "parsec"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "config.toml").write_text(text)
+
     @property
     def runtime(self) -> Path:
         return self.root / "run" / "parsec"

@@ -205,9 +205,7 @@ def test_command_not_found_prose_offers_parsec_but_a_typo_does_not(sandbox, daem
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_hooks_switches_in_the_config_file_turn_routing_off(sandbox, daemon, shell):
-    config = sandbox.root / "config" / "parsec"
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text("[hooks]\nroute_prompts = false\noffer_prompt_on_127 = false\n")
+    sandbox.write_config("[hooks]\nroute_prompts = false\noffer_prompt_on_127 = false\n")
     sh = Shell(shell, sandbox)
     out = sh.run("summarise the latest logs")
     assert "ASKED" not in out and "ask Parsec" not in out
@@ -217,9 +215,7 @@ def test_hooks_switches_in_the_config_file_turn_routing_off(sandbox, daemon, she
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_excluded_commands_never_leave_the_shell(sandbox, fake_daemon, shell):
-    config = sandbox.root / "config" / "parsec"
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text('[privacy]\nexclude_commands = ["^vault (read|write) ", "secret[0-9]+"]\n')
+    sandbox.write_config('[privacy]\nexclude_commands = ["^vault (read|write) ", "secret[0-9]+"]\n')
     sh = Shell(shell, sandbox)
     sh.run("vault read kv/prod please")  # would be classified (and routed) were it not excluded
     sh.run("echo my secret42 value")

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from parsec.workflow.classify import Classifier  # noqa: E402
-from parsec.workflow.classify.syntax import parses_as_shell  # noqa: E402
+from parsec.routing import Classifier  # noqa: E402
+from parsec.routing.syntax import parses_as_shell  # noqa: E402
 
 
 def load(path: Path) -> list[dict]:
@@ -51,9 +51,9 @@ def run(rows: list[dict], classifier: Classifier) -> tuple[list[str], list[float
 def baseline(rows: list[dict], classifier: Classifier) -> tuple[float, float]:
     """The issue's floor: a command if the first word is a command name or the line has shell
     syntax, otherwise a prompt. Returns (prose right, hard prose right)."""
-    from parsec.workflow.classify.lexer import lex
-    from parsec.workflow.classify.shell_facts import resolve
-    from parsec.workflow.classify.vocabulary import KNOWN_COMMANDS
+    from parsec.routing.lexer import lex
+    from parsec.routing.shell_facts import resolve
+    from parsec.routing.vocabulary import KNOWN_COMMANDS
 
     def is_command(text: str) -> bool:
         lexed = lex(text)

@@ -35,3 +35,9 @@ def test_parsec_init_fast_path_imports_nothing_heavy():
         "with contextlib.redirect_stdout(io.StringIO()): main(['init', 'bash'])"
     )
     assert not [name for name in HEAVY if name in loaded]
+
+
+def test_the_daemon_imports_the_classifier_itself_not_through_the_workflows():
+    loaded = _modules_after("import parsec.daemon.server")
+    assert "parsec.routing.classifier" in loaded
+    assert not [name for name in loaded if name.startswith("parsec.workflow")]

@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
         if line is None:
             raise UsageError('give a line to classify, e.g. parsec classify "find all python files", or - for stdin')
         if fallback_127:
-            from ..workflow.classify import reads_like_prose
+            from ..routing import reads_like_prose
 
             prose = reads_like_prose(line)
             typer.echo("prose" if prose else "command")
@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
 def _classifier(require_store: bool) -> Any:
     """A Classifier with the user's learned choices; without the store only if it cannot open."""
     from ..errors import StoreError
-    from ..workflow.classify import Classifier
+    from ..routing import Classifier
     from .app import load_settings
 
     settings = load_settings().settings
@@ -84,7 +84,7 @@ def _classifier(require_store: bool) -> Any:
 
 def _preferences(forget: bool) -> None:
     from ..store import open_store
-    from ..workflow.classify import Classifier
+    from ..routing import Classifier
     from .app import load_settings
 
     settings = load_settings().settings

@@ -26,6 +26,7 @@ from ..config import Settings
 from ..protocol import endpoints
 from ..protocol import messages as m
 from ..protocol.framing import ConnectionClosed, MessageTooLarge, read_line
+from ..routing import Classifier, reads_like_prose
 from .hook_spool import HookSpool
 from .journal import Journal, JournalError, journal_dir
 from .scheduler import Scheduler
@@ -315,10 +316,6 @@ class Daemon:
 
     def _build_classifier(self) -> Any:
         try:
-            from ..workflow.classify import Classifier
-        except ImportError:
-            return None
-        try:
             from ..store import open_store
 
             store = open_store(self.settings.store_url(), busy_timeout_ms=self.settings.store.busy_timeout_ms,
@@ -366,8 +363,6 @@ def _write_private(path: Path, text: str) -> None:
 def _after_command_not_found(req: m.Classify) -> dict[str, Any]:
     """The exit-127 check: stricter than the live decision, so a typo (`gti status`) is never
     offered to Parsec while a sentence (`tidy up the readme`) is."""
-    from ..workflow.classify import reads_like_prose
-
     if reads_like_prose(req.text):
         return m.ok_reply(req.id, decision="prompt", confidence=0.8,
                           reason="command not found, and the line reads like a sentence")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsec.workflow.classify import Classifier
+from parsec.routing import Classifier
 
 
 @pytest.fixture(scope="session")

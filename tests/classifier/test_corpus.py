@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from parsec.workflow.classify import Classifier
+from parsec.routing import Classifier
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "classifier_corpus.jsonl"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsec.workflow.classify import Classifier, Decision
+from parsec.routing import Classifier, Decision
 
 # Prose that starts with a command name, or carries paths, globs and flags: must never be run.
 HARD_PROSE = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsec.workflow.classify import reads_like_prose
+from parsec.routing import reads_like_prose
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from parsec.store import open_store
-from parsec.workflow.classify import Classifier
+from parsec.routing import Classifier
 
 
 @pytest.fixture()

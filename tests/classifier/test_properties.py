@@ -7,8 +7,8 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsec.workflow.classify import Classifier, reads_like_prose
-from parsec.workflow.classify.decision import LABELS
+from parsec.routing import Classifier, reads_like_prose
+from parsec.routing.decision import LABELS
 
 CLASSIFIER = Classifier()
 FACTS = st.sampled_from([None, "file", "alias", "builtin", "function", "keyword", "none", "bogus"])

@@ -1,6 +1,6 @@
 """The input classifier: is a line a shell command, a prompt for Parsec, or ambiguous?
 
-    from parsec.workflow.classify import Classifier, Decision
+    from parsec.routing import Classifier, Decision
     Classifier(store=None, settings=None).classify("find all python files").decision  # "prompt"
 
 Layers, most certain first: explicit overrides, the user's learned choices, then evidence from

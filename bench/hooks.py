@@ -98,7 +98,7 @@ def start_daemon(env: Env) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     runtime = env.root / "run" / "parsec"
     deadline = time.monotonic() + 20
-    while not ((runtime / "tcp").exists() and (runtime / "daemon.sock").exists()):
+    while not ((runtime / "hooks.fifo").exists() and (runtime / "daemon.sock").exists()):
         if time.monotonic() > deadline or proc.poll() is not None:
             raise SystemExit("bench: the daemon did not start")
         time.sleep(0.05)
@@ -143,6 +143,34 @@ def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -
         daemon.wait(10)
 
 
+def bench_paste(shell: str, size: int, runs: int, root: Path) -> dict[str, list[float]]:
+    """One pasted line of `size` bytes (bracketed paste, then Enter), bare shell against the hook
+    with its daemon running: the time from the paste to the next prompt."""
+    envs = {"none": Env(root, f"{shell}-paste-none"), "parsec": Env(root, f"{shell}-paste-parsec")}
+    daemon = start_daemon(envs["parsec"])
+    word = "set x" if shell == "fish" else ":"
+    line = word + " " + ("pasted text, " * (size // 13 + 1))[: size - len(word) - 1]
+    times: dict[str, list[float]] = {"none": [], "parsec": []}
+    try:
+        for _ in range(runs):
+            for variant, env in envs.items():
+                child = spawn(shell, env, hook_line(variant, shell))
+                child.timeout = 300
+                child.searchwindowsize = 400
+                pattern = child.compile_pattern_list([FRESH_PROMPT[shell]])
+                start = time.perf_counter()
+                child.send("\x1b[200~" + line + "\x1b[201~")
+                child.send("\r")
+                child.expect_list(pattern)
+                times[variant].append((time.perf_counter() - start) * 1000)
+                child.sendline("exit")
+                child.close(force=True)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(10)
+    return times
+
+
 def bench_init(runs: int = 30) -> tuple[float, float]:
     parsec = shutil.which("parsec") or "parsec"
     init, bare = [], []
@@ -161,6 +189,10 @@ def main() -> int:
     parser.add_argument("--shells", default="bash,zsh,fish")
     parser.add_argument("--gap-ms", type=float, default=0.0,
                         help="pause between a prompt and the next line (not timed); 0 types back to back")
+    parser.add_argument("--paste-bytes", type=int, default=1_000_000,
+                        help="size of the pasted line for the paste figure (0 skips it)")
+    parser.add_argument("--paste-runs", type=int, default=3)
+    parser.add_argument("--init-runs", type=int, default=30, help="0 skips the `parsec init` figure")
     args = parser.parse_args()
     print(f"{args.commands} commands per variant, {args.rounds} interleaved rounds, {args.gap_ms:g} ms between lines; "
           "times in ms from Enter to the next prompt")
@@ -169,14 +201,23 @@ def main() -> int:
             if shutil.which(shell) is None:
                 print(f"{shell}: not installed, skipped")
                 continue
-            results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)
-            base_med = statistics.median(results["none"])
-            base_p99 = percentile(results["none"], 0.99)
-            print(f"\n{shell}   {'variant':22} {'median':>8} {'p99':>8} {'added median':>13} {'added p99':>10}")
-            for variant, times in results.items():
-                med, p99 = statistics.median(times), percentile(times, 0.99)
-                print(f"{shell:6} {variant:22} {med:8.2f} {p99:8.2f} {med - base_med:13.2f} {p99 - base_p99:10.2f}")
-    init_med, bare_med = bench_init()
+            if args.commands:
+                results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)
+                base_med = statistics.median(results["none"])
+                base_p99 = percentile(results["none"], 0.99)
+                print(f"\n{shell}   {'variant':22} {'median':>8} {'p99':>8} {'added median':>13} {'added p99':>10}")
+                for variant, times in results.items():
+                    med, p99 = statistics.median(times), percentile(times, 0.99)
+                    print(f"{shell:6} {variant:22} {med:8.2f} {p99:8.2f} {med - base_med:13.2f} {p99 - base_p99:10.2f}")
+            if args.paste_bytes:
+                paste = bench_paste(shell, args.paste_bytes, args.paste_runs, Path(tmp))
+                bare, hooked = statistics.median(paste["none"]), statistics.median(paste["parsec"])
+                print(f"{shell:6} paste of {args.paste_bytes} bytes: bare {bare:.0f} ms, with the hook {hooked:.0f} ms "
+                      f"({(hooked / bare - 1) * 100:+.1f} %)")
+    if args.init_runs:
+        init_med, bare_med = bench_init(args.init_runs)
+    else:
+        return 0
     print(f"\nparsec init bash: median {init_med:.1f} ms   python -c pass: median {bare_med:.1f} ms   "
           f"(difference {init_med - bare_med:.1f} ms)")
     return 0

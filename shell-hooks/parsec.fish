@@ -5,7 +5,8 @@
 # - recording appends one JSON line per command to a spool file (a builtin redirection, no
 #   fork); the daemon ingests the spool as it arrives (docs/hooks.md);
 # - routing at Enter needs an answer from the daemon, so lines that are not plainly commands
-#   ask it through one short `bash` helper (/dev/tcp); plain commands fork nothing.
+#   ask it through one short `bash` helper (FIFOs in the private runtime directory); plain
+#   commands fork nothing.
 # Every name starts with __parsec_.
 
 if status is-interactive; and not set -q __parsec_loaded; and test "$PARSEC_DISABLE" != 1
@@ -24,14 +25,25 @@ set -g __parsec_kind ''
 set -g __parsec_routed ''
 set -g __parsec_cwd0 $PWD
 set -gx PARSEC_CD_FILE $__parsec_runtime/cd-$fish_pid
+set -g __parsec_fifo $__parsec_runtime/hooks.fifo
+set -g __parsec_reply $__parsec_runtime/reply/$__parsec_session
+set -g __parsec_qid 0
 
-# The classify round trip, run only for lines that might be prose: bash speaks /dev/tcp.
+# The classify round trip, run only for lines that might be prose: bash can wait on a FIFO with a
+# timeout. It writes the question to the daemon's FIFO (only once the daemon has read everything
+# before it, waiting at most 50 ms for that) and reads the answer with the question's id from this
+# shell's reply FIFO.
 set -g __parsec_classify_sh '
-read -r port token <"$1/tcp" 2>/dev/null || exit 1
-exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
-printf "{\"v\":1,\"type\":\"hello\",\"token\":\"%s\",\"noreply\":true}\n%s\n" "$token" "$2" >&3
-read -r -t "${3:-0.15}" -u 3 reply || exit 1
-[[ $reply =~ \"decision\":\ *\"([a-z]+)\" ]] && printf %s "${BASH_REMATCH[1]}"'
+exec 3<>"$1" 4<>"$2" || exit 1
+for _ in 1 2 3 4 5; do read -t 0 -u 3 || break; read -t 0.01 -u 4 _; done
+read -t 0 -u 3 && exit 1
+printf "%s\n" "{\"id\":$4,\"reply_to\":\"${2##*/}\",${3#\{}" >&3 || exit 1
+while read -r -t "${5:-0.15}" -u 4 reply; do
+    [[ $reply =~ \"id\":\ ?$4[,}] ]] || continue
+    [[ $reply =~ \"decision\":\ *\"([a-z]+)\" ]] && printf %s "${BASH_REMATCH[1]}"
+    exit 0
+done
+exit 1'
 
 # A PARSEC_HOOKS_* switch is on when unset or empty, or when it starts with 1, t or T (as in bash
 # and zsh: `${VAR:-1} == [1tT]*`).
@@ -185,7 +197,12 @@ end
 function __parsec_ask_daemon --argument-names request --description 'one classify round trip: print the decision'
     set -l timeout 0.15
     set -q PARSEC_HOOK_TIMEOUT; and set timeout $PARSEC_HOOK_TIMEOUT
-    command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_runtime $request $timeout 2>/dev/null
+    __parsec_dir_ok; and test -p $__parsec_fifo; and not test -L $__parsec_fifo; and test -O $__parsec_fifo; or return 1
+    test (string length -- $request) -lt 1000; or return 1 # one atomic FIFO write (4096 bytes)
+    test -e $__parsec_reply; or test -L $__parsec_reply; or command mkfifo -m 600 -- $__parsec_reply 2>/dev/null
+    test -p $__parsec_reply; and not test -L $__parsec_reply; and test -O $__parsec_reply; or return 1
+    set -g __parsec_qid (math $__parsec_qid + 1)
+    command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_fifo $__parsec_reply $request $__parsec_qid $timeout 2>/dev/null
 end
 
 # [privacy] exclude_commands, as `parsec init` wrote them (fish's regexes are PCRE2, like
@@ -203,7 +220,7 @@ function __parsec_route --argument-names line
     set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
-    test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
+    test -p $__parsec_fifo; or return 0 # no daemon: do not start a helper to find out
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":%s,"cwd":%s}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind $__parsec_parses (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
@@ -273,7 +290,7 @@ end
 # `gti status`): one key sends it to Parsec. No daemon, no offer.
 function __parsec_offer_ask --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0
-    test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0
+    test -p $__parsec_fifo; or return 0
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
         $__parsec_session (__parsec_json "$line"))
     set -l decision (__parsec_ask_daemon $request)

@@ -99,7 +99,10 @@ function __parsec_send --description 'hand one JSON line to `parsec shell`, or a
             return 0
         end
     end
-    # The spool file: 0600 in the private directory, never through a symlink.
+    __parsec_spool_line $argv[1]
+end
+
+function __parsec_spool_line --description 'append one JSON line to the spool file: 0600 in the private directory, never through a symlink'
     __parsec_dir_ok; or return 0
     test -L $__parsec_spool; and return 0
     if not test -e $__parsec_spool
@@ -110,6 +113,21 @@ function __parsec_send --description 'hand one JSON line to `parsec shell`, or a
         umask $mask
     end
     printf '%s\n' $argv[1] >>$__parsec_spool 2>/dev/null
+end
+
+# A command's text in a file of its own beside the spool (`command_file`), written raw: the
+# daemon reads both (parsec/daemon/hook_spool.py).
+function __parsec_spool_text --argument-names name text
+    __parsec_dir_ok; or return 1
+    set -l path $__parsec_runtime/spool/$name
+    test -d $__parsec_runtime/spool; or command mkdir -m 700 -- $__parsec_runtime/spool 2>/dev/null
+    test -e $path; or test -L $path; and return 1
+    set -l mask (umask)
+    umask 077
+    printf '%s' $text >$path 2>/dev/null
+    set -l written $status
+    umask $mask
+    return $written
 end
 
 function __parsec_session_start
@@ -215,6 +233,7 @@ function __parsec_excluded --argument-names line
 end
 
 function __parsec_route --argument-names line
+    test (string length -- $line) -lt 1000; or return 0 # a big paste runs as typed: too long to ask about
     __parsec_excluded $line; and return 0
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
     set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
@@ -270,9 +289,23 @@ function __parsec_postexec --on-event fish_postexec
         end
         set -l started_field ''
         test -n "$started"; and set started_field "\"started_at\":$started,"
-        __parsec_send (printf '{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%s,"command":%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
-            $__parsec_session $seq (__parsec_json "$line") "$started_field" $duration $exit_status \
+        set -l command_field
+        set -l long
+        if test (string length -- $line) -lt 1000
+            set command_field '"command":'(__parsec_json "$line")
+        else # a big paste: escaping it would take seconds; it goes to the spool raw (docs/hooks.md)
+            set long fish-$__parsec_session-$seq.txt
+            set command_field "\"command_file\":\"$long\""
+            __parsec_spool_text $long $line; or set command_field '"command":""'
+        end
+        set -l record (printf '{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%s,%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
+            $__parsec_session $seq $command_field "$started_field" $duration $exit_status \
             (string join , -- $pipe) (__parsec_json "$__parsec_cwd0") (__parsec_json "$PWD"))
+        if test -n "$long" # only the daemon's spool reader knows command_file
+            __parsec_spool_line $record
+        else
+            __parsec_send $record
+        end
         __parsec_autostart $started
     end
     if test $exit_status -eq 127; and test "$__parsec_kind" = none; and test -z "$__parsec_routed"

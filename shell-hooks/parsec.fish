@@ -84,10 +84,12 @@ function __parsec_session_start
         $__parsec_session $fish_pid (__parsec_json "$USER") (__parsec_json "$hostname") (__parsec_json "$PWD") (string join , -- $env)
 end
 
-# Starts the daemon in the background, at most once a minute, when its socket is missing.
+# Starts the daemon in the background, at most once a minute, when its socket is missing; never
+# after the user's `parsec daemon stop` (its marker lasts until `parsec daemon start` or a reboot).
 # $argv[1] is the time now, in epoch seconds (fish has no clock builtin, `date` would fork).
 function __parsec_autostart --argument-names now
     test -S $__parsec_runtime/daemon.sock; and return 0
+    test -e $__parsec_runtime/daemon.stopped; and return 0
     test -n "$now"; or return 0
     __parsec_switch_on "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
     test (math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
@@ -95,7 +97,7 @@ function __parsec_autostart --argument-names now
     set -l bin parsec
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
     command -q $bin; or return 0
-    command $bin daemon start </dev/null >/dev/null 2>&1 &
+    command $bin daemon start --auto </dev/null >/dev/null 2>&1 &
     disown 2>/dev/null
 end
 

@@ -95,6 +95,7 @@ function __parsec_autostart --argument-names now
     test (math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
     set -g __parsec_autostart_at $now
     set -l bin parsec
+    set -q __parsec_bin; and set bin $__parsec_bin # written by `parsec init`
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
     command -q $bin; or return 0
     command $bin daemon start --auto </dev/null >/dev/null 2>&1 &

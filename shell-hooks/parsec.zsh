@@ -83,7 +83,7 @@ __parsec_autostart() {
     [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* && ! -e $__parsec_runtime/daemon.stopped ]] || return 0
     (( EPOCHSECONDS - __parsec_autostart_at >= 60 )) || return 0
     __parsec_autostart_at=$EPOCHSECONDS
-    local bin=${PARSEC_BIN:-parsec}
+    local bin=${PARSEC_BIN:-${__parsec_bin:-parsec}} # __parsec_bin: written by `parsec init`
     (( $+commands[$bin] )) || [[ -x $bin ]] || return 0
     ( command $bin daemon start --auto </dev/null >/dev/null 2>&1 &! ) 2>/dev/null
 }

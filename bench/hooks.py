@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -169,8 +170,10 @@ def startup_line(variant: str, shell: str, env: Env) -> str:
     return hook_line("parsec" if variant == "parsec eval" else variant, shell)
 
 
-def bench_startup(shell: str, runs: int, root: Path) -> dict[str, list[float]]:
-    """Spawn to first prompt, in ms, for each variant's rc file; variants interleaved."""
+def bench_startup(shell: str, runs: int, root: Path) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Spawn to first prompt, in ms, for each variant's rc file, variants interleaved; and the CPU
+    time (user + system) each shell used in all (it is killed at its first prompt), which the
+    other processes on a loaded machine do not inflate as they do the wall time."""
     variants = [v for v in STARTUP_VARIANTS if v != "atuin" or shutil.which("atuin")]
     envs = {v: Env(root, f"start-{shell}-{v.replace(' ', '-')}") for v in variants}
     argvs, environs = {}, {}
@@ -179,18 +182,22 @@ def bench_startup(shell: str, runs: int, root: Path) -> dict[str, list[float]]:
         argvs[variant] = write_rc_file(shell, envs[variant].root, startup_line(variant, shell, envs[variant]), environ)
         environs[variant] = environ
     times: dict[str, list[float]] = {v: [] for v in variants}
+    cpu: dict[str, list[float]] = {v: [] for v in variants}
     for round_ in range(runs + 1):
         for variant in variants:
             argv = argvs[variant]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             child = pexpect.spawn(argv[0], argv[1:], env=environs[variant], cwd=str(envs[variant].root),
                                   encoding="utf-8", timeout=30, dimensions=(40, 200), codec_errors="replace")
             child.expect(FRESH_PROMPT[shell])
             elapsed = (time.perf_counter() - start) * 1000
-            child.close(force=True)
+            child.close(force=True)  # reaps it, so its CPU time is counted below
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             if round_:  # the first round warms the page cache
                 times[variant].append(elapsed)
-    return times
+                cpu[variant].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return times, cpu
 
 
 def main() -> int:
@@ -212,10 +219,13 @@ def main() -> int:
             if shutil.which(shell) is None:
                 print(f"{shell}: not installed, skipped")
                 continue
-            startup = bench_startup(shell, args.startups, Path(tmp))
-            bare = statistics.median(startup["none"])
-            print(f"\n{shell}: spawn to first prompt, {args.startups} shells per variant   "
-                  + "   ".join(f"{v} {statistics.median(t):.1f} ms (+{statistics.median(t) - bare:.1f})" for v, t in startup.items()))
+            startup, cpu = bench_startup(shell, args.startups, Path(tmp))
+            bare, bare_cpu = statistics.median(startup["none"]), statistics.median(cpu["none"])
+            print(f"\n{shell}: a new shell, spawn to first prompt ({args.startups} per variant; medians in ms)")
+            print(f"{shell:6} {'rc line':12} {'wall':>8} {'added':>7} {'CPU':>7} {'added':>7}")
+            for variant, wall in startup.items():
+                med, med_cpu = statistics.median(wall), statistics.median(cpu[variant])
+                print(f"{shell:6} {variant:12} {med:8.1f} {med - bare:7.1f} {med_cpu:7.1f} {med_cpu - bare_cpu:7.1f}")
             if not args.commands:
                 continue
             results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)

@@ -11,13 +11,28 @@
 if status is-interactive; and not set -q __parsec_loaded; and test "$PARSEC_DISABLE" != 1
 set -g __parsec_loaded 1
 
-set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
-test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
-set __parsec_runtime $__parsec_runtime/parsec-(id -u)
+# Loading forks nothing where it can help it (a fork costs fish several ms of start-up).
 if string match -q '/*' -- "$XDG_RUNTIME_DIR"
-    set __parsec_runtime $XDG_RUNTIME_DIR/parsec
+    set -g __parsec_runtime $XDG_RUNTIME_DIR/parsec
+else
+    set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
+    test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
+    set __parsec_runtime $__parsec_runtime/parsec-(id -u)
 end
-set -g __parsec_session $fish_pid-(date +%s.%N)
+# The session is `<pid>-<start time>`; the start time is the boot time plus this process's start
+# in clock ticks (USER_HZ, 100 on Linux), both read by builtins, else `date`.
+function __parsec_start_time
+    set -l boot (string match -r '^btime [0-9]+$' </proc/stat 2>/dev/null | string replace 'btime ' '')
+    read -l stat </proc/self/stat 2>/dev/null
+    set -l ticks (string split ' ' -- (string replace -r '.*\) ' '' -- "$stat"))[20]
+    if string match -qr '^[0-9]+$' -- "$boot"; and string match -qr '^[0-9]+$' -- "$ticks"
+        math -s2 "$boot + $ticks / 100"
+    else
+        command date +%s.%N
+    end
+end
+set -g __parsec_session $fish_pid-(__parsec_start_time)
+functions -e __parsec_start_time
 set -g __parsec_seq 0
 set -g __parsec_spool $__parsec_runtime/spool/fish-$__parsec_session.jsonl
 set -g __parsec_kind ''

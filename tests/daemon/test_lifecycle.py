@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import psutil
+from installed import installed_parsec
 
 from .harness import REPO, finished
 
@@ -52,7 +53,7 @@ def test_starts_from_a_directory_holding_a_parsec_folder(sandbox, tmp_path):
     (or anything named parsec/) must not be what the daemon imports (issue 12, defect 8)."""
     (tmp_path / "parsec").mkdir()
     (tmp_path / "parsec" / "__init__.py").write_text("raise ImportError('the wrong parsec')\n")
-    parsec = Path(sys.executable).with_name("parsec")  # the installed command, as a user runs it
+    parsec = installed_parsec()  # the installed command, as a user runs it
     started = subprocess.run([str(parsec), "daemon", "start"], env=sandbox.env, cwd=tmp_path,
                              capture_output=True, text=True, timeout=60)
     assert started.returncode == 0, started.stderr

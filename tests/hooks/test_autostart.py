@@ -6,16 +6,15 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
+from installed import installed_parsec
 
 from .conftest import need
 from .harness import Shell
 
-PARSEC = Path(sys.executable).with_name("parsec")  # the installed console script
+PARSEC = installed_parsec()  # the console script, as a user runs it
 
 WRAPPER = """#!/bin/sh
 # Stand-in for PARSEC_BIN: notes each call, then runs the real parsec.

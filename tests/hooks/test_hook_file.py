@@ -7,15 +7,15 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from installed import installed_parsec
 
 from .conftest import need
 from .harness import Shell
 
-PARSEC = Path(sys.executable).with_name("parsec")
+PARSEC = installed_parsec()
 SHELLS = ["bash", "zsh", "fish"]
 
 

@@ -81,7 +81,7 @@ class Analysis:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.score))))
 
 
-def _command_position(words: list[Word], analysis: Analysis) -> int:
+def _command_position(words: list[Word], analysis: Analysis, path_index: PathIndex) -> int:
     """Index of the word that names the program, past `FOO=1` prefixes and `sudo`-like wrappers."""
     i = 0
     while i < len(words) - 1 and not words[i].quoted and arg_kind(words[i]) == "assignment":
@@ -89,10 +89,22 @@ def _command_position(words: list[Word], analysis: Analysis) -> int:
     if i:
         analysis.add(-3.0, "starts with a variable assignment")
     while i < len(words) - 1 and words[i].text in WRAPPERS | {"time", "!"}:
-        i += 1
-        while i < len(words) - 1 and words[i].text.startswith("-"):
-            i += 1
+        j = i + 1
+        while j < len(words) - 1 and words[j].text.startswith("-"):
+            j += 1
+            if j < len(words) - 1 and not _names_a_program(words[j], path_index):
+                j += 1  # the option's value: `sudo -u bob ls`, `watch -n 5 df`
+        if j == i + 1 and not _names_a_program(words[j], path_index):
+            break  # `watch the logs`, `time how long it takes`: the wrapper is the command word
+        i = j
     return i
+
+
+def _names_a_program(word: Word, path_index: PathIndex) -> bool:
+    text = word.text
+    if text[:1] in "./~" or "/" in text:
+        return True
+    return resolve(text, path_index) != "none" or text in KNOWN_COMMANDS or not (is_plain_word(text) or text.isdigit())
 
 
 def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
@@ -180,6 +192,8 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
     weights = [function_word_weight(w) for w in plain]
     if len(args) < 3:  # `make all`, `xset s off`, `yes no`: weak words need company to count
         weights = [x if x >= 1.0 else x / 2 for x in weights]
+    if len(args) == 1 and analysis.head_kind != "none":  # `touch here`, `cat this`: a file name
+        weights = [x / 2 for x in weights]
     analysis.function_words = sum(weights)
     if analysis.function_words:
         found = [bare(w) for w, x in zip(plain, weights) if x][:3]
@@ -245,7 +259,7 @@ def _analyse(
     words = lexed.words
     if not words:
         return analysis
-    index = _command_position(words, analysis)
+    index = _command_position(words, analysis, path_index)
     head = words[index].text
     if index == 0 and words[0].quoted:
         fact = fact or "none"
@@ -256,7 +270,7 @@ def _analyse(
         return analysis
     _syntax(analysis, lexed, line, parses)
     if not args:
-        if low in ONE_WORD_PROSE and kind not in ("alias", "function"):
+        if low in ONE_WORD_PROSE and kind == "none":  # `yes` on PATH runs, as the hook runs it
             analysis.add(4.0, f"'{head}' on its own is a reply, not a program")
         elif kind == "none" and is_plain_word(head) and not head[:1].isupper():
             analysis.add(-1.7, "a single unknown word: most likely a mistyped command")

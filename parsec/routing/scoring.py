@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 from .language import (
@@ -27,6 +28,7 @@ from .lexer import Lexed, Word, lex
 from .lexicon import ENGLISH_WORDS
 from .shell_facts import WRAPPERS, PathIndex, resolve
 from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
+from .usage import unexpected_words
 from .vocabulary import KNOWN_COMMANDS
 
 BIAS = -0.5
@@ -39,6 +41,10 @@ COMPOUND_KEYWORDS = frozenset("if for while until case select function { [[ copr
 CLOSERS = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac",
            "{": "}", "[[": "]]"}
 
+# `Enable/Disable ufw`, `Read/Write mode`: words joined by a slash, unless the first is a directory
+# that programs live in (`bin/rails`, `scripts/deploy`).
+_SLASH_WORDS = re.compile(r"^[A-Za-z]{2,}(/[A-Za-z]{2,})+$")
+PROGRAM_DIRS = frozenset("bin sbin scripts script tools tool build out dist target vendor node_modules src test tests hack ci util utils usr opt local libexec lib dev venv env".split())
 # (weight per occurrence, cap on the total) for each kind of argument
 ARG_WEIGHTS: dict[str, tuple[float, float]] = {
     "flag": (-1.5, -4.5),
@@ -70,6 +76,7 @@ class Analysis:
     lexed: Lexed | None = None
     # evidence that depends on whether bashlex parses the line: (if it parses, if not, why, why not)
     pending: tuple[float, float, str, str] | None = None
+    inline_code: float = 0.0  # the weight of `backticks` / $VAR, decided after the language evidence
 
     def add(self, weight: float, why: str) -> None:
         if weight:
@@ -124,6 +131,8 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
         analysis.add(-0.9, f"'{word}' is a well-known command (not found here)")
     elif fact in ("builtin", "file", "keyword"):
         analysis.add(-1.2, f"'{word}' is a {'command on PATH' if fact == 'file' else 'shell ' + fact}")
+    elif _SLASH_WORDS.match(word) and word.split("/", 1)[0].lower() not in PROGRAM_DIRS:
+        analysis.add(1.2, f"'{word}' joins words with '/' (it is no path to a program)")
     elif word[:1] in "./~" or "/" in word:
         analysis.add(-2.0, f"'{word}' is a path to a program")
     elif word[:1].isupper() and word[1:].islower() and is_plain_word(word):
@@ -146,6 +155,9 @@ def _syntax(analysis: Analysis, lexed: Lexed, line: str, parses: bool | None) ->
         weight -= 3.0
     if lexed.variable:
         weight -= 2.0
+    if weight and _inline_code(lexed, shell_ops):
+        analysis.inline_code = weight  # weighed once the rest of the line is known
+        weight = 0.0
     if weight:
         structural = any(op not in ("(", ")") for op in shell_ops) or lexed.substitution
         ops = _describe_ops(lexed)
@@ -164,6 +176,28 @@ def _syntax(analysis: Analysis, lexed: Lexed, line: str, parses: bool | None) ->
         analysis.add(1.0, "an unclosed quote")
     if parses is False:
         analysis.add(1.5, "the shell cannot parse it")
+
+
+def _inline_code(lexed: Lexed, shell_ops: list[str]) -> bool:
+    """Only `backticks` or $VAR, no operators: code quoted in a sentence, or part of a command."""
+    return not shell_ops and not lexed.dollar_paren and (lexed.substitution or lexed.variable)
+
+
+def _weigh_inline_code(analysis: Analysis) -> None:
+    """`what does `set -e` mean`, `print the value of $HOME`: in a sentence (English function
+    words, a question, a capitalised word first) backticks and $VAR quote code; otherwise they
+    are the shell's."""
+    weight, analysis.inline_code = analysis.inline_code, 0.0
+    if not weight:
+        return
+    sentence = analysis.function_words >= 1.0 or any(
+        w > 0 and why.startswith(("starts with the capitalised", "starts like a question")) for w, why in analysis.evidence)
+    if sentence:
+        analysis.add(weight / 4, "code quoted in a sentence (`...` or $VAR)")
+    elif analysis.lexed and analysis.lexed.substitution:
+        analysis.add(weight - 1.0, f"shell syntax: {_describe_ops(analysis.lexed)}")
+    else:
+        analysis.add(weight / 2, "a shell variable ($VAR)")
 
 
 def _describe_ops(lexed: Lexed) -> str:
@@ -205,6 +239,9 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
             analysis.add(1.4, f"'{second}' right after the command word")
         elif second in PARTICLES:
             analysis.add(0.8, f"'{analysis.head} {second}' reads as a phrasal verb")
+    odd = unexpected_words(analysis.head, [w.text for w in args], kinds) if analysis.head_kind != "none" else []
+    if odd:  # `enable debug mode`: bash itself would refuse these words
+        analysis.add(min(3.0, 1.5 * len(odd)), f"'{analysis.head}' takes no words like '{bare(odd[0])}'")
     if len(args) >= 2 and len(plain) == len(args):
         analysis.add(0.6 if len(args) < 4 else 1.2, "only plain words after the command")
     if cwd and not analysis.function_words:  # "make the tests pass" in a repo with tests/ is prose
@@ -275,6 +312,7 @@ def _analyse(
         elif kind == "none" and is_plain_word(head) and not head[:1].isupper():
             analysis.add(-1.7, "a single unknown word: most likely a mistyped command")
         _sentence_shape(analysis, line, words, 0)
+        _weigh_inline_code(analysis)
         return analysis
     if (low in QUESTION_STARTERS and (len(args) >= 2 or line.rstrip().endswith("?"))) or low in REQUEST_STARTERS:
         analysis.add(2.0, f"starts like a question or request ('{low}')")
@@ -282,4 +320,5 @@ def _analyse(
     _arguments(analysis, args, free_text, cwd)
     if not free_text:
         _sentence_shape(analysis, line, words, len(args))
+    _weigh_inline_code(analysis)
     return analysis

@@ -18,10 +18,12 @@ _GLOB_CHARS = frozenset("*?[")
 
 
 def arg_kind(word: Word) -> str:
-    """flag, assignment, url, path, glob, number, quoted, name (identifier-ish) or word (plain)."""
+    """flag, assignment, url, path, glob, number, quoted, placeholder, name (identifier-ish) or word."""
     text = word.text
     if word.quoted:
         return "quoted"
+    if text[:1] == "<" and text[-1:] == ">" and len(text) > 2:
+        return "placeholder"  # <name> in a usage line or a question
     if not text:
         return "name"
     if text[0] == "-" and len(text) > 1 and text != "--":

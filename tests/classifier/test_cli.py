@@ -87,9 +87,9 @@ def test_classify_agrees_with_the_hook_on_one_word_that_resolves(env) -> None:
 
 
 def test_ambiguous_says_which_way_it_leans(env) -> None:
-    out = parsec(["classify", "kill screen session 23536"], env).stdout.decode()
+    out = parsec(["classify", "unset a secret"], env).stdout.decode()
     assert out.startswith("ambiguous, leans command ("), out
-    payload = json.loads(parsec(["classify", "--json", "kill screen session 23536"], env).stdout)
+    payload = json.loads(parsec(["classify", "--json", "unset a secret"], env).stdout)
     assert payload["decision"] == "ambiguous" and payload["leans"] == "command" and payload["confidence"] > 0.5
 
 

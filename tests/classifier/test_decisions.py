@@ -163,7 +163,7 @@ def test_decision_is_a_frozen_value() -> None:
 
 
 def test_an_ambiguous_decision_says_which_way_it_leans(classifier: Classifier) -> None:
-    decision = classifier.classify("kill screen session 23536")
+    decision = classifier.classify("unset a secret")
     assert decision.decision == "ambiguous" and decision.leans == "command"
     assert decision.describe().startswith("ambiguous, leans command (")
     assert Decision("ambiguous", 0.6, "why", 0.6).leans == "prompt"
@@ -216,3 +216,31 @@ def test_watch_with_words_is_the_command_word(classifier: Classifier) -> None:
     assert analyse("watch the logs", None, None, classifier.path_index).head == "watch"
     assert analyse("watch -n 5 df -h", None, None, classifier.path_index).head == "df"
     assert analyse("sudo -u bob ls", None, None, classifier.path_index).head == "ls"
+
+
+# Shapes from issue 16's table.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Enable/Disable ufw",  # a slash compound is no path to a program
+        "Read/Write mode",
+        "what does `set -euo pipefail` mean",  # backticks quote code inside a sentence
+        "print the value of `date +%s` in the log",
+        "replace <name> with my username in config.yml",  # <placeholder>, not redirections
+        "enable debug mode",  # bash: "enable: debug: not a shell builtin"
+        "help with git rebase",
+        "clear dead sessions",
+    ],
+)
+def test_prose_shapes_are_not_run(classifier: Classifier, line: str) -> None:
+    decision = classifier.classify(line)
+    assert decision.decision != "command", decision
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["bin/rails server", "kill `cat /run/app.pid`", "cd `dirname $0`", "cat $FILE", "$EDITOR notes.txt",
+     "enable -n echo", "help cd", "clear", "sort <in >out", "echo $HOME"],
+)
+def test_the_same_syntax_in_commands_still_runs(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "command", classifier.classify(line)

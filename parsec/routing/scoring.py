@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from .language import (
     DETERMINERS,
+    IMPERATIVE_VERBS,
     ONE_WORD_PROSE,
     PARTICLES,
     QUESTION_STARTERS,
@@ -45,6 +46,8 @@ CLOSERS = {"if": "fi", "for": "done", "while": "done", "until": "done", "select"
 # that programs live in (`bin/rails`, `scripts/deploy`).
 _SLASH_WORDS = re.compile(r"^[A-Za-z]{2,}(/[A-Za-z]{2,})+$")
 PROGRAM_DIRS = frozenset("bin sbin scripts script tools tool build out dist target vendor node_modules src test tests hack ci util utils usr opt local libexec lib dev venv env".split())
+# Words of the man-page lexicon that are program names: no vowel (`btrfs`, `cf`) or a `ctl` end.
+_PROGRAM_LIKE = re.compile(r"^[^aeiouy]+$|ctl$")
 # (weight per occurrence, cap on the total) for each kind of argument
 ARG_WEIGHTS: dict[str, tuple[float, float]] = {
     "flag": (-1.5, -4.5),
@@ -139,7 +142,9 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
         analysis.add(1.5, f"starts with the capitalised word '{bare(word)}', not a command")
     elif word[:1].isupper() and is_plain_word(word):
         analysis.add(0.8, f"starts with the capitalised word '{word}', not a command")
-    elif is_plain_word(word) and bare(word) in ENGLISH_WORDS:
+    elif is_plain_word(word) and bare(word) in IMPERATIVE_VERBS:
+        analysis.add(1.2, f"'{word}' is a verb that opens a request, not a command here")
+    elif is_plain_word(word) and bare(word) in ENGLISH_WORDS and not _PROGRAM_LIKE.search(bare(word)):
         analysis.add(0.7, f"'{word}' is an English word, not a command")
     elif is_plain_word(word):
         analysis.add(-0.3, f"'{word}' is not a command here, nor a common English word")

@@ -21,10 +21,9 @@ STATE_CHANGING = frozenset(
     chgrp ln install shutdown reboot halt poweroff init telinit mkfs wipefs fdisk sfdisk parted
     crontab userdel groupdel passwd""".split()
 )
-# `set` takes flags (`-e`, `-o vi`, `+x`) or `--` before positional words; `set alias ...` is prose.
-FLAGS_FIRST = frozenset("set".split())
 PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)
-NOT_CUES = ("only plain words", "long, with no shell operators", "English function words")  # weak alone: `mv Makefile docs`  # this many plain words after a state-changing command read as a phrase
+# Evidence too weak alone to stop a state-changing command (`mv Makefile docs`, `mv a b`).
+NOT_CUES = ("only plain words", "long, with no shell operators", "English function words")
 
 
 def prose_cue(analysis: Analysis) -> str | None:
@@ -53,8 +52,6 @@ def prose_cue(analysis: Analysis) -> str | None:
     titled = [w for w, k in zip(words, kinds) if k == "word" and w[:1].isupper() and w[1:].islower()]
     if titled and head in NAMES_ONLY:  # `local Path`: variables are not named like sentence words
         return f"'{head}' changes state and '{titled[0]}' reads as a name in a sentence"
-    if head in FLAGS_FIRST and words and not words[0].startswith(("-", "+")):
-        return f"'{head} {words[0]}' is not how '{head}' is used (it takes options first)"
     if sum(k == "word" for k in kinds) >= PLAIN_WORDS_CUE and set(kinds) <= {"word", "quoted"} and not existing_files:
         return f"'{head}' changes state and is followed by a phrase of plain words"
     prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(NOT_CUES)]

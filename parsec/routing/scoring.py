@@ -142,7 +142,7 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
         analysis.add(1.5, f"starts with the capitalised word '{bare(word)}', not a command")
     elif word[:1].isupper() and is_plain_word(word):
         analysis.add(0.8, f"starts with the capitalised word '{word}', not a command")
-    elif is_plain_word(word) and bare(word) in IMPERATIVE_VERBS:
+    elif is_plain_word(word) and _verb(bare(word)) in IMPERATIVE_VERBS:
         analysis.add(1.2, f"'{word}' is a verb that opens a request, not a command here")
     elif is_plain_word(word) and bare(word) in ENGLISH_WORDS and not _PROGRAM_LIKE.search(bare(word)):
         analysis.add(0.7, f"'{word}' is an English word, not a command")
@@ -151,6 +151,14 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
     else:
         analysis.add(-1.0, f"'{word}' looks like a program name")
     return True
+
+
+def _verb(word: str) -> str:
+    """`lists` → `list`, `searches` → `search`: third-person requests ("Counts lines in ...")."""
+    for ending in ("es", "s"):
+        if word.endswith(ending) and word[: -len(ending)] in IMPERATIVE_VERBS:
+            return word[: -len(ending)]
+    return word
 
 
 def _syntax(analysis: Analysis, lexed: Lexed, line: str, parses: bool | None) -> None:

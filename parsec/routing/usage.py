@@ -18,11 +18,15 @@ NUMBERS_ONLY = frozenset("exit logout kill shift return suspend shutdown reboot 
 NO_WORDS = frozenset("clear reset pwd times dirs print".split())
 # They take the names of builtins (`enable -n echo`, `help cd`).
 BUILTIN_NAMES = frozenset("enable help".split())
+# Options come first (`set -e`, `set -o vi`, `set +x`); a plain word first overwrites $1, $2 ...
+OPTIONS_FIRST = frozenset({"set"})
 WORDS_THEY_TAKE = {"shutdown": frozenset({"now"}), "reboot": frozenset({"now"})}
 
 
 def unexpected_words(head: str, words: list[str], kinds: list[str]) -> list[str]:
     """The plain words after `head` that it never takes as arguments (empty when unknown)."""
+    if head in OPTIONS_FIRST:  # `set -- a b` sets $1 $2; `set alias ll` does too, unasked
+        return [w for w in words if not w.startswith(("-", "+"))] if words and not words[0].startswith(("-", "+")) else []
     if head in NUMBERS_ONLY or head in NO_WORDS:
         allowed: frozenset[str] = WORDS_THEY_TAKE.get(head, frozenset())
     elif head in BUILTIN_NAMES:

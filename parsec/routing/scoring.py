@@ -31,8 +31,11 @@ from .shell_facts import WRAPPERS, PathIndex, resolve
 from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
 from .usage import unexpected_words
 from .vocabulary import KNOWN_COMMANDS
+from .word_odds import WORD_ODDS
 
 BIAS = -0.5
+WORD_ODDS_SCALE = 0.3  # the trained log-odds are per word and overlap the other evidence
+WORD_ODDS_CAP = 2.0
 # Past this log-odds the parse cannot change the outcome, so bashlex (slow) is not consulted.
 SETTLED = 1.5
 MAX_ARGS = 40  # the first 40 arguments carry all the evidence a line has
@@ -252,6 +255,7 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
             analysis.add(1.4, f"'{second}' right after the command word")
         elif second in PARTICLES:
             analysis.add(0.8, f"'{analysis.head} {second}' reads as a phrasal verb")
+    _word_odds(analysis, args, kinds)
     odd = unexpected_words(analysis.head, [w.text for w in args], kinds) if analysis.head_kind != "none" else []
     if odd:  # `enable debug mode`: bash itself would refuse these words
         analysis.add(min(3.0, 1.5 * len(odd)), f"'{analysis.head}' takes no words like '{bare(odd[0])}'")
@@ -262,6 +266,21 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
                     if k in ("word", "name") and os.path.exists(os.path.join(cwd, w.text))]
         if existing:
             analysis.add(max(-1.6, -0.8 * len(existing)), f"names existing files ({', '.join(existing[:2])})")
+
+
+def _word_odds(analysis: Analysis, args: list[Word], kinds: list[str]) -> None:
+    """After a verb that opens requests (`print`, `mount`, `sort`, `list` ...), plain argument words
+    that lean one way in the tuning corpus (word_odds.py): `information`, `mode` are what
+    descriptions are made of; `dev`, `origin`, `status` are what commands take."""
+    if _verb(bare(analysis.head)) not in IMPERATIVE_VERBS:
+        return  # `systemctl status docker`, `pip install data`: sub-commands and names, not objects
+    found = [(WORD_ODDS[low], low) for w, k in zip(args, kinds)
+             if k == "word" and w.text.islower() and (low := bare(w.text)) in WORD_ODDS]
+    if not found:
+        return
+    total = max(-WORD_ODDS_CAP, min(WORD_ODDS_CAP, WORD_ODDS_SCALE * sum(value for value, _ in found)))
+    words = ", ".join(word for value, word in sorted(found, key=lambda item: -abs(item[0]))[:2])
+    analysis.add(round(total, 2), f"words typical of {'requests' if total > 0 else 'command arguments'} ({words})")
 
 
 def _sentence_shape(analysis: Analysis, line: str, words: list[Word], n_args: int) -> None:

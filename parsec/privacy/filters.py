@@ -61,7 +61,7 @@ class PrivacyFilter:
         if self.mask_secrets:
             return mask(text, self._extra)
         if self._extra:
-            return _mask_extra_only(text, self._extra)
+            return mask(text, self._extra, builtin=False)
         return text
 
     def filter_environment(self, env: Mapping[str, str]) -> dict[str, str]:
@@ -88,21 +88,3 @@ def _compile_all(patterns: Sequence[str], origin: str) -> tuple[re.Pattern[str],
         except re.error as err:
             raise ConfigError(f"{origin}: invalid regex {raw!r}: {err}; fix it in config.toml") from None
     return tuple(compiled)
-
-
-def _mask_extra_only(text: str, extra: tuple[str, ...]) -> str:
-    from .masking import MARKER
-
-    spans: list[tuple[int, int]] = []
-    for pattern in compile_extra_patterns(extra):
-        spans.extend(pattern.spans(text))
-    spans.sort()
-    parts, position = [], 0
-    for start, end in spans:
-        if start < position:
-            continue
-        parts.append(text[position:start])
-        parts.append(MARKER.format(kind="custom"))
-        position = end
-    parts.append(text[position:])
-    return "".join(parts)

@@ -23,8 +23,10 @@ _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # DFA cache: the whole rule set stays on the fast path
 
 MARKER_PREFIX = b"[REDACTED:"
-# `$NAME`, `${NAME}`, `${NAME:-x}`, `$(cmd)`, `` `cmd` ``, quoted or not: a reference, not a value.
-_REFERENCE = re.compile(rb"""["']?(?:\$\{?[A-Za-z_][A-Za-z0-9_]*(?:[:?#%/-][^}]*)?\}?|\$\(.*\)|`.*`|\$\d)["']?\Z""", re.S)
+# Not a value but a pointer to one, quoted or not: `$NAME`, `${NAME}`, `${NAME:-x}`, `$(cmd)`,
+# `` `cmd` ``, a `<placeholder>`, a relative path (`./pw.txt`, `~/.pw`).
+_REFERENCE = re.compile(
+    rb"""["']?(?:\$\{?[A-Za-z_][A-Za-z0-9_]*(?:[:?#%/-][^}]*)?\}?|\$\(.*\)|`.*`|\$\d|<[^<>]*>|(?:\.\.?|~)/.*)["']?\Z""", re.S)
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 Refine = Callable[[bytes, int, int], "tuple[int, int] | None"]

@@ -101,11 +101,13 @@ def _htpasswd_password(text: bytes, start: int, end: int) -> tuple[int, int] | N
 
 
 class _NotNegated:
-    """`--no-password x`: a flag that turns a password off names none."""
+    """`--no-password x`, `--ask-password URL`: a switch about a password holds none."""
+
+    _SWITCHES = (b"no-", b"ask-", b"prompt-", b"use-", b"with-", b"require-", b"skip-", b"show-", b"reset-", b"change-")
 
     @staticmethod
     def fullmatch(name: bytes):
-        return None if name.lower().lstrip(b"-").startswith(b"no-") else name
+        return None if name.lower().lstrip(b"-").startswith(_NotNegated._SWITCHES) else name
 
 
 _WORDS = compile_re2(_SHELL_WORD)
@@ -158,6 +160,8 @@ def shape_patterns() -> tuple[SecretPattern, ...]:
         _p("pypi_token", r"pypi-AgE[A-Za-z0-9_\-]{50,}", ("pypi-",), not_after=w),
         _p("sendgrid_key", r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}", ("sg.",), not_after=w),
         _p("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}\b", ("_v1_",), not_after=w),
+        # Telegram bot token anywhere, including the API URL form `/bot<id>:<token>/getUpdates`
+        _p("telegram_bot_token", r"(?:^|[^0-9])(?P<s>[0-9]{5,16}:A[A-Za-z0-9_\-]{34})(?:[^A-Za-z0-9_\-]|\z)", (":a",)),
         _p("jwt", r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*", ("eyj",), not_after=w),
         _p("auth_header", rf"(?i:(?:proxy-)?authorization)\s*:\s*(?:{_AUTH_SCHEME}\s+)?(?P<s>[^\s'\"]+)", ("authorization",),
            not_after=w, refine=_not_a_scheme),

@@ -158,9 +158,10 @@ class KeywordGate:
             self._set.Add(re2.escape(keyword.encode()))
         self._set.Compile()
 
-    def candidates(self, text: bytes) -> list[SecretPattern]:
+    def candidates(self, text: bytes) -> list[tuple[int, SecretPattern]]:
+        """(index, pattern) of each pattern that may match `text`, in table order."""
         hits = self._set.Match(text) or ()
         chosen = set(self.always)
         for hit in hits:
             chosen.update(self._users[hit])
-        return [self.patterns[i] for i in sorted(chosen)]
+        return [(i, self.patterns[i]) for i in sorted(chosen)]

@@ -11,6 +11,7 @@ Overlapping finds are merged, so a secret is masked whole whichever pattern saw 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -22,12 +23,13 @@ from .gitleaks import gitleaks_patterns
 from .shapes import shape_patterns
 
 MARKER = "[REDACTED:{kind}]"
-# Candidates one pattern examines in one text. Each costs a few microseconds of Python, so a
-# text dense with secret-shaped strings (1 MB of `--password x`) would take seconds; past this
-# many, the text from where that search stopped is withheld as one `[REDACTED:masking_limit]`
-# marker: never slow, never a leak. Real commands and outputs hold a handful.
+# Candidates examined per text, all patterns together. Each costs a few microseconds of Python,
+# so a text dense with secret-shaped strings (1 MB of `--password x`) would take seconds. Text is
+# matched in chunks of whole lines; when the budget runs out inside a chunk, everything from that
+# chunk's start is withheld as one `[REDACTED:masking_limit]` marker: never slow, never a leak.
+# Real commands and outputs hold a handful of candidates.
 CANDIDATE_BUDGET = 1000
-
+CHUNK_BYTES = 64 * 1024
 
 @lru_cache(maxsize=1)
 def builtin_patterns() -> tuple[SecretPattern, ...]:
@@ -51,25 +53,34 @@ def _decode(data: bytes) -> str:
 def _byte_spans(data: bytes, extra_patterns: Sequence[str], builtin: bool = True) -> list[tuple[str, int, int]]:
     """Every secret in `data` as (kind, start, end) byte offsets, sorted, overlaps merged."""
     found: list[tuple[int, int, int, str]] = []  # (start, -end, priority, kind)
-    patterns: list[SecretPattern] = (_builtin_gate().candidates(data) if builtin else []) + list(_compiled_extra(tuple(extra_patterns)))
-    stopped_at = len(data)
-    for priority, pattern in enumerate(patterns):
-        spans, reached = pattern.spans(data, [CANDIDATE_BUDGET])
-        stopped_at = min(stopped_at, reached)
-        for start, end in spans:
-            found.append((start, -end, priority, pattern.kind))
-    if stopped_at < len(data):
-        found = [f for f in found if f[0] < stopped_at]
-        found.append((stopped_at, -len(data), -1, "masking_limit"))
+    extra = _compiled_extra(tuple(extra_patterns))
+    budget = [CANDIDATE_BUDGET]
+    for chunk_start, chunk_end in _chunks(data):
+        chunk = data if chunk_end - chunk_start == len(data) else data[chunk_start:chunk_end]
+        patterns = (_builtin_gate().candidates(chunk) if builtin else []) + [
+            (len(builtin_patterns()) + i, pattern) for i, pattern in enumerate(extra)]
+        for priority, pattern in patterns:
+            spans, reached = pattern.spans(chunk, budget)
+            found.extend((chunk_start + start, -(chunk_start + end), priority, pattern.kind) for start, end in spans)
+            if reached < len(chunk):
+                found = [f for f in found if f[0] < chunk_start]
+                found.append((chunk_start, -len(data), -1, "masking_limit"))
+                break
+        else:
+            continue
+        break
     if not found:
         return []
     markers = _marker_spans(data)
+    marker_starts = [m_start for m_start, _ in markers]
     found.sort()
     merged: list[list] = []  # [start, end, priority, kind]: the union of overlapping finds
     for start, negative_end, priority, kind in found:
         end = -negative_end
-        if any(m_start < end and start < m_end for m_start, m_end in markers):
-            continue  # a marker from an earlier pass, or a find inside one
+        if markers:  # a marker from an earlier pass, or a find inside one, stays as it is
+            i = bisect.bisect_left(marker_starts, end) - 1
+            if i >= 0 and markers[i][1] > start:
+                continue
         if merged and start < merged[-1][1]:
             last = merged[-1]
             last[1] = max(last[1], end)
@@ -78,6 +89,21 @@ def _byte_spans(data: bytes, extra_patterns: Sequence[str], builtin: bool = True
         else:
             merged.append([start, end, priority, kind])
     return [(kind, start, end) for start, end, _, kind in merged]
+
+
+def _chunks(data: bytes):
+    """(start, end) of runs of whole lines of about CHUNK_BYTES; a longer line is one chunk, and a
+    private key block is never cut."""
+    size, start = len(data), 0
+    while start < size:
+        end = data.find(b"\n", min(start + CHUNK_BYTES, size))
+        end = size if end < 0 else end + 1
+        begin = data.rfind(b"-----BEGIN", start, end)
+        if begin >= 0 and data.find(b"-----END", begin, end) < 0:
+            close = data.find(b"-----END", end)
+            end = size if close < 0 else (data.find(b"\n", close) + 1 or size)
+        yield start, end
+        start = end
 
 
 def _marker_spans(data: bytes) -> list[tuple[int, int]]:

@@ -132,20 +132,28 @@ def find_secrets(text: str, extra_patterns: Sequence[str] = ()) -> list[tuple[st
 def mask(text: str, extra_patterns: Sequence[str] = (), builtin: bool = True) -> str:
     """`text` with every secret replaced by `[REDACTED:<kind>]`. Clean text is returned as is.
     `builtin=False` applies only `extra_patterns` (the user turned mask_secrets off)."""
+    return mask_collecting(text, extra_patterns, builtin)[0]
+
+
+def mask_collecting(text: str, extra_patterns: Sequence[str] = (), builtin: bool = True) -> tuple[str, list[str]]:
+    """(`text` masked, the secret values masked in it): a session remembers the values (memory.py)."""
     if not text:
-        return text
+        return text, []
     data = _encode(text)
     spans = _byte_spans(data, extra_patterns, builtin)
     if not spans:
-        return text
+        return text, []
     parts: list[bytes] = []
+    values: list[str] = []
     position = 0
     for kind, start, end in spans:
         parts.append(data[position:start])
         parts.append(MARKER.format(kind=kind).encode())
+        if kind != "masking_limit":
+            values.append(_decode(data[start:end]))
         position = end
     parts.append(data[position:])
-    return _decode(b"".join(parts))
+    return _decode(b"".join(parts)), values
 
 
 def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] extra_patterns") -> tuple[SecretPattern, ...]:

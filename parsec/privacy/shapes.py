@@ -101,6 +101,18 @@ def _htpasswd_password(text: bytes, start: int, end: int) -> tuple[int, int] | N
     return _strip_quotes(text, *positional[wanted])
 
 
+def _value_like(text: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """In prose ("the password is Hunter2secret") only a word that looks made up is a value:
+    6+ characters with a digit or a symbol ("the password is wrong" stays)."""
+    start, end = _strip_quotes(text, start, end)
+    while end > start and text[end - 1] in b".,;:!?)":
+        end -= 1
+    word = text[start:end]
+    if len(word) < 6 or word.isalpha():
+        return None
+    return start, end
+
+
 class _NotNegated:
     """`--no-password x`, `--ask-password URL`: a switch about a password holds none."""
 
@@ -202,6 +214,10 @@ def shape_patterns() -> tuple[SecretPattern, ...]:
             ("pass", "token", "secret", "key"),
             name_check=_NotNegated,
         ),
+        # Prose: "the db root password is Hunter2secret", "my token was abc123xyz", "API key = …"
+        _p("credential",
+           r"(?i:pass(?:word|phrase|wd)?|secret|token|api[ _-]?key|pin(?: code)?)\s+(?i:is|was|=|:|->)\s+(?P<s>[^\s]+)",
+           ("pass", "secret", "token", "key", "pin"), not_after=_WORD, refine=_value_like),
         # "password": "x" (JSON), password: x (YAML / config output, at the start of a line)
         _named("credential", rf"\"{_ANY_NAME}\"\s*:\s*\"(?P<s>[^\"\n]+)\""),
         _named("credential", rf"(?m)^[ \t-]*{_ANY_NAME}[ \t]*:[ \t]+(?P<s>[^\s#'\"][^\n#]*?)[ \t]*$"),

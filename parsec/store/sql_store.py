@@ -361,6 +361,19 @@ class SqlStore:
             ).all()
         return {key: json.loads(value) for key, value in found}
 
+    def forget_preferences(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
+        """Delete every learned preference whose key or stored text matches `pattern` (the
+        classifier keeps an example line per choice): `parsec forget` reaches them too."""
+        matches = _text_matcher(pattern, regex)
+        with self._read() as connection:
+            found = connection.execute(select(preferences.c.namespace, preferences.c.key, preferences.c.value)).all()
+        doomed = [(namespace, key) for namespace, key, value in found
+                  if matches(key) or any(matches(v) for v in _strings(json.loads(value)))]
+        if not dry_run:
+            for namespace, key in doomed:
+                self.delete_preferences(namespace, key)
+        return len(doomed)
+
     def delete_preferences(self, namespace: str, key: str | None = None) -> int:
         statement = delete(preferences).where(preferences.c.namespace == namespace)
         if key is not None:
@@ -506,3 +519,14 @@ def _first_line(err: Exception) -> str:
 
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a decoded JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []

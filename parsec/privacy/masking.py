@@ -12,8 +12,9 @@ Overlapping finds are merged, so a secret is masked whole whichever pattern saw 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import re2
 
@@ -154,6 +155,36 @@ def mask_collecting(text: str, extra_patterns: Sequence[str] = (), builtin: bool
         position = end
     parts.append(data[position:])
     return _decode(b"".join(parts)), values
+
+
+def mask_json(value: Any, masker: Callable[[str], str]) -> Any:
+    """`value` (decoded JSON) with every string passed through `masker`; keys are names, kept."""
+    if isinstance(value, str):
+        return masker(value)
+    if isinstance(value, dict):
+        return {key: mask_json(item, masker) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [mask_json(item, masker) for item in value]
+    return value
+
+
+# The store boundary: every text a record carries passes store_gate() as the row is built
+# (parsec/store/rows.py), whoever wrote the record. load_config() sets the user's choices.
+_store_policy: dict[str, Any] = {"builtin": True, "extra": ()}
+
+
+def configure_store_gate(mask_secrets: bool, extra_patterns: Sequence[str] = ()) -> None:
+    _store_policy.update(builtin=bool(mask_secrets), extra=tuple(extra_patterns))
+
+
+def store_gate(text: str) -> str:
+    """`text` as it may be stored: masked under the configured policy (idempotent: text masked
+    upstream passes unchanged)."""
+    if not text:
+        return text
+    if not _store_policy["builtin"] and not _store_policy["extra"]:
+        return text
+    return mask(text, _store_policy["extra"], builtin=_store_policy["builtin"])
 
 
 def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] extra_patterns") -> tuple[SecretPattern, ...]:

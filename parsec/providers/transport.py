@@ -104,18 +104,6 @@ URL_EXAMPLES = {"openai": "http://localhost:8080/v1", "anthropic": "https://api.
                 "gemini": "https://generativelanguage.googleapis.com", "ollama": "http://localhost:11434"}
 
 
-def gated(value: Any, outbound: Callable[[str], str]) -> Any:
-    """`value` (a JSON body) with every string passed through `outbound`; keys are the wire
-    format's own names and stay as they are."""
-    if isinstance(value, str):
-        return outbound(value)
-    if isinstance(value, dict):
-        return {key: gated(item, outbound) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [gated(item, outbound) for item in value]
-    return value
-
-
 def _retryable(status: int) -> bool:
     return status == 429 or status == 408 or status >= 500
 
@@ -169,7 +157,9 @@ class Transport:
     def _send(self, method: str, url: str, headers: dict[str, str], body: dict[str, Any] | None,
               *, stream: bool) -> Iterator[httpx.Response]:
         if body is not None and self.outbound is not None:
-            body = gated(body, self.outbound)
+            from ..privacy.masking import mask_json
+
+            body = mask_json(body, self.outbound)
         attempt = 0
         while True:
             started = time.perf_counter()

@@ -22,6 +22,7 @@ from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
 from ..models.workflow import Conversation, ConversationStatus
+from ..privacy.masking import mask_json, store_gate
 from . import rows
 from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
 from .engine import WRITE
@@ -345,7 +346,8 @@ class SqlStore:
     # --- learned preferences -----------------------------------------------------------------
 
     def set_preference(self, namespace: str, key: str, value: dict) -> None:
-        row = {"namespace": namespace, "key": key, "value": json.dumps(value), "updated_at": utcnow()}
+        row = {"namespace": namespace, "key": store_gate(key), "value": json.dumps(mask_json(value, store_gate)),
+               "updated_at": utcnow()}
         statement = self._insert(preferences).values(row)
         statement = statement.on_conflict_do_update(
             index_elements=["namespace", "key"],
@@ -432,9 +434,10 @@ class SqlStore:
                            working_directory: str, done: list[str], artifacts: list[str],
                            completed_at: datetime) -> None:
         row = {
-            "conversation_id": conversation_id, "name": rows._text(name),
+            "conversation_id": conversation_id, "name": rows._text(store_gate(name)),
             "working_directory": rows._text(working_directory),
-            "achievements": json.dumps(list(done)), "artifacts": json.dumps(list(artifacts)),
+            "achievements": json.dumps(mask_json(list(done), store_gate)),
+            "artifacts": json.dumps(mask_json(list(artifacts), store_gate)),
             "completed_at": completed_at,
         }
         connection.execute(self._replace(achievements_table, row, key="conversation_id"))

@@ -216,6 +216,9 @@ def load_config(
         settings = Settings.model_validate(merged, context=_LOADING)
     except ValidationError as err:
         raise _config_error(err, sources) from None
+    from .privacy.masking import configure_store_gate
+
+    configure_store_gate(settings.privacy.mask_secrets, settings.privacy.extra_patterns)
     return LoadedConfig(settings=settings, sources=sources, files=files)
 
 

@@ -130,9 +130,13 @@ class ContextEngine:
 
     # --- steps -------------------------------------------------------------------------------
     def step_messages(
-        self, conversation: Conversation, step_index: int, environment: dict[str, Any] | None = None
+        self, conversation: Conversation, step_index: int, environment: dict[str, Any] | None = None,
+        reserve: int = 0,
     ) -> tuple[list[ChatMessage], StepContext, ContextReport]:
-        """Messages for the command of step `step_index`, the StepContext they carry and a report."""
+        """Messages for the command of step `step_index`, the StepContext they carry and a report.
+
+        `reserve`: tokens the caller adds to the request (instructions, the reply's JSON schema),
+        so the budget covers everything sent."""
         if not 0 <= step_index < len(conversation.steps):
             raise IndexError(f"conversation {conversation.id} has no step {step_index}")
         system_prompt = self.ensure_system_prompt(conversation)
@@ -177,7 +181,7 @@ class ContextEngine:
             warnings=step_warnings,
         )
         messages, step_context, report = assemble_step(
-            inputs, pool, candidates, self.budget, self.counter, pruning.importance_decay_factor
+            inputs, pool, candidates, max(self.budget - reserve, 0), self.counter, pruning.importance_decay_factor
         )
         self.last_report = report
         return messages, step_context, report

@@ -43,10 +43,12 @@ _CONVERSATION_MOVES: dict[ConversationStatus, set[ConversationStatus]] = {
 _STEP_TERMINAL = {StepStatus.complete, StepStatus.skipped, StepStatus.aborted}
 _STEP_MOVES: dict[StepStatus, set[StepStatus]] = {
     StepStatus.pending: {StepStatus.command_suggested, StepStatus.complete},
-    StepStatus.command_suggested: {StepStatus.running, StepStatus.command_suggested},
+    # command_suggested → complete: the model judged the step done after a declined suggestion.
+    StepStatus.command_suggested: {StepStatus.running, StepStatus.command_suggested, StepStatus.complete},
     # running → command_suggested: the command succeeded but the step needs another one.
     StepStatus.running: {StepStatus.complete, StepStatus.failed, StepStatus.command_suggested},
-    StepStatus.failed: {StepStatus.command_suggested},
+    # failed → complete: after a failure the model judged the step done (e.g. an interrupted run did it).
+    StepStatus.failed: {StepStatus.command_suggested, StepStatus.complete},
 }
 
 

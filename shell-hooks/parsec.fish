@@ -11,13 +11,28 @@
 if status is-interactive; and not set -q __parsec_loaded; and test "$PARSEC_DISABLE" != 1
 set -g __parsec_loaded 1
 
-set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
-test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
-set __parsec_runtime $__parsec_runtime/parsec-(id -u)
+# Loading forks nothing where it can help it (a fork costs fish several ms of start-up).
 if string match -q '/*' -- "$XDG_RUNTIME_DIR"
-    set __parsec_runtime $XDG_RUNTIME_DIR/parsec
+    set -g __parsec_runtime $XDG_RUNTIME_DIR/parsec
+else
+    set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
+    test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
+    set __parsec_runtime $__parsec_runtime/parsec-(id -u)
 end
-set -g __parsec_session $fish_pid-(date +%s.%N)
+# The session is `<pid>-<start time>`; the start time is the boot time plus this process's start
+# in clock ticks (USER_HZ, 100 on Linux), both read by builtins, else `date`.
+function __parsec_start_time
+    set -l boot (string match -r '^btime [0-9]+$' </proc/stat 2>/dev/null | string replace 'btime ' '')
+    read -l stat </proc/self/stat 2>/dev/null
+    set -l ticks (string split ' ' -- (string replace -r '.*\) ' '' -- "$stat"))[20]
+    if string match -qr '^[0-9]+$' -- "$boot"; and string match -qr '^[0-9]+$' -- "$ticks"
+        math -s2 "$boot + $ticks / 100"
+    else
+        command date +%s.%N
+    end
+end
+set -g __parsec_session $fish_pid-(__parsec_start_time)
+functions -e __parsec_start_time
 set -g __parsec_seq 0
 set -g __parsec_spool $__parsec_runtime/spool/fish-$__parsec_session.jsonl
 set -g __parsec_kind ''
@@ -57,6 +72,26 @@ end
 
 # ---- transport: the spool ----------------------------------------------------------------------
 
+# True when the runtime directory is a real directory (not a symlink), ours, mode 0700; it is
+# created so when missing. Anything else (a /tmp/parsec-<uid> made by another local user to
+# receive what we send) is refused for the life of this shell, and said once.
+function __parsec_dir_ok
+    test "$__parsec_private" != 0; or return 1
+    set -l dir $__parsec_runtime
+    test -e $dir; or test -L $dir; or command mkdir -m 700 -- $dir 2>/dev/null
+    if test -d $dir; and not test -L $dir; and test -O $dir
+        test "$__parsec_private" = 1; and return 0
+        # Once per shell: fish cannot read a mode.
+        if string match -qr '^drwx------[ .]' -- (command ls -ldn -- $dir 2>/dev/null)
+            set -g __parsec_private 1
+            return 0
+        end
+    end
+    set -g __parsec_private 0
+    printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' $dir >&2
+    return 1
+end
+
 function __parsec_send --description 'hand one JSON line to `parsec shell`, or append it to the spool'
     if set -q PARSEC_PTY_FD; and string match -qr '^[0-9]+$' -- $PARSEC_PTY_FD
         if not set -q __parsec_pty_started
@@ -67,9 +102,15 @@ function __parsec_send --description 'hand one JSON line to `parsec shell`, or a
             return 0
         end
     end
+    # The spool file: 0600 in the private directory, never through a symlink.
+    __parsec_dir_ok; or return 0
+    test -L $__parsec_spool; and return 0
     if not test -e $__parsec_spool
-        test -d $__parsec_runtime/spool; or command mkdir -p -m 700 $__parsec_runtime/spool 2>/dev/null
+        test -d $__parsec_runtime/spool; or command mkdir -m 700 -- $__parsec_runtime/spool 2>/dev/null
+        set -l mask (umask)
+        umask 077
         __parsec_session_start >>$__parsec_spool 2>/dev/null
+        umask $mask
     end
     printf '%s\n' $argv[1] >>$__parsec_spool 2>/dev/null
 end
@@ -84,18 +125,21 @@ function __parsec_session_start
         $__parsec_session $fish_pid (__parsec_json "$USER") (__parsec_json "$hostname") (__parsec_json "$PWD") (string join , -- $env)
 end
 
-# Starts the daemon in the background, at most once a minute, when its socket is missing.
+# Starts the daemon in the background, at most once a minute, when its socket is missing; never
+# after the user's `parsec daemon stop` (its marker lasts until `parsec daemon start` or a reboot).
 # $argv[1] is the time now, in epoch seconds (fish has no clock builtin, `date` would fork).
 function __parsec_autostart --argument-names now
     test -S $__parsec_runtime/daemon.sock; and return 0
+    test -e $__parsec_runtime/daemon.stopped; and return 0
     test -n "$now"; or return 0
     __parsec_switch_on "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
     test (math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
     set -g __parsec_autostart_at $now
     set -l bin parsec
+    set -q __parsec_bin; and set bin $__parsec_bin # written by `parsec init`
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
     command -q $bin; or return 0
-    command $bin daemon start </dev/null >/dev/null 2>&1 &
+    command $bin daemon start --auto </dev/null >/dev/null 2>&1 &
     disown 2>/dev/null
 end
 
@@ -177,7 +221,7 @@ function __parsec_route --argument-names line
     set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
-    test -e $__parsec_runtime/tcp; or return 0 # no daemon: do not start a helper to find out
+    test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":%s,"cwd":%s}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind $__parsec_parses (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
@@ -247,7 +291,7 @@ end
 # `gti status`): one key sends it to Parsec. No daemon, no offer.
 function __parsec_offer_ask --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0
-    test -e $__parsec_runtime/tcp; or return 0
+    test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
         $__parsec_session (__parsec_json "$line"))
     set -l decision (__parsec_ask_daemon $request)
@@ -262,7 +306,8 @@ end
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
 function __parsec_follow_cd
-    test -s $PARSEC_CD_FILE; or return 0
+    test -s $PARSEC_CD_FILE; and not test -L $PARSEC_CD_FILE; or return 0
+    __parsec_dir_ok; or return 0
     read -l dir <$PARSEC_CD_FILE
     true >$PARSEC_CD_FILE
     test -n "$dir" -a -d "$dir" -a "$dir" != "$PWD"; and builtin cd -- $dir

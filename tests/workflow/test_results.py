@@ -68,3 +68,25 @@ def test_a_virtualenv_and_directories_are_artifacts_inside_and_outside_git(tmp_p
         created = {a.path for a in artifacts_between(before, take_snapshot(str(root)), 0) if a.change == "created"}
         assert {str(root / ".venv"), str(root / "empty-dir")} <= created, root
         assert str(root / ".venv" / "bin" / "python") not in created or root.name == "repo"
+
+
+def test_handoff_never_follows_a_planted_symlink(tmp_path) -> None:
+    """Another user's symlink in place of the cd file must not truncate the file it points to."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    victim = tmp_path / "precious"
+    victim.write_text("keep me\n")
+    (runtime / "cd-42").symlink_to(victim)
+    assert not write_final_directory("/srv/app", {"PARSEC_CD_FILE": str(runtime / "cd-42")})
+    assert victim.read_text() == "keep me\n"
+
+
+def test_handoff_refuses_a_directory_others_may_enter(tmp_path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert not write_final_directory("/srv/app", {"PARSEC_CD_FILE": str(shared / "cd-42")})
+    assert not (shared / "cd-42").exists()
+    shared.chmod(0o700)
+    assert write_final_directory("/srv/app", {"PARSEC_CD_FILE": str(shared / "cd-42")})
+    assert (shared / "cd-42").stat().st_mode & 0o777 == 0o600

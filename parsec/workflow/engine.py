@@ -25,7 +25,7 @@ from .planner import edit_plan, make_plan
 from .quickstart import REQUEST_SETTLE_S, planning_messages, run_later, when_request_sent
 from .schemas import CommandCandidate, meets
 from .shell import PersistentShell, ShellResult
-from .stepgen import request_overhead, suggest
+from .stepgen import ask_step, request_overhead, step_request
 
 if TYPE_CHECKING:
     from .risk import RiskVerdict
@@ -82,6 +82,7 @@ class WorkflowRunner:
         self.session = session
         self.shell: PersistentShell | None = None
         self.final_cwd: str | None = None  # where the conversation's shell stood at the end
+        self._warned: set[str] = set()
         self.executed_commands: list[str] = []
         self._pending_command = ""  # what the gate approved, for _execute
         self._step_messages: list[Any] = []  # the current step's request, for explain
@@ -166,13 +167,15 @@ class WorkflowRunner:
         conversation = self.conversation
         self.ui.say(f"Planning: {conversation.original_prompt}")
         messages = planning_messages(self.context, conversation, self.session)
+        for warning in getattr(self.context, "warnings", []):  # e.g. a failing static context command
+            self._warn_once(warning)
         # While the model thinks, not before it is asked: open the store (writing what it held),
         # load the token encoding and the modules the steps need.
         when_request_sent(self.provider, self._warm_up)
         previous = conversation.workflow
         with self._waiting("Planning"):
             name, plan = make_plan(self.provider, messages, max_steps=self.options.max_plan_steps, remark=remark,
-                                   previous=previous)
+                                   previous=previous, exchanges=conversation.planning_exchanges)
         if previous is None:
             conversation.name = clean_name(name, conversation.original_prompt)
         conversation.set_plan(plan)
@@ -256,13 +259,16 @@ class WorkflowRunner:
             self.ui.status(self.conversation, self.provider_label)
             if not pending:
                 shell_name, extra = os.path.basename(shell.shell), " ".join(filter(None, [declined_note(state), extra]))
-                messages, step_context, _report = self.context.step_messages(
+                messages, step_context, report = self.context.step_messages(
                     self.conversation, index, environment=self._environment(),
                     reserve=request_overhead(self.context.counter, shell_name, extra))
                 state.context_used = step_context
                 self._step_messages = messages
+                for warning in report.warnings:  # a failing or timed-out dynamic context command
+                    self._warn_once(warning)
                 with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
-                    reply = suggest(self.provider, messages, shell=shell_name, extra=extra)
+                    reply, exchange = ask_step(self.provider, step_request(messages, shell=shell_name, extra=extra))
+                state.exchanges.append(exchange)
                 extra = ""
                 if reply.done and not reply.candidates:
                     if self._commands_run(state) == 0:
@@ -605,6 +611,11 @@ class WorkflowRunner:
                 write_final_directory(final_cwd, self.options.env)
         append_history(self.executed_commands, self.options.env)
 
+    def _warn_once(self, warning: str) -> None:
+        if warning not in self._warned:
+            self._warned.add(warning)
+            self.ui.say(f"warning: {warning}", style="yellow")
+
     def _waiting(self, label: str) -> Any:
         waiting = getattr(self.ui, "waiting", None)
         return waiting(label) if waiting is not None else contextlib.nullcontext()
@@ -637,8 +648,10 @@ def _commands_only(conversation: Conversation) -> Conversation:
     output, the variables they set or the context the model saw. The running workflow keeps all
     of it in memory, so the model still sees each result."""
     stored = conversation.model_copy(deep=True)
+    stored.planning_exchanges = []
     for state in stored.steps:
         state.context_used = None
+        state.exchanges = []
         state.environment_changes = [c for c in state.environment_changes if c.kind == "cwd"]
         for attempt in state.command_attempts:
             attempt.output = None

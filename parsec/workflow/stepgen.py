@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..models.chat import ChatMessage
+from ..models.workflow import ModelExchange
 from .planner import with_instructions
 from .schemas import StepReply
 
@@ -36,7 +37,19 @@ def request_overhead(counter: Any, shell: str, extra: str = "") -> int:
     return counter.count(instructions_for(shell, extra)) + counter.count(schema) + JSON_REPLY_OVERHEAD
 
 
+def step_request(messages: list[ChatMessage], *, shell: str = "bash", extra: str = "") -> list[ChatMessage]:
+    """The messages a step call sends (the context engine's, with the instructions): also what
+    `parsec context show` prints for a step not asked yet."""
+    return with_instructions(messages, instructions_for(shell, extra))
+
+
 def suggest(provider: Any, messages: list[ChatMessage], *, shell: str = "bash", extra: str = "") -> StepReply:
-    instructions = instructions_for(shell, extra)
-    reply, _ = provider.structured(with_instructions(messages, instructions), StepReply, purpose="step")
+    reply, _ = ask_step(provider, step_request(messages, shell=shell, extra=extra))
     return reply
+
+
+def ask_step(provider: Any, request: list[ChatMessage]) -> tuple[StepReply, ModelExchange]:
+    """(the reply, the exchange as sent and answered, for the conversation's record)."""
+    reply, result = provider.structured(request, StepReply, purpose="step")
+    sent = list(getattr(result, "sent", ()) or request)  # as the adapter sent it: masked, JSON instructions added
+    return reply, ModelExchange(purpose="step", messages=sent, reply=getattr(result, "text", "") or "")

@@ -16,10 +16,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-import re2
-
 from ..errors import ConfigError
-from .engine import MARKER_PREFIX, KeywordGate, SecretPattern, compile_re2
+from .engine import MARKER_PREFIX, KeywordGate, RegexError, SecretPattern, compile_re2
 from .gitleaks import gitleaks_patterns
 from .shapes import shape_patterns
 
@@ -194,7 +192,7 @@ def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] ext
     for raw in patterns:
         try:
             regex = compile_re2(raw)
-        except re2.error as err:
+        except RegexError as err:
             raise ConfigError(f"{origin}: invalid regex {raw!r}: {err} (RE2 syntax: no look-around)") from None
         groups = {k.decode() if isinstance(k, bytes) else k: v for k, v in regex.groupindex.items()}
         compiled.append(SecretPattern("custom", raw, secret_group=groups.get("s", 0), _regex=regex))

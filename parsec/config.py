@@ -49,6 +49,7 @@ Regex = Annotated[str, AfterValidator(_valid_regex)]  # the privacy section's re
 
 class ContextManagement(_Section):
     max_conversation_history: int = Field(50, ge=0)
+    history_retention_days: int = Field(0, ge=0)
     session_retention_days: int = Field(30, ge=0)
     conversation_retention_days: int = Field(90, ge=0)
     max_sessions: int = Field(0, ge=0)
@@ -59,6 +60,7 @@ class ContextManagement(_Section):
     def retention_policy(self) -> RetentionPolicy:
         """What `parsec prune` and the daemon's scheduled prune apply."""
         return RetentionPolicy(
+            history_retention_days=self.history_retention_days,
             session_retention_days=self.session_retention_days,
             conversation_retention_days=self.conversation_retention_days,
             max_conversation_history=self.max_conversation_history,

@@ -7,6 +7,8 @@ An adapter only says how its wire format looks: `_url`, `_headers`, `_body`, `_p
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import logging
 import re
@@ -48,6 +50,9 @@ class ChatResult:
     usage: TokenUsage
     model: str
     provider: str
+    # What went out for this answer, as the adapter received it: masked, with the JSON instructions
+    # (set by `structured`, for callers that keep a record of each exchange).
+    sent: tuple[ChatMessage, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -168,7 +173,7 @@ class Provider(ABC):
             first = self._complete(request, purpose=purpose, max_tokens=max_tokens, schema=None)
         value, problem = _parse_json(first.text, output_model)
         if value is not None:
-            return value, first
+            return value, dataclasses.replace(first, sent=tuple(request))
         repair = [
             *request,
             ChatMessage(role="assistant", content=first.text),
@@ -182,7 +187,7 @@ class Provider(ABC):
         value, problem = _parse_json(second.text, output_model)
         total = TokenUsage(input_tokens=first.usage.input_tokens + second.usage.input_tokens,
                            output_tokens=first.usage.output_tokens + second.usage.output_tokens)
-        result = ChatResult(text=second.text, usage=total, model=second.model, provider=self.name)
+        result = ChatResult(text=second.text, usage=total, model=second.model, provider=self.name, sent=tuple(repair))
         if value is None:
             raise StructuredOutputError(redact(
                 f"{self.name} ({self.model}) did not return a valid {output_model.__name__} even after a repair "

@@ -59,8 +59,10 @@ class ConversationSummary:
 class PruneReport:
     """What a prune removed (or, with dry_run, would remove)."""
 
-    sessions: int = 0
-    executions: int = 0
+    sessions: int = 0  # history tier: sessions deleted with their commands
+    executions: int = 0  # history tier: commands deleted
+    outputs: int = 0  # commands whose captured output was dropped (the command stays)
+    contexts: int = 0  # sessions whose context snapshot (environment, tools) was dropped
     conversations: int = 0
     achievements_kept: int = 0
     bytes_freed: int = 0
@@ -88,6 +90,7 @@ class ContextStore(Protocol):
     ) -> list[ConversationSummary]: ...
 
     def count_executions(self, query: ExecutionQuery | None = None) -> int: ...
+    def recorded_times(self, commands: list[str], since: datetime, until: datetime) -> list[tuple[str, str, datetime]]: ...
     def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int: ...
     def forget_conversations(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int: ...
 

@@ -240,6 +240,15 @@ class SqlStore:
                 select(func.count()).select_from(executions).where(*conditions)
             ).scalar_one()
 
+    def recorded_times(self, commands: list[str], since: datetime, until: datetime) -> list[tuple[str, str, datetime]]:
+        """(id, command, executed_at) of commands recorded by a shell hook (not imported) whose text
+        is one of `commands`, in [since, until): what an import matches its entries against."""
+        condition = ((executions.c.executed_at >= since) & (executions.c.executed_at < until)
+                     & (executions.c.source != "import") & executions.c.command.in_(commands))
+        with self._read() as connection:
+            found = connection.execute(select(executions.c.id, executions.c.command, executions.c.executed_at).where(condition))
+            return [tuple(row) for row in found]
+
     def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
         """Delete every execution whose command matches `pattern` (a Python regex searched
         anywhere in the command, or a literal substring with regex=False), full-text index

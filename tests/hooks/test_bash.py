@@ -249,8 +249,3 @@ def test_coexists_with_bash_preexec_atuin_and_prompt_command(sandbox, daemon, or
     found = executions(sandbox, daemon, sandbox.work, want=2)
     assert [(e.command, e.pipeline_statuses) for e in found][0] == ("false | true", [1, 0])
 
-
-def test_shellcheck_passes():
-    result = subprocess.run(["shellcheck", "--shell=bash", str(REPO / "shell-hooks" / "parsec.bash")],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout

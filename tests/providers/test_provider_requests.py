@@ -50,7 +50,7 @@ def test_anthropic_request_puts_the_system_prompt_top_level(stub, make_provider)
     assert request.headers["x-api-key"] == KEY
     assert request.headers["anthropic-version"] == "2023-06-01"
     assert "authorization" not in request.headers
-    assert request.body["system"] == "You are terse."
+    assert request.body["system"] == [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}]
     assert [m["role"] for m in request.body["messages"]] == ["user", "assistant", "user"]
     assert request.body["max_tokens"] == 8192  # required by the API: the model's limit (capped)
     assert result.text == "ls -lh" and result.usage.input_tokens == request.tokens
@@ -91,7 +91,7 @@ def test_several_system_messages_are_joined_in_order_for_anthropic(stub, make_pr
                 ChatMessage(role="system", content="two")]
     make_provider("anthropic").chat(messages)
     body = stub.model_requests()[0].body
-    assert body["system"] == "one\n\ntwo" and body["messages"] == [{"role": "user", "content": "hi"}]
+    assert body["system"][0]["text"] == "one\n\ntwo" and body["messages"] == [{"role": "user", "content": "hi"}]
 
 
 def test_temperature_from_config_is_sent(stub, make_provider):

@@ -21,6 +21,8 @@ import re2
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED  # the low-level call: no per-match Python object
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # DFA cache: the whole rule set stays on the fast path
+_OPTIONS.log_errors = False  # a bad user pattern is reported as a ConfigError, not logged by RE2
+RegexError = re2.error
 
 MARKER_PREFIX = b"[REDACTED:"
 # Not a value but a pointer to one, quoted or not: `$NAME`, `${NAME}`, `${NAME:-x}`, `$(cmd)`,
@@ -50,6 +52,7 @@ class SecretPattern:
     min_entropy: float = 0.0  # Shannon entropy (bits per char) the secret must exceed
     needs_digit: bool = False
     allow: Sequence[Callable[[bytes, bytes, bytes], bool]] = field(default_factory=tuple)  # (secret, match, line) -> allowed
+    narrowable: bool = False  # may join the RE2 set that narrows a broad keyword gate (KeywordGate)
 
     _regex: object = None
 
@@ -138,6 +141,26 @@ def shannon_entropy(data: bytes) -> float:
     return -sum(count / total * math.log2(count / total) for count in counts.values())
 
 
+BREADTH = 12  # keyword-gated patterns past which one RE2 set pass narrows them down
+RELAX_ABOVE = 0  # measured: relaxing every count builds the set in ~10 ms and keeps its automaton small
+_COUNTED = re.compile(r"(?<!\\)\{(\d+)(?:(,)(\d*))?\}")
+
+
+def relaxed(source: str) -> str:
+    """`source` with counted repetitions (`{32}`, `{5,16}`, `{250,}`) turned into `+` or `*`: it
+    matches wherever `source` does (and more), so it can only say "maybe" where `source` says
+    yes, and it compiles to a small automaton (gitleaks' `{0,50}`-style counts make a set of its
+    rules slow to build)."""
+    def loosen(count: re.Match) -> str:
+        low, comma, high = count.group(1), count.group(2), count.group(3)
+        top = int(high) if high else (int(low) if not comma else 1 << 30)
+        if top <= RELAX_ABOVE:
+            return count.group(0)  # small exact counts keep the set selective (secret lengths)
+        return "*" if low == "0" else "+"
+
+    return _COUNTED.sub(loosen, source)
+
+
 class KeywordGate:
     """Which patterns can match a text: one RE2 pass over it finds every keyword present
     (a set of literals, so the automaton stays small), then only their patterns run."""
@@ -153,10 +176,13 @@ class KeywordGate:
         options = re2.Options()
         options.case_sensitive = False
         options.max_mem = 64 << 20
+        options.log_errors = False
         self._set = re2.Set.SearchSet(options)
         for keyword in words:
             self._set.Add(re2.escape(keyword.encode()))
         self._set.Compile()
+        self._patterns_set = None  # built on first need (see _really_matching)
+        self._narrowable = [i for i, p in enumerate(self.patterns) if p.narrowable]
 
     def candidates(self, text: bytes) -> list[tuple[int, SecretPattern]]:
         """(index, pattern) of each pattern that may match `text`, in table order."""
@@ -164,4 +190,27 @@ class KeywordGate:
         chosen = set(self.always)
         for hit in hits:
             chosen.update(self._users[hit])
+        if len(chosen) > BREADTH:
+            chosen = self._really_matching(text, chosen)
         return [(i, self.patterns[i]) for i in sorted(chosen)]
+
+    def _really_matching(self, text: bytes, chosen: set[int]) -> set[int]:
+        """Text full of keywords (random base64, a dump of config keys) would run most patterns
+        over all of it; one pass of an RE2 set of all the patterns says which really match.
+        Its last member matches every text: if RE2 ran out of memory the answer lacks it, and
+        every keyword-gated pattern runs as before (slower, never a miss)."""
+        if self._patterns_set is None:
+            options = re2.Options()
+            options.max_mem = 128 << 20
+            options.log_errors = False
+            patterns_set = re2.Set.SearchSet(options)
+            for index in self._narrowable:
+                patterns_set.Add(relaxed(self.patterns[index].source).encode())
+            patterns_set.Add(rb"\z")
+            patterns_set.Compile()
+            self._patterns_set = patterns_set
+        hits = self._patterns_set.Match(text) or ()
+        if len(self._narrowable) not in hits:
+            return chosen
+        matching = {self._narrowable[hit] for hit in hits if hit < len(self._narrowable)}
+        return {i for i in chosen if i in matching or not self.patterns[i].narrowable}

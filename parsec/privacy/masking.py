@@ -16,12 +16,11 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-import re2
-
 from ..errors import ConfigError
-from .engine import MARKER_PREFIX, KeywordGate, SecretPattern, compile_re2
-from .gitleaks import gitleaks_patterns
-from .shapes import shape_patterns
+
+# The engine (RE2) and the tables load on the first text that needs them: importing this module
+# (every store writer does) stays cheap for a command that never masks anything.
+_MARKER_PREFIX = b"[REDACTED:"
 
 MARKER = "[REDACTED:{kind}]"
 # Candidates examined per text, all patterns together. Each costs a few microseconds of Python,
@@ -33,13 +32,18 @@ CANDIDATE_BUDGET = 1000
 CHUNK_BYTES = 64 * 1024
 
 @lru_cache(maxsize=1)
-def builtin_patterns() -> tuple[SecretPattern, ...]:
+def builtin_patterns() -> tuple:
     """Parsec's shapes first: at equal spans their kind names the marker."""
+    from .gitleaks import gitleaks_patterns
+    from .shapes import shape_patterns
+
     return shape_patterns() + gitleaks_patterns()
 
 
 @lru_cache(maxsize=1)
-def _builtin_gate() -> KeywordGate:
+def _builtin_gate():
+    from .engine import KeywordGate
+
     return KeywordGate(builtin_patterns())
 
 
@@ -109,13 +113,13 @@ def _chunks(data: bytes):
 
 def _marker_spans(data: bytes) -> list[tuple[int, int]]:
     spans = []
-    position = data.find(MARKER_PREFIX)
+    position = data.find(_MARKER_PREFIX)
     while position >= 0:
         end = data.find(b"]", position)
         if end < 0:
             break
         spans.append((position, end + 1))
-        position = data.find(MARKER_PREFIX, end)
+        position = data.find(_MARKER_PREFIX, end)
     return spans
 
 
@@ -187,14 +191,18 @@ def store_gate(text: str) -> str:
     return mask(text, _store_policy["extra"], builtin=_store_policy["builtin"])
 
 
-def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] extra_patterns") -> tuple[SecretPattern, ...]:
+def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] extra_patterns") -> tuple:
     """User-supplied regexes (RE2 syntax: no look-around, no backreference) of kind "custom";
     a group named `s` limits what is masked."""
+    if not patterns:
+        return ()
+    from .engine import RegexError, SecretPattern, compile_re2
+
     compiled = []
     for raw in patterns:
         try:
             regex = compile_re2(raw)
-        except re2.error as err:
+        except RegexError as err:
             raise ConfigError(f"{origin}: invalid regex {raw!r}: {err} (RE2 syntax: no look-around)") from None
         groups = {k.decode() if isinstance(k, bytes) else k: v for k, v in regex.groupindex.items()}
         compiled.append(SecretPattern("custom", raw, secret_group=groups.get("s", 0), _regex=regex))
@@ -202,5 +210,5 @@ def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] ext
 
 
 @lru_cache(maxsize=32)
-def _compiled_extra(extra: tuple[str, ...]) -> tuple[SecretPattern, ...]:
+def _compiled_extra(extra: tuple[str, ...]) -> tuple:
     return compile_extra_patterns(extra)

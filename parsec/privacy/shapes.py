@@ -42,7 +42,9 @@ _CREDENTIAL_NAME = (
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 # A name holding one of the credential words (name_check then decides): names without one are
 # never candidates, so `env` output full of `FOO=bar` costs no Python per line.
-_ANY_NAME = r"(?P<n>[A-Za-z0-9_.\-]{0,100}(?i:pass|pwd|secret|token|key|auth|cred)[A-Za-z0-9_.\-]{0,100})"
+# Unbounded runs keep RE2's automaton small on text made of name characters (base64); the
+# name's length is checked on the candidate (_credential_name).
+_ANY_NAME = r"(?P<n>[A-Za-z0-9_.\-]*(?i:pass|pwd|secret|token|key|auth|cred)[A-Za-z0-9_.\-]*)"
 
 _AUTH_SCHEMES = (b"bearer", b"basic", b"token", b"digest", b"negotiate", b"apikey", b"bot", b"sso-key")
 _AUTH_SCHEME = r"(?i:bearer|basic|token|digest|negotiate|apikey|bot|sso-key)"
@@ -134,11 +136,20 @@ def _named(kind: str, pattern: str, keywords: tuple[str, ...] = _NAME_WORDS, **o
     return SecretPattern(kind, pattern, keywords=keywords, name_check=_credential_name(), **options)
 
 
+class _CredentialName:
+    """Python's re on one captured name of at most 100 bytes (each repetition of the pattern
+    needs a separator, so no backtracking blow-up): cheaper per call than RE2's Python wrapper."""
+
+    def __init__(self) -> None:
+        self._regex = re.compile(_CREDENTIAL_NAME.encode())
+
+    def fullmatch(self, name: bytes):
+        return self._regex.fullmatch(name) if len(name) <= 100 else None
+
+
 @lru_cache(maxsize=1)
 def _credential_name():
-    # Python's re on one captured name (at most 201 bytes; each repetition needs a separator, so
-    # no backtracking blow-up): cheaper per call than RE2's Python wrapper.
-    return re.compile(_CREDENTIAL_NAME.encode())
+    return _CredentialName()
 
 
 @lru_cache(maxsize=1)

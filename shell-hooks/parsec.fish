@@ -9,16 +9,34 @@
 #   commands fork nothing.
 # Every name starts with __parsec_.
 
-if status is-interactive; and not set -q __parsec_loaded; and test "$PARSEC_DISABLE" != 1
+# Only interactive shells, once, and not when disabled (`return` ends a sourced file).
+if not status is-interactive; or set -q __parsec_loaded; or test "$PARSEC_DISABLE" = 1
+    return 0
+end
 set -g __parsec_loaded 1
 
-set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
-test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
-set __parsec_runtime $__parsec_runtime/parsec-(id -u)
+# Loading forks nothing where it can help it (a fork costs fish several ms of start-up).
 if string match -q '/*' -- "$XDG_RUNTIME_DIR"
-    set __parsec_runtime $XDG_RUNTIME_DIR/parsec
+    set -g __parsec_runtime $XDG_RUNTIME_DIR/parsec
+else
+    set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
+    test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
+    set __parsec_runtime $__parsec_runtime/parsec-(id -u)
 end
-set -g __parsec_session $fish_pid-(date +%s.%N)
+# The session is `<pid>-<start time>`; the start time is the boot time plus this process's start
+# in clock ticks (USER_HZ, 100 on Linux), both read by builtins, else `date`.
+function __parsec_start_time
+    set -l boot (string match -r '^btime [0-9]+$' </proc/stat 2>/dev/null | string replace 'btime ' '')
+    read -l stat </proc/self/stat 2>/dev/null
+    set -l ticks (string split ' ' -- (string replace -r '.*\) ' '' -- "$stat"))[20]
+    if string match -qr '^[0-9]+$' -- "$boot"; and string match -qr '^[0-9]+$' -- "$ticks"
+        math -s2 "$boot + $ticks / 100"
+    else
+        command date +%s.%N
+    end
+end
+set -g __parsec_session $fish_pid-(__parsec_start_time)
+functions -e __parsec_start_time
 set -g __parsec_seq 0
 set -g __parsec_spool $__parsec_runtime/spool/fish-$__parsec_session.jsonl
 set -g __parsec_kind ''
@@ -140,18 +158,21 @@ function __parsec_session_start
         $__parsec_session $fish_pid (__parsec_json "$USER") (__parsec_json "$hostname") (__parsec_json "$PWD") (string join , -- $env)
 end
 
-# Starts the daemon in the background, at most once a minute, when its socket is missing.
+# Starts the daemon in the background, at most once a minute, when its socket is missing; never
+# after the user's `parsec daemon stop` (its marker lasts until `parsec daemon start` or a reboot).
 # $argv[1] is the time now, in epoch seconds (fish has no clock builtin, `date` would fork).
 function __parsec_autostart --argument-names now
     test -S $__parsec_runtime/daemon.sock; and return 0
+    test -e $__parsec_runtime/daemon.stopped; and return 0
     test -n "$now"; or return 0
     __parsec_switch_on "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
     test (math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
     set -g __parsec_autostart_at $now
     set -l bin parsec
+    set -q __parsec_bin; and set bin $__parsec_bin # written by `parsec init`
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
     command -q $bin; or return 0
-    command $bin daemon start </dev/null >/dev/null 2>&1 &
+    command $bin daemon start --auto </dev/null >/dev/null 2>&1 &
     disown 2>/dev/null
 end
 
@@ -187,19 +208,28 @@ function __parsec_enter --description 'Parsec: route the line, then run it'
         commandline -f execute
         return
     end
-    set -g __parsec_parses (test $validity -eq 0; and echo true; or echo false)
     if test "$PARSEC_DISABLE" != 1; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
         if string match -q '\?*' -- $line
             __parsec_overridden (string sub -s 2 -- $line) prompt
             __parsec_make_ask (string sub -s 2 -- $line)
         else if string match -qr '^(\\\\|command )' -- $line
             __parsec_overridden (string replace -r '^(\\\\|command )' '' -- $line) command
-        else
+        else if test $validity -eq 0; and not __parsec_unfinished $line
             __parsec_route $line
             or return # the user chose to edit
         end
     end
     commandline -f execute
+end
+
+# Lines fish would not run as they are go to fish, so the classifier only sees complete
+# commands: a syntax error (fish says so itself), a line ending in an odd number of `\` (fish
+# continues it, though `commandline --is-valid` says 1 there) and a block typed over several
+# lines (shell syntax, never prose).
+function __parsec_unfinished --argument-names line
+    set -l tail (string match -r -- '\\\\*$' $line) # the trailing backslashes
+    test (math (string length -- "$tail") % 2) -eq 1; and return 0
+    string match -q -- "*"\n"*" $line
 end
 
 # The user typed again, with an override, a line the daemon had just sorted the other way
@@ -210,6 +240,12 @@ function __parsec_overridden --argument-names line chosen
     set -g __parsec_last_decision ''
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
     __parsec_feedback $line (type -t -- $word 2>/dev/null; or echo none)[1] $chosen
+end
+
+# True when keys are waiting on the terminal. fish cannot poll its input, so one bash does
+# (only before the one-key question, which is rare).
+function __parsec_input_pending
+    command bash --noprofile --norc -c 'read -t 0' 2>/dev/null
 end
 
 function __parsec_ask_daemon --argument-names request --description 'one classify round trip: print the decision'
@@ -240,8 +276,8 @@ function __parsec_route --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
     test -p $__parsec_fifo; or return 0 # no daemon: do not start a helper to find out
-    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":%s,"cwd":%s}' \
-        $__parsec_session (__parsec_json "$line") $__parsec_kind $__parsec_parses (__parsec_json "$PWD"))
+    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
+        $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
     set -g __parsec_last_line $line
     set -g __parsec_last_decision $decision
@@ -249,12 +285,14 @@ function __parsec_route --argument-names line
         case prompt
             __parsec_make_ask $line
         case ambiguous
+            # Keys typed ahead are never the answer: then the line runs, as without Parsec.
+            __parsec_input_pending; and return 0
             echo
             read -n 1 -P 'parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit ' -l key
-            switch "$key"
+            switch "$key" # (quoted: `?` alone is a wildcard even in a case)
                 case '' r R
                     __parsec_feedback $line $__parsec_kind command
-                case a A '?'
+                case a A '\?'
                     __parsec_feedback $line $__parsec_kind prompt
                     __parsec_make_ask $line
                 case '*'
@@ -365,6 +403,4 @@ __parsec_bind_enter
 # erasing ours: check before each prompt (a builtin call, no fork) and bind again if needed.
 function __parsec_keep_bound --on-event fish_prompt
     string match -q '*__parsec_enter*' -- (bind \r 2>/dev/null); or __parsec_bind_enter
-end
-
 end

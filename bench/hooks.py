@@ -105,7 +105,7 @@ def start_daemon(env: Env) -> subprocess.Popen:
         time.sleep(0.05)
     from parsec.protocol.client import DaemonClient
 
-    with DaemonClient.connect(runtime) as client:  # load the classifier before measuring
+    with DaemonClient.connect(runtime, timeout=60) as client:  # load the classifier before measuring
         client.call("classify", session="0-0", text="ls", first_word="file", parses=True, cwd="/")
     return proc
 

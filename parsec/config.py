@@ -84,6 +84,8 @@ class StoreConfig(_Section):
 class DaemonConfig(_Section):
     socket_dir: str = ""  # empty: $XDG_RUNTIME_DIR/parsec or <tmp>/parsec-<uid>
     max_message_bytes: int = Field(1_048_576, ge=1024)
+    max_pending_output_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    max_held_journal_bytes: int = Field(4 * 1024 * 1024, ge=0)
     client_timeout_s: float = Field(30.0, gt=0)
     flush_interval_ms: int = Field(50, ge=1)
     batch_size: int = Field(500, ge=1)

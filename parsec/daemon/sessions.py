@@ -23,6 +23,7 @@ from ..models.session import DirectCommandExecution, GlobalContext, Session, Ses
 from ..models.text import TruncatedText
 from ..privacy.memory import SecretValues
 from ..protocol.messages import CommandFinished, CommandOutput, CommandStarted, SessionStart
+from .output_buffer import OutputBuffer
 
 # Looked up on the daemon's event loop for each new directory or PATH, so cached here; a
 # workflow step asks `environment` directly, since its directory changes under it.
@@ -73,7 +74,6 @@ class LiveSession:
     key: str
     session: Session
     started: OrderedDict[int, CommandStarted] = field(default_factory=OrderedDict)
-    outputs: OrderedDict[int, CommandOutput] = field(default_factory=OrderedDict)
     last_saved: float = float("-inf")  # monotonic time it was last journaled
     last_saved_wall: float = 0.0  # its last_active (epoch) at that time
     active: float = 0.0  # epoch of the last message; copied to session.last_active when saved
@@ -91,8 +91,10 @@ class Records:
 
 
 class SessionRecorder:
-    def __init__(self, privacy_filter, privacy_mode: bool, output_limit: int, host: str | None = None) -> None:
+    def __init__(self, privacy_filter, privacy_mode: bool, output_limit: int, host: str | None = None,
+                 max_pending_output_bytes: int = 64 * 1024 * 1024) -> None:
         self.filter = privacy_filter
+        self.outputs = OutputBuffer(max_pending_output_bytes)  # of all sessions, one bound
         self.privacy_mode = privacy_mode
         self.output_limit = output_limit
         self.host = host or socket.gethostname()
@@ -136,8 +138,7 @@ class SessionRecorder:
     def command_output(self, msg: CommandOutput) -> None:
         live = self._get(msg.session, create=True)
         if not self.privacy_mode:
-            live.outputs[msg.seq] = msg
-            _bound(live.outputs)
+            self.outputs.put(live.key, msg.seq, msg, len(msg.output))
 
     def command_finished(self, msg: CommandFinished) -> Records:
         live = self._get(msg.session, create=True)
@@ -161,7 +162,7 @@ class SessionRecorder:
         started_at: float | None, finished_at: float | None, duration: int | None,
         exit_status: int | None, pipeline_statuses: list[int],
     ) -> DirectCommandExecution | None:
-        output = live.outputs.pop(seq, None)
+        output = self.outputs.take(live.key, seq)
         if command is None or not command.strip() or not self.filter.should_record(command, cwd):
             return None
         context = live.session.global_context
@@ -204,6 +205,7 @@ class SessionRecorder:
             if execution is not None:
                 records.executions.append(execution)
         live.started.clear()
+        self.outputs.forget_session(key)
         return records
 
     # --- queries and housekeeping ----------------------------------------------------------
@@ -240,6 +242,7 @@ class SessionRecorder:
             while len(self.live) > MAX_LIVE_SESSIONS:
                 _, evicted = self.live.popitem(last=False)
                 self._forget_pid(evicted)
+                self.outputs.forget_session(evicted.key)
         else:
             self.live.move_to_end(key)
         return live

@@ -42,6 +42,12 @@ def shape_key(analysis: Analysis) -> str:
     return " ".join(parts)
 
 
+def _masked(text: str) -> str:
+    from ..privacy.masking import mask
+
+    return mask(text)
+
+
 class Preferences:
     """An in-memory copy of the store's classifier preferences, written through on change."""
 
@@ -65,16 +71,17 @@ class Preferences:
                 self._choices[key] = choice
 
     def get(self, key: str) -> str | None:
-        return self._choices.get(key)
+        return self._choices.get(_masked(key))
 
     def remember(self, key: str, text: str, choice: str) -> bool:
         """Keep the choice in memory and in the store; False if the store could not take it."""
         if choice not in CHOICES:
             raise ValueError(f"choice must be 'command' or 'prompt', got {choice!r}")
+        key = _masked(key)  # a token typed as a line's first word must not become a key in clear
         self._choices[key] = choice
         if self._store is None:
             return True
-        value = {"choice": choice, "example": text[:200], "updated": time.time()}
+        value = {"choice": choice, "example": _masked(text)[:200], "updated": time.time()}
         try:
             self._store.set_preference(NAMESPACE, key, value)
         except Exception as err:  # the daemon keeps the choice for this run and carries on

@@ -114,6 +114,8 @@ def _git_status(root: str) -> dict[str, str] | None:
 def environment_changes(before_cwd: str, after_cwd: str, before_env: dict[str, str], after_env: dict[str, str],
                         step_index: int, mask=lambda value: value) -> list[EnvironmentChange]:
     out: list[EnvironmentChange] = []
+    # A session masker also hides (and remembers) the whole value of a secret-named variable.
+    shown = getattr(mask, "value", None) or (lambda name, value: mask(value))
     if before_cwd != after_cwd:
         out.append(EnvironmentChange(kind="cwd", old_value=before_cwd, new_value=after_cwd, step_index=step_index))
     for name in sorted(before_env.keys() | after_env.keys()):
@@ -122,6 +124,6 @@ def environment_changes(before_cwd: str, after_cwd: str, before_env: dict[str, s
         old, new = before_env.get(name), after_env.get(name)
         if old != new:
             kind = "path" if name == "PATH" else "env_var"
-            out.append(EnvironmentChange(kind=kind, name=name, old_value=None if old is None else mask(old),
-                                         new_value=None if new is None else mask(new), step_index=step_index))
+            out.append(EnvironmentChange(kind=kind, name=name, old_value=None if old is None else shown(name, old),
+                                         new_value=None if new is None else shown(name, new), step_index=step_index))
     return out

@@ -116,3 +116,9 @@ def test_a_broken_store_never_breaks_classification() -> None:
     assert classifier.classify("find all python files").decision == "prompt"
     assert classifier.learn("find all python files", None, "command") is False  # not stored...
     assert classifier.classify("find all python files").decision == "command"  # ...but followed
+
+
+def test_shapes_never_keep_option_values() -> None:
+    classifier = Classifier()
+    assert classifier.shape("mysql -pHunter2secret -u root db") == "mysql <flag> -u root …"
+    assert classifier.shape("deploy --token=abc123 --force now") == "deploy --token=<value> --force now"

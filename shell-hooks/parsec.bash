@@ -232,20 +232,23 @@ __parsec_plain_command() {
     [[ $1 != *[[:space:]]*[![:space:]]* || $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 
-# Whether $1 parses as bash, by defining (never running) a function whose body is the line.
-# A `}` token could end the body early and run the rest, and a here-document would upset the
-# shell's own pending one, so such lines are not checked.
-__parsec_parses() {
-    REPLY=null
+# True when bash would not run $1 as it is: it would ask for more (PS2) or report a syntax error.
+# Such a line always goes to the shell, so the classifier only ever sees complete commands.
+# A line ending in an odd number of `\` is never parsed here: `eval`ing it inside the `bind -x`
+# handler leaves bash 5.2's parser joining the next line wrongly (the first word ran alone). The
+# others are checked by defining, never running, a function whose body is the line; a line with
+# a `}` (it could close that body and run the rest) or a here-document (it would upset the
+# shell's own pending one) cannot be checked this way, so it goes to the shell too.
+__parsec_unfinished() {
+    local tail=${1##*[!\\]} # the trailing backslashes
+    ((${#tail} % 2 == 0)) || return 0
     [[ ${1//\$\{/} != *\}* && $1 != *'<<'* ]] || return 0
     if { eval "__parsec_parse_probe() {
 $1
 }"; } 2>/dev/null; then
-        REPLY=true
-    else
-        REPLY=false
+        unset -f __parsec_parse_probe 2>/dev/null
+        return 1
     fi
-    unset -f __parsec_parse_probe 2>/dev/null
     return 0
 }
 
@@ -292,14 +295,11 @@ __parsec_route() {
     __parsec_kind=$REPLY
     [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
     __parsec_plain_command "$line" && return 0
-    __parsec_parses "$line"
-    local parses=$REPLY
-    # An open compound command or a trailing `|`, `&&`, `\`: bash asks for the rest (PS2).
-    if [[ $parses == false && ($__parsec_kind == keyword || $line == *[\\\|\&]) ]]; then return 0; fi
+    __parsec_unfinished "$line" && return 0
     __parsec_json "$line"
     local text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$parses,\"cwd\":$REPLY}" || return 0
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"([a-z]+)\" ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=${BASH_REMATCH[1]}
     case ${BASH_REMATCH[1]} in
@@ -318,12 +318,18 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
     __parsec_feedback "$1" "$REPLY" "$2"
 }
 
-# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it.
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Keys
+# already typed (type-ahead) are never taken as the answer: then the line runs, as it would
+# without Parsec. The question shows the line (readline has taken it off the screen).
 __parsec_ask_key() {
-    local key=
-    printf '\r\n\e[2mparsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' >&2
+    local key='' shown=${1//$'\n'/ }
+    if read -t 0 -u 0 2>/dev/null; then
+        return 0
+    fi
+    ((${#shown} <= 60)) || shown="${shown:0:57}..."
+    printf '\r\n\e[2mparsec: %s\n  command or question?  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' "$shown" >&2
     read -rsn1 key
-    printf '\r\e[2K\e[1A' >&2
+    printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
     case $key in
     '' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
     a | A | '?')
@@ -483,6 +489,6 @@ for __parsec_map in emacs vi-insert vi-command; do
     bind -m "$__parsec_map" '"\C-j": "\C-x\C-]\C-r\C-x\C-]\C-a"'
 done
 unset __parsec_map
-[[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
+if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
 
-fi
+fi # the last status of the rc file is the first prompt's $?: this file ends with 0

@@ -209,16 +209,20 @@ __parsec_plain_command() {
     [[ $1 != *[[:space:]]*[^[:space:]]* || $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 
-# Whether $1 parses: assigning a function body parses it without running it. Here-documents
-# would upset the shell's own pending one, so such lines are not checked.
-__parsec_parses() {
-    REPLY=null
-    [[ $1 != *'<<'* ]] || return 0
+# True when zsh would not run $1 as it is: it would ask for more (PS2) or report a parse error.
+# Such a line always goes to the shell, so the classifier only ever sees complete commands.
+# Assigning a function body parses it without running it; it takes a trailing `\` as a literal
+# and `while true`/`until true` without `do` as complete, so those are checked first: an odd
+# number of trailing `\`, or a first word that is a keyword (shell syntax, never prose).
+# Here-documents would upset the shell's own pending one: such lines go to the shell too.
+__parsec_unfinished() {
+    local tail=${1##*[^\\]} # the trailing backslashes
+    (( ${#tail} % 2 == 0 )) && [[ $__parsec_kind != keyword && $1 != *'<<'* ]] || return 0
     unset 'functions[__parsec_parse_probe]' 2>/dev/null
     { functions[__parsec_parse_probe]=$1 } 2>/dev/null
-    if (( $+functions[__parsec_parse_probe] )); then REPLY=true; else REPLY=false; fi
+    (( $+functions[__parsec_parse_probe] )) || return 0
     unset 'functions[__parsec_parse_probe]' 2>/dev/null
-    return 0
+    return 1
 }
 
 __parsec_make_ask() {
@@ -252,13 +256,11 @@ __parsec_route() {
     __parsec_kind=$REPLY
     [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
     __parsec_plain_command "$line" && return 0
-    __parsec_parses "$line"
-    local parses=$REPLY text
-    # An open compound command or a trailing `|`, `&&`, `\`: zsh asks for the rest (PS2).
-    [[ $parses == false && ( $__parsec_kind == keyword || $line == *[\\\|\&] ) ]] && return 0
+    __parsec_unfinished "$line" && return 0
+    local text
     __parsec_json "$line"; text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$parses,\"cwd\":$REPLY}" || return 0
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY}" || return 0
     [[ $REPLY =~ '"decision": *"([a-z]+)"' ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=$match[1]
     case $match[1] in
@@ -277,9 +279,12 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
     __parsec_feedback "$1" "$REPLY" "$2"
 }
 
-# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it.
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Keys
+# already typed (type-ahead) are never taken as the answer: then the line runs, as it would
+# without Parsec.
 __parsec_ask_key() {
     local key=
+    (( PENDING == 0 && KEYS_QUEUED_COUNT == 0 )) || return 0
     zle -R "parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit"
     read -k 1 key
     zle -R ""
@@ -390,6 +395,6 @@ else
     zle -A .accept-line __parsec_orig_accept_line
 fi
 zle -N accept-line __parsec_accept_line
-[[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
+if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
 
-fi
+fi # the last status of the rc file is the first prompt's $?: this file ends with 0

@@ -53,6 +53,12 @@ def _readable(text: str, kind: str) -> str:
     return f"<{kind}>"
 
 
+def _masked(text: str) -> str:
+    from ..privacy.masking import mask
+
+    return mask(text)
+
+
 class Preferences:
     """An in-memory copy of the store's classifier preferences, written through on change."""
 
@@ -76,16 +82,19 @@ class Preferences:
                 self._choices[key] = choice
 
     def get(self, key: str) -> str | None:
-        return self._choices.get(key)
+        if not self._choices:  # the common case: nothing learned, nothing to mask on the hot path
+            return None
+        return self._choices.get(_masked(key))
 
     def remember(self, key: str, text: str, choice: str) -> bool:
         """Keep the choice in memory and in the store; False if the store could not take it."""
         if choice not in CHOICES:
             raise ValueError(f"choice must be 'command' or 'prompt', got {choice!r}")
+        key = _masked(key)  # a token typed as a line's first word must not become a key in clear
         self._choices[key] = choice
         if self._store is None:
             return True
-        value = {"choice": choice, "example": text[:200], "updated": time.time()}
+        value = {"choice": choice, "example": _masked(text)[:200], "updated": time.time()}
         try:
             self._store.set_preference(NAMESPACE, key, value)
         except Exception as err:  # the daemon keeps the choice for this run and carries on
@@ -99,6 +108,7 @@ class Preferences:
             count = len(self._choices)
             self._choices = {}
         else:
+            key = _masked(key)  # stored masked (see remember)
             count = int(self._choices.pop(key, None) is not None)
         if self._store is not None:
             count = self._store.delete_preferences(NAMESPACE, key)

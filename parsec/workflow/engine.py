@@ -8,6 +8,7 @@ conversation that `parsec resume` can pick up from the last completed step.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,9 +23,9 @@ from ..models.workflow import (
 from .naming import clean_name
 from .planner import edit_plan, make_plan
 from .quickstart import REQUEST_SETTLE_S, planning_messages, run_later, when_request_sent
-from .schemas import CommandCandidate
+from .schemas import CommandCandidate, meets
 from .shell import PersistentShell, ShellResult
-from .stepgen import suggest
+from .stepgen import ask_step, request_overhead, step_request
 
 if TYPE_CHECKING:
     from .risk import RiskVerdict
@@ -44,6 +45,8 @@ EXPLAIN_REQUEST = (
 
 class WorkflowPaused(ParsecError):
     """The workflow stopped on an error it can resume from (e.g. the provider is unreachable)."""
+
+    original: Exception | None = None
 
 
 class WorkflowInterrupted(ParsecError):
@@ -78,6 +81,8 @@ class WorkflowRunner:
         self.options = options
         self.session = session
         self.shell: PersistentShell | None = None
+        self.final_cwd: str | None = None  # where the conversation's shell stood at the end
+        self._warned: set[str] = set()
         self.executed_commands: list[str] = []
         self._pending_command = ""  # what the gate approved, for _execute
         self._step_messages: list[Any] = []  # the current step's request, for explain
@@ -103,7 +108,9 @@ class WorkflowRunner:
         except Exception as err:
             paused = self._stop_on_error(err)
             if paused and isinstance(err, ParsecError):
-                raise WorkflowPaused(f"{err} (then continue with `parsec resume {conversation.id}`)") from None
+                stopped = WorkflowPaused(f"{err} (then continue with `parsec resume {conversation.id}`)")
+                stopped.original = err  # what stopped it, for the exit status (see outcome.py)
+                raise stopped from None
             raise
         finally:
             self._hand_back()
@@ -160,11 +167,15 @@ class WorkflowRunner:
         conversation = self.conversation
         self.ui.say(f"Planning: {conversation.original_prompt}")
         messages = planning_messages(self.context, conversation, self.session)
+        for warning in getattr(self.context, "warnings", []):  # e.g. a failing static context command
+            self._warn_once(warning)
         # While the model thinks, not before it is asked: open the store (writing what it held),
         # load the token encoding and the modules the steps need.
         when_request_sent(self.provider, self._warm_up)
         previous = conversation.workflow
-        name, plan = make_plan(self.provider, messages, max_steps=self.options.max_plan_steps, remark=remark, previous=previous)
+        with self._waiting("Planning"):
+            name, plan = make_plan(self.provider, messages, max_steps=self.options.max_plan_steps, remark=remark,
+                                   previous=previous, exchanges=conversation.planning_exchanges)
         if previous is None:
             conversation.name = clean_name(name, conversation.original_prompt)
         conversation.set_plan(plan)
@@ -247,14 +258,27 @@ class WorkflowRunner:
         while not state.is_terminal and self.conversation.status == ConversationStatus.in_progress:
             self.ui.status(self.conversation, self.provider_label)
             if not pending:
-                messages, step_context, _report = self.context.step_messages(
-                    self.conversation, index, environment=self._environment())
+                shell_name, extra = os.path.basename(shell.shell), " ".join(filter(None, [declined_note(state), extra]))
+                messages, step_context, report = self.context.step_messages(
+                    self.conversation, index, environment=self._environment(),
+                    reserve=request_overhead(self.context.counter, shell_name, extra))
                 state.context_used = step_context
                 self._step_messages = messages
-                reply = suggest(self.provider, messages, shell=os.path.basename(shell.shell),
-                                extra=" ".join(filter(None, [declined_note(state), extra])))
+                for warning in report.warnings:  # a failing or timed-out dynamic context command
+                    self._warn_once(warning)
+                with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
+                    reply, exchange = ask_step(self.provider, step_request(messages, shell=shell_name, extra=extra))
+                state.exchanges.append(exchange)
                 extra = ""
                 if reply.done and not reply.candidates:
+                    if self._commands_run(state) == 0:
+                        verdict = self._done_without_command(state, reply.summary)
+                        if verdict == "run":
+                            extra = ("The user disagrees that this step is already done: give a command "
+                                     "that carries it out.")
+                            continue
+                        if verdict != "accept":
+                            return
                     self._complete(state, reply.summary)
                     return
                 if not reply.candidates:
@@ -285,6 +309,12 @@ class WorkflowRunner:
                 return
             result = self._execute(state, state.command_attempts[-1])
             pending = []
+            # The model said beforehand what success looks like: a command that meets it (as
+            # suggested, not edited) completes the step without another call.
+            if (state.command_attempts[-1].approval != Approval.edited and not (result.interrupted or result.timed_out)
+                    and meets(candidate.expect, result.exit_status, result.output)):
+                self._complete(state, reply.summary or candidate.explanation)
+                return
             extra = self._after_run(state, result)
 
     def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> str:
@@ -407,7 +437,9 @@ class WorkflowRunner:
         attempt.finished_at = utcnow()
         attempt.interrupted = result.interrupted or result.timed_out
         attempt.output = TruncatedText.from_output(self.options.mask(result.output), self.options.output_limit)
-        after_files = take_snapshot(result.cwd) if result.cwd != before_cwd else take_snapshot(before_cwd)
+        # The same directory before and after, even when the command moved (`mkdir p && cd p`
+        # makes p where it started).
+        after_files = take_snapshot(before_cwd)
         index = state.step.index
         for artifact in artifacts_between(before_files, after_files, index):
             if artifact not in state.artifacts_produced:
@@ -477,29 +509,61 @@ class WorkflowRunner:
         self.save()
         return on_retry if choice == "retry" else ""
 
+    def _done_without_command(self, state: WorkflowStepState, summary: str) -> str:
+        """The model judges the step done and nothing ran: show its reason; the user may agree
+        (accept), disagree (run: ask for a command) or skip / abort. Under --yes: accept."""
+        from . import gate
+
+        reason = summary.strip() or "(the model gave no reason)"
+        self.ui.say(f"Step {state.step.index + 1} looks done already, without a command: {reason}", style="cyan")
+        if not self.ui.interactive:
+            return "accept"
+        while True:
+            choice = gate.interpret_done(self.ui.ask("[Enter] agree  [r]un it anyway  [s]kip  [q] abort > "))
+            if choice is not None:
+                break
+        if choice == "skip":
+            state.transition(StepStatus.skipped, by_user=True)
+        elif choice == "abort":
+            state.transition(StepStatus.aborted, by_user=True)
+            self.conversation.error = "aborted by the user"
+            self.conversation.transition(ConversationStatus.aborted)
+        if choice in ("skip", "abort"):
+            self.save()
+        return choice
+
     def _complete(self, state: WorkflowStepState, summary: str) -> None:
         commands = [a.command for a in state.command_attempts if a.succeeded]
-        achievement = f"Step {state.step.index + 1}: {summary or state.step.description}"
+        if self._commands_run(state) == 0:
+            reason = summary.strip() or "(no reason given)"
+            achievement = f"Step {state.step.index + 1}: done without a command: {reason}"
+        else:
+            achievement = f"Step {state.step.index + 1}: {summary or state.step.description}"
         if commands:
             achievement += f" ({'; '.join(commands[-3:])})"
-        if state.status in (StepStatus.pending, StepStatus.running):
-            state.transition(StepStatus.complete)
-        else:
-            # The state machine completes a step only after a run; the model judged it done
-            # without one (e.g. after a declined suggestion), so it is skipped on its word.
-            state.transition(StepStatus.skipped, by_user=True)
-            achievement += " (judged done without running a command)"
+        state.transition(StepStatus.complete)
         state.error_context = None
         self.conversation.context_summary.key_achievements.append(self.options.mask(achievement))
         self.save()
 
     def _recover_after_crash(self, state: WorkflowStepState) -> None:
-        """A step left open by a crash: its unfinished attempt counts as interrupted."""
-        if state.status == StepStatus.running:
-            self._close_open_attempt(state)
-            state.error_context = "Parsec stopped while this command ran; it may have partly run."
-            state.transition(StepStatus.failed)
-            self.save()
+        """A step left `running` by a crash or a provider failure. Either its command finished
+        (exit status recorded) and only the model's confirmation is missing: the step goes on
+        and the model is asked, with the result. Or Parsec stopped while the command ran: the
+        attempt is interrupted, may have partly run, and the model is told so."""
+        if state.status != StepStatus.running or not state.command_attempts:
+            return
+        last = state.command_attempts[-1]
+        if last.exit_status is not None:
+            return  # command finished, model not yet confirmed: ask it
+        last.executed = last.started_at is not None or last.executed  # it started: it may have done part
+        last.interrupted = True
+        if last.approval is None:
+            last.approval = Approval.declined
+        state.error_context = (f"Parsec stopped while `{last.command}` ran; it was interrupted and may have "
+                               "partly run: check what it did before running it again.")
+        state.transition(StepStatus.failed)
+        self.save()
 
     def _close_open_attempt_if_unrun(self) -> None:
         index = self.conversation.current_step_index()
@@ -529,17 +593,32 @@ class WorkflowRunner:
             saver(conversation.id, conversation.name, conversation.working_directory, summary.key_achievements,
                   [a.path for a in summary.generated_artifacts], conversation.finished_at or utcnow())
         self.ui.say(f"Finished: {conversation.name}", style="bold green")
+        from .wrapup import final_summary
+
+        shell = self.shell
+        for line in final_summary(conversation, shell.cwd if shell else "", dict(shell.env) if shell else {},
+                                  cd_carried=bool(self.options.env.get("PARSEC_CD_FILE"))):
+            self.ui.say(line)
 
     def _hand_back(self) -> None:
         from .handoff import append_history, write_final_directory
 
         if self.shell is not None:
-            final_cwd = self.shell.cwd
+            final_cwd = self.final_cwd = self.shell.cwd
             self.shell.close()
             self.shell = None
             if final_cwd != self.conversation.working_directory and self.conversation.status == ConversationStatus.finished:
                 write_final_directory(final_cwd, self.options.env)
         append_history(self.executed_commands, self.options.env)
+
+    def _warn_once(self, warning: str) -> None:
+        if warning not in self._warned:
+            self._warned.add(warning)
+            self.ui.say(f"warning: {warning}", style="yellow")
+
+    def _waiting(self, label: str) -> Any:
+        waiting = getattr(self.ui, "waiting", None)
+        return waiting(label) if waiting is not None else contextlib.nullcontext()
 
     # --- the shell -------------------------------------------------------------------------
     def _shell(self) -> PersistentShell:
@@ -569,8 +648,10 @@ def _commands_only(conversation: Conversation) -> Conversation:
     output, the variables they set or the context the model saw. The running workflow keeps all
     of it in memory, so the model still sees each result."""
     stored = conversation.model_copy(deep=True)
+    stored.planning_exchanges = []
     for state in stored.steps:
         state.context_used = None
+        state.exchanges = []
         state.environment_changes = [c for c in state.environment_changes if c.kind == "cwd"]
         for attempt in state.command_attempts:
             attempt.output = None

@@ -99,11 +99,11 @@ _REPLY_LIMIT = 1_048_576
 
 
 def build_runner(settings: Any, conversation: Conversation | None, *, prompt: str | None, store: Any, ui: Any,
-                 auto_yes: bool, provider_name: str | None = None, model: str | None = None,
+                 auto_yes: bool, auto_level: str = "medium", provider_name: str | None = None, model: str | None = None,
                  env: Mapping[str, str] | None = None, cwd: str | None = None, counter: Any = None) -> Any:
     """A WorkflowRunner for a new conversation (`prompt`) or an existing one (`conversation`)."""
     from ..context.engine import ContextEngine
-    from ..privacy.masking import mask
+    from ..privacy.memory import SessionMasker
     from ..providers.keys import scrubbed_environment
     from ..providers.select import resolve_provider
     from .engine import RunOptions, WorkflowRunner
@@ -123,8 +123,11 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
     provider = resolve_provider(settings, provider=provider_name or (conversation.provider if conversation else None) or None,
                                 model=model or (conversation.model if conversation else None) or None,
                                 env=env, on_usage=record_usage)
-    extra = tuple(settings.privacy.extra_patterns)
-    masker = (lambda text: mask(text, extra)) if settings.privacy.mask_secrets else (lambda text: text)
+    # One masker for the whole run: it remembers each secret it masks and the values of
+    # secret-named variables the workflow sees, and the provider's gate masks those values too.
+    masker = SessionMasker(settings.privacy.mask_secrets, tuple(settings.privacy.extra_patterns))
+    masker.remember_environment(env)
+    provider.use_secret_values(masker.values)
     session = None
     if conversation is None:
         session = current_session(store, env, cwd)
@@ -141,7 +144,7 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
     if auto_yes:  # nobody to page through output: pagers would wait forever for a key
         shell_env.update(PAGER="cat", GIT_PAGER="cat", MANPAGER="cat", SYSTEMD_PAGER="")
     options = RunOptions(
-        auto_yes=auto_yes, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
+        auto_yes=auto_yes, auto_level=auto_level, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
         max_commands_per_step=settings.workflow.max_commands_per_step,
         command_timeout_s=settings.workflow.command_timeout_s
         or (settings.workflow.unattended_timeout_s if auto_yes else 0),

@@ -31,9 +31,13 @@ _LOADING = {"load_config": True}
 
 def _valid_regex(value: str, info: ValidationInfo) -> str:
     """A regex setting must compile here, so `config show` and `doctor` report it, not the daemon later."""
+    from .privacy.engine import RegexError, compile_re2
+
     try:
         re.compile(value)
-    except re.error as err:
+        if info.field_name == "extra_patterns":  # masking runs them on RE2: linear time, no look-around
+            compile_re2(value)
+    except (re.error, RegexError) as err:
         if info.context is None:  # a model built directly (a tool, a test): no file to name
             raise ConfigError(f"[privacy] {info.field_name}: invalid regex {value!r}: {err}") from None
         raise ValueError(f"expected a valid regular expression ({err})") from None
@@ -220,6 +224,9 @@ def load_config(
         settings = Settings.model_validate(merged, context=_LOADING)
     except ValidationError as err:
         raise _config_error(err, sources) from None
+    from .privacy.masking import configure_store_gate
+
+    configure_store_gate(settings.privacy.mask_secrets, settings.privacy.extra_patterns)
     return LoadedConfig(settings=settings, sources=sources, files=files)
 
 

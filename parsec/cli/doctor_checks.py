@@ -29,6 +29,7 @@ def run_checks() -> Iterator[Check]:
     if settings is not None:
         yield _check_store(settings)
         yield _check_key_file(loaded.files, settings)
+        yield _check_model(loaded)
     yield _check_tokens()
     yield _check_daemon()
     yield from _check_hooks()
@@ -66,6 +67,26 @@ def _check_key_file(files, settings) -> Check:
         if problem:
             return Check("api key", "fail", problem, f"chmod 600 {path}")
     return Check("api key", "ok", "config file holding the key is private")
+
+
+def _check_model(loaded) -> Check:
+    """Whether a model is configured for `parsec ask`, and whether it answers (one model-list
+    request with short timeouts, as `parsec providers` sends)."""
+    from .providers_cmd import collect
+
+    try:
+        rows, problem = collect(loaded, probe=True)
+    except Exception as err:  # e.g. a malformed OLLAMA_HOST
+        return Check("model", "fail", str(err), "see `parsec providers`")
+    chosen = next((row for row in rows if row.selected), None)
+    if chosen is None:
+        return Check("model", "warn", f"none configured: {problem}",
+                     "export OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), or set OLLAMA_HOST")
+    where = f"{chosen.provider} {chosen.model} at {chosen.endpoint} ({chosen.reason})"
+    if chosen.answers:
+        return Check("model", "ok", f"{where}: {chosen.status}")
+    return Check("model", "fail", f"{where}: {chosen.status}", "start the server, or check the URL and key; "
+                 "`parsec providers` lists the alternatives")
 
 
 def _check_tokens() -> Check:

@@ -20,16 +20,19 @@ def register(app: typer.Typer) -> None:
         with open_configured_store() as store:
             commands = store.forget_executions(pattern, regex=regex, dry_run=True)
             conversations = store.forget_conversations(pattern, regex=regex, dry_run=True)
-            if commands == 0 and conversations == 0:
+            learned = store.forget_preferences(pattern, regex=regex, dry_run=True)
+            if commands == 0 and conversations == 0 and learned == 0:
                 typer.echo(f"no recorded command or conversation matches {pattern!r}")
                 return
-            what = _counted(commands, conversations)
+            what = _counted(commands, conversations) + (f" and {learned} learned choice(s)" if learned else "")
             if not yes and not confirm(f"forget {what} matching {pattern!r}?"):
                 typer.echo("nothing forgotten")
                 raise typer.Exit(1)
             removed = store.forget_executions(pattern, regex=regex)
             removed_conversations = store.forget_conversations(pattern, regex=regex)
-        typer.echo(f"forgot {_counted(removed, removed_conversations)}")
+            removed_learned = store.forget_preferences(pattern, regex=regex)
+        suffix = f" and {removed_learned} learned {'choice' if removed_learned == 1 else 'choices'}" if removed_learned else ""
+        typer.echo(f"forgot {_counted(removed, removed_conversations)}{suffix}")
 
 
 def _counted(commands: int, conversations: int) -> str:

@@ -21,6 +21,7 @@ import psutil
 from ..context import environment
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
 from ..models.text import TruncatedText
+from ..privacy.memory import SecretValues
 from ..protocol.messages import CommandFinished, CommandOutput, CommandStarted, SessionStart
 from .output_buffer import OutputBuffer
 
@@ -77,6 +78,8 @@ class LiveSession:
     last_saved_wall: float = 0.0  # its last_active (epoch) at that time
     active: float = 0.0  # epoch of the last message; copied to session.last_active when saved
     partial: bool = False  # created from a command message: the store may know it better
+    # Secret values this shell has shown (keyed hashes only): masked wherever they appear again.
+    secret_values: SecretValues = field(default_factory=SecretValues)
 
 
 @dataclass
@@ -110,6 +113,7 @@ class SessionRecorder:
         previous = session.global_context
         env = previous.environment_snapshot
         if msg.env:
+            live.secret_values.remember_environment(msg.env)
             env = {} if self.privacy_mode else self.filter.filter_environment(msg.env)
         cwd = msg.cwd or previous.working_directory
         on_path = tools_on_path(msg.env.get("PATH", os.environ.get("PATH", "")))
@@ -172,12 +176,12 @@ class SessionRecorder:
         return DirectCommandExecution(
             id=derived_id(when, session.id, str(seq)),
             session_id=session.id,
-            command=self.filter.mask(command),
+            command=self.filter.mask(command, live.secret_values),
             executed_at=datetime.fromtimestamp(when, timezone.utc),
             duration_ms=duration,
             exit_status=exit_status,
             pipeline_statuses=pipeline_statuses,
-            stdout=self._output(output),
+            stdout=self._output(output, live.secret_values),
             working_directory=cwd,
             cwd_after=cwd_after,
             host=session.host or self.host,
@@ -276,10 +280,10 @@ class SessionRecorder:
             context.working_directory = cwd
             context.detected_project_type = detect_project_type(cwd)
 
-    def _output(self, output: CommandOutput | None) -> TruncatedText | None:
+    def _output(self, output: CommandOutput | None, values: SecretValues) -> TruncatedText | None:
         if output is None or self.privacy_mode:
             return None
-        return TruncatedText.from_output(self.filter.mask(output.output), limit=self.output_limit)
+        return TruncatedText.from_output(self.filter.mask(output.output, values), limit=self.output_limit)
 
     def _forget_pid(self, live: LiveSession) -> None:
         pid = live.session.pid

@@ -23,6 +23,7 @@ from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
 from ..models.workflow import Conversation, ConversationStatus
+from ..privacy.masking import mask_json, store_gate
 from . import rows
 from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
 from .engine import WRITE
@@ -397,7 +398,8 @@ class SqlStore:
     # --- learned preferences -----------------------------------------------------------------
 
     def set_preference(self, namespace: str, key: str, value: dict) -> None:
-        row = {"namespace": namespace, "key": key, "value": json.dumps(value), "updated_at": utcnow()}
+        row = {"namespace": namespace, "key": store_gate(key), "value": json.dumps(mask_json(value, store_gate)),
+               "updated_at": utcnow()}
         statement = self._insert(preferences).values(row)
         statement = statement.on_conflict_do_update(
             index_elements=["namespace", "key"],
@@ -412,6 +414,19 @@ class SqlStore:
                 select(preferences.c.key, preferences.c.value).where(preferences.c.namespace == namespace)
             ).all()
         return {key: json.loads(value) for key, value in found}
+
+    def forget_preferences(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
+        """Delete every learned preference whose key or stored text matches `pattern` (the
+        classifier keeps an example line per choice): `parsec forget` reaches them too."""
+        matches = _text_matcher(pattern, regex)
+        with self._read() as connection:
+            found = connection.execute(select(preferences.c.namespace, preferences.c.key, preferences.c.value)).all()
+        doomed = [(namespace, key) for namespace, key, value in found
+                  if matches(key) or any(matches(v) for v in _strings(json.loads(value)))]
+        if not dry_run:
+            for namespace, key in doomed:
+                self.delete_preferences(namespace, key)
+        return len(doomed)
 
     def delete_preferences(self, namespace: str, key: str | None = None) -> int:
         statement = delete(preferences).where(preferences.c.namespace == namespace)
@@ -471,9 +486,10 @@ class SqlStore:
                            working_directory: str, done: list[str], artifacts: list[str],
                            completed_at: datetime) -> None:
         row = {
-            "conversation_id": conversation_id, "name": rows._text(name),
+            "conversation_id": conversation_id, "name": rows._text(store_gate(name)),
             "working_directory": rows._text(working_directory),
-            "achievements": json.dumps(list(done)), "artifacts": json.dumps(list(artifacts)),
+            "achievements": json.dumps(mask_json(list(done), store_gate)),
+            "artifacts": json.dumps(mask_json(list(artifacts), store_gate)),
             "completed_at": completed_at,
         }
         connection.execute(self._replace(achievements_table, row, key="conversation_id"))
@@ -558,3 +574,14 @@ def _first_line(err: Exception) -> str:
 
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a decoded JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []

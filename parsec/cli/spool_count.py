@@ -1,0 +1,32 @@
+"""How many recorded commands wait in the hooks' spool files, not yet in the store.
+
+The hooks append to a spool file when the daemon is down (fish always does; the daemon takes its
+files every 2 s), so a count above zero for long means the daemon is not running. Read without
+the daemon: `parsec history` and the search say it, so a missing command is not a mystery.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RECORD = b'"type":"command_finished"'
+
+
+def spooled_commands(directories: list[Path] | None = None) -> int:
+    from ..protocol import endpoints
+
+    if directories is None:
+        directories = [endpoints.runtime_spool_dir(endpoints.runtime_dir()), endpoints.state_spool_dir()]
+    count = 0
+    for directory in directories:
+        try:
+            files = [*directory.glob("*.jsonl"), *directory.glob("*.jsonl.taken")]
+        except OSError:
+            continue
+        for path in files:
+            try:
+                with path.open("rb") as handle:
+                    count += sum(1 for line in handle if RECORD in line)
+            except OSError:
+                continue
+    return count

@@ -1,0 +1,24 @@
+"""The `[search]` keys: read fast (tomllib) by the search, validated by the config model."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from parsec.cli.search.settings import SearchSettings, load
+from parsec.config import SearchConfig
+
+
+def test_fast_defaults_equal_the_config_model() -> None:
+    model = SearchConfig()
+    for field in dataclasses.fields(SearchSettings):
+        assert getattr(SearchSettings(), field.name) == getattr(model, field.name), field.name
+
+
+def test_config_file_sets_the_default_filter_and_height(tmp_path, monkeypatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[search]\nfilter = "directory"\nmode = "prefix"\ninline_height = 9\n')
+    monkeypatch.setenv("PARSEC_CONFIG", str(config))
+    monkeypatch.chdir(tmp_path)
+    assert load() == SearchSettings(filter="directory", mode="prefix", inline_height=9)
+    config.write_text('[search]\nfilter = "nowhere"\ninline_height = 2\n')  # invalid: the defaults
+    assert load() == SearchSettings()

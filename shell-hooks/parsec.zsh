@@ -364,4 +364,38 @@ fi
 zle -N accept-line __parsec_accept_line
 [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
 
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# Enter accepts through the accept-line widget (ours: routing and recording as for a typed line).
+# [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
+__parsec_search_widget() {
+    local out
+    out=$(command ${PARSEC_BIN:-parsec} search --query "$BUFFER" --session-key "$__parsec_session" \
+        ${=__parsec_search_args} </dev/tty 2>/dev/tty)
+    __parsec_search_args=
+    case ${out%%$'\n'*} in
+    run) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; zle accept-line ;;
+    edit) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; zle redisplay ;;
+    *) zle redisplay ;;
+    esac
+}
+__parsec_search_up_widget() { __parsec_search_args="--filter session"; __parsec_search_widget; }
+typeset -g __parsec_search_args=
+zle -N __parsec_search_widget
+zle -N __parsec_search_up_widget
+() {
+    local map key
+    local -a keys
+    [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('^R')
+    [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
+    for map in emacs viins; do
+        for key in $keys; do bindkey -M $map "$key" __parsec_search_widget; done
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            bindkey -M $map '^[[A' __parsec_search_up_widget
+            bindkey -M $map '^[OA' __parsec_search_up_widget
+        fi
+    done
+}
+
 fi

@@ -159,5 +159,6 @@ def frame(view: View) -> list[str]:
         rows.append(f"{DIM}  nothing matches{' yet' if view.searching else ''}{RESET}")
     lines += (rows + [""] * list_height(view))[: list_height(view)]
     lines += preview(view)
-    lines.append(f"{DIM}{cut(view.status or HELP, view.width)}{RESET}")
+    bottom = f"{view.status}  ·  {HELP}" if view.status else HELP
+    lines.append(f"{DIM}{cut(bottom, view.width)}{RESET}")
     return lines[: view.height]

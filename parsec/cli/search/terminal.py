@@ -62,7 +62,6 @@ class Terminal:
     def __init__(self, path: str = "/dev/tty") -> None:
         self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
         self.saved = termios.tcgetattr(self.fd)
-        self.pending: list[str] = []
 
     def raw(self) -> None:
         tty.setraw(self.fd, termios.TCSANOW)  # no echo, no signals: Ctrl-C and Ctrl-S arrive as keys
@@ -85,18 +84,47 @@ class Terminal:
             data = data[written:]
 
     def has_input(self) -> bool:
-        return bool(self.pending) or bool(select.select([self.fd], [], [], 0)[0])
+        return bool(select.select([self.fd], [], [], 0)[0])
 
     def read_key(self, timeout: float | None = None) -> str | None:
-        """The next key, waiting at most `timeout` seconds (None: for ever)."""
-        if not self.pending:
-            ready = select.select([self.fd], [], [], timeout)[0]
-            if not ready:
-                return None
-            data = os.read(self.fd, 4096)
-            if not data:
-                return "ctrl-c"  # the terminal went away: cancel
-            if data.endswith(b"\x1b") and select.select([self.fd], [], [], ESC_WAIT_S)[0]:
-                data += os.read(self.fd, 4096)  # the rest of an escape sequence split across reads
-            self.pending.extend(decode(data))
-        return self.pending.pop(0) if self.pending else None
+        """The next key, waiting at most `timeout` seconds (None: for ever). Reads one key's bytes
+        and no more: what is typed after Enter or Tab stays for the shell."""
+        if not select.select([self.fd], [], [], timeout)[0]:
+            return None
+        data = self._byte()
+        if data is None:
+            return "ctrl-c"  # the terminal went away: cancel
+        if data == b"\x1b":
+            data += self._escape_rest()
+        elif data[0] >= 0xC0:  # the lead byte of a UTF-8 character: its continuation bytes
+            more = 1 if data[0] < 0xE0 else 2 if data[0] < 0xF0 else 3
+            for _ in range(more):
+                following = self._byte(ESC_WAIT_S)
+                if following is None:
+                    break
+                data += following
+        keys = decode(data)
+        return keys[0] if keys else None
+
+    def _byte(self, timeout: float | None = None) -> bytes | None:
+        if timeout is not None and not select.select([self.fd], [], [], timeout)[0]:
+            return None
+        data = os.read(self.fd, 1)
+        return data or None
+
+    def _escape_rest(self) -> bytes:
+        """After ESC: `[` or `O` and a sequence up to its final byte, or one key (Alt+key), or
+        nothing (the Escape key itself)."""
+        second = self._byte(ESC_WAIT_S)
+        if second is None:
+            return b""
+        if second not in (b"[", b"O"):
+            return second
+        rest = second
+        while True:
+            following = self._byte(ESC_WAIT_S)
+            if following is None:
+                return rest
+            rest += following
+            if 0x40 <= following[0] <= 0x7E:
+                return rest

@@ -466,15 +466,15 @@ unset __parsec_map
 __parsec_search() {
     local out
     out=$(command "${PARSEC_BIN:-parsec}" search --query "$READLINE_LINE" --session-key "$__parsec_session" \
-        $__parsec_search_args </dev/tty 2>/dev/tty)
+        "${__parsec_search_args[@]}" </dev/tty 2>/dev/tty)
     bind '"\C-x\C-]g": redraw-current-line'
     case ${out%%$'\n'*} in
     run) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE}; bind '"\C-x\C-]g": "\C-m"' ;;
     edit) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE} ;;
     esac
-    __parsec_search_args=
+    __parsec_search_args=()
 }
-__parsec_search_up() { __parsec_search_args="--filter session"; __parsec_search; }
+__parsec_search_up() { __parsec_search_args=(--filter session); __parsec_search; }
 __parsec_bind_search() {
     local map key keys=()
     [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('\C-r')
@@ -492,7 +492,7 @@ __parsec_bind_search() {
         fi
     done
 }
-__parsec_search_args=
+__parsec_search_args=()
 __parsec_bind_search
 
 fi

@@ -1,11 +1,14 @@
 """Classifier quality and speed on a labelled corpus.
 
-    python bench/classifier.py [--corpus tests/data/classifier_corpus.jsonl] [--errors 20] [--runs 3]
+    python bench/classifier.py [--corpus PATH ...] [--errors 20] [--runs 3] [--by-source]
 
-The corpus is JSONL with "text", "label" (command | prompt), optional "hard" and "first_word".
+By default it measures three corpora: the evaluation corpus's TUNING part, its FROZEN part (never
+tuned on; see tests/data/SOURCES.md) and the older classifier_corpus.jsonl. Each corpus is JSONL with "text", "label" (command | prompt), optional "hard" and "first_word".
 Prints precision and recall per label, the two costly error rates (commands sent to the LLM,
 prose run by the shell), the ambiguous rate, accuracy on hard cases, and per-line latency
-(p50/p99, the median over --runs runs; bashlex's parse cache is cleared before each run, so
+(p50/p99, the median over --runs runs;
+dangerous prose run = prose lines whose command changes state (parsec.routing.danger) sent
+straight to the shell; bashlex's parse cache is cleared before each run, so
 every line is classified cold, as a fresh line in the daemon would be).
 """
 
@@ -69,14 +72,19 @@ def baseline(rows: list[dict], classifier: Classifier) -> tuple[float, float]:
     return right, hard_right
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", type=Path, default=ROOT / "tests/data/classifier_corpus.jsonl")
-    parser.add_argument("--errors", type=int, default=0, help="print this many misrouted lines per kind")
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
-    rows = load(args.corpus)
-    classifier = Classifier()
+CORPORA = ("tests/data/eval_tuning.jsonl", "tests/data/eval_frozen.jsonl", "tests/data/classifier_corpus.jsonl")
+
+
+def dangerous_head(text: str, classifier: Classifier) -> bool:
+    """Whether the line's command (past sudo, env, FOO=1 ...) is one that changes state."""
+    from parsec.routing.danger import STATE_CHANGING
+    from parsec.routing.scoring import analyse
+
+    return analyse(text, None, None, classifier.path_index).head in STATE_CHANGING
+
+
+def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None:
+    rows = load(path)
     p50s, p99s, cpu50s, cpu99s = [], [], [], []
     for _ in range(max(1, args.runs)):
         decisions, wall, cpu = run(rows, classifier)
@@ -88,45 +96,58 @@ def main() -> None:
     n = len(rows)
     commands = [d for r, d in zip(rows, decisions) if r["label"] == "command"]
     prompts = [d for r, d in zip(rows, decisions) if r["label"] == "prompt"]
-    print(f"corpus: {args.corpus.name}: {n} lines ({len(commands)} commands, {len(prompts)} prose)")
-    for label in ("command", "prompt"):
-        predicted = sum(1 for d in decisions if d == label)
-        correct = sum(1 for r, d in zip(rows, decisions) if d == label and r["label"] == label)
-        actual = sum(1 for r in rows if r["label"] == label)
-        precision = correct / predicted if predicted else 0.0
-        print(f"  {label:8} precision {precision:7.2%}  recall {correct / max(1, actual):7.2%}")
-    print(f"  commands classified prompt:  {commands.count('prompt') / max(1, len(commands)):7.2%}  (target <= 0.5%)")
-    print(f"  prose classified command:    {prompts.count('command') / max(1, len(prompts)):7.2%}  (target <= 2%)")
-    print(f"  ambiguous (all lines):       {decisions.count('ambiguous') / n:7.2%}  (target <= 5%)")
+    dangerous = [r["text"] for r, d in zip(rows, decisions)
+                 if r["label"] == "prompt" and d == "command" and dangerous_head(r["text"], classifier)]
+    print(f"corpus: {path.name}: {n} lines ({len(commands)} commands, {len(prompts)} prose)")
+    print(f"  commands sent to the model:  {commands.count('prompt') / max(1, len(commands)):7.2%}  (target <= 0.3%)")
+    print(f"  prose run as a command:      {prompts.count('command') / max(1, len(prompts)):7.2%}  (target <= 1%)")
+    print(f"  ambiguous (all lines):       {decisions.count('ambiguous') / n:7.2%}  (target <= 3%)")
+    print(f"  ambiguous on commands:       {commands.count('ambiguous') / max(1, len(commands)):7.2%}  (target <= 0.5%)")
+    print(f"  dangerous prose run:         {len(dangerous):5d}    (target 0)")
     hard = [(r, d) for r, d in zip(rows, decisions) if r.get("hard")]
     if hard:
         right = sum(1 for r, d in hard if d == r["label"])
         print(f"  hard cases right:            {right / len(hard):7.2%}  of {len(hard)} (ambiguous counts as wrong)")
-    by_source: dict[str, list[tuple[dict, str]]] = {}
-    for row, d in zip(rows, decisions):
-        by_source.setdefault(row.get("source", "?").split(":")[0], []).append((row, d))
-    for source, items in sorted(by_source.items()):
-        cmd = [d for r, d in items if r["label"] == "command"]
-        pro = [d for r, d in items if r["label"] == "prompt"]
-        print(f"    {source:12} commands→prompt {cmd.count('prompt') / max(1, len(cmd)):6.2%} of {len(cmd):5}"
-              f"   prose→command {pro.count('command') / max(1, len(pro)):6.2%} of {len(pro):5}"
-              f"   ambiguous {sum(d == 'ambiguous' for _, d in items) / len(items):6.2%}")
+    if args.by_source:
+        by_source: dict[str, list[tuple[dict, str]]] = {}
+        for row, d in zip(rows, decisions):
+            by_source.setdefault(row.get("source", "?").split(":")[0], []).append((row, d))
+        for source, items in sorted(by_source.items()):
+            cmd = [d for r, d in items if r["label"] == "command"]
+            pro = [d for r, d in items if r["label"] == "prompt"]
+            print(f"    {source:12} commands→prompt {cmd.count('prompt') / max(1, len(cmd)):6.2%} of {len(cmd):5}"
+                  f"   prose→command {pro.count('command') / max(1, len(pro)):6.2%} of {len(pro):5}"
+                  f"   ambiguous {sum(d == 'ambiguous' for _, d in items) / len(items):6.2%}")
     prose_right = prompts.count("prompt") / max(1, len(prompts))
-    hard_prose = [d for r, d in zip(rows, decisions) if r["label"] == "prompt" and r.get("hard")]
-    base, base_hard = baseline(rows, classifier)
-    print(f"  prose right: {prose_right:.2%} (hard prose {hard_prose.count('prompt') / max(1, len(hard_prose)):.2%});"
-          f" baseline first-word+syntax: {base:.2%} (hard prose {base_hard:.2%})")
+    base, _ = baseline(rows, classifier)
+    print(f"  prose right: {prose_right:.2%}; baseline first-word+syntax: {base:.2%}")
     import os
 
     print(f"  latency per line, wall: p50 {statistics.median(p50s):.3f} ms, p99 {statistics.median(p99s):.3f} ms;"
           f" CPU: p50 {statistics.median(cpu50s):.3f} ms, p99 {statistics.median(cpu99s):.3f} ms"
           f"  (median of {len(p50s)} runs; target p99 <= 0.5 ms; load average {os.getloadavg()[0]:.1f})")
     if args.errors:
+        if "frozen" in path.name:  # the frozen part is measured, never tuned on: no line-by-line view
+            print("  (errors are not listed for the frozen part)")
+            return
         for label, wrong in (("command", "prompt"), ("prompt", "command"), (None, "ambiguous")):
             shown = [r for r, d in zip(rows, decisions) if d == wrong and (label is None or r["label"] == label)]
             print(f"\n--- {label or 'any'} classified {wrong}: {len(shown)}")
             for row in shown[: args.errors]:
                 print(f"  {row['text'][:110]!r}  [{classifier.classify(row['text']).reason}]")
+        print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", type=Path, action="append", help="a JSONL corpus (repeatable); default: all three")
+    parser.add_argument("--errors", type=int, default=0, help="print this many misrouted lines per kind")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--by-source", action="store_true", help="break the figures down by source")
+    args = parser.parse_args()
+    classifier = Classifier()
+    for path in args.corpus or [ROOT / name for name in CORPORA]:
+        report(path, classifier, args)
 
 
 if __name__ == "__main__":

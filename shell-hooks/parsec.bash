@@ -25,6 +25,7 @@ __parsec_qfd=
 __parsec_started=0           # session_start sent on the current connection / spool
 __parsec_autostart_at=0
 __parsec_empty=
+__parsec_private=            # the runtime directory: '' not checked yet, 1 private, 0 refused
 if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then # as parsec.paths.runtime_dir()
     __parsec_runtime=$XDG_RUNTIME_DIR/parsec
 else
@@ -103,9 +104,30 @@ __parsec_autostart() {
     (command "$bin" daemon start </dev/null >/dev/null 2>&1 &) 2>/dev/null
 }
 
+# True when the runtime directory is a real directory (not a symlink), ours, mode 0700; it is
+# created so when missing. Anything else (a /tmp/parsec-<uid> made by another local user to
+# receive what we send) is refused for the life of this shell, and said once.
+__parsec_dir_ok() {
+    [[ $__parsec_private != 0 ]] || return 1
+    local dir=$__parsec_runtime mode=
+    [[ -e $dir || -L $dir ]] || command mkdir -m 700 -- "$dir" 2>/dev/null
+    if [[ -d $dir && ! -L $dir && -O $dir ]]; then
+        [[ $__parsec_private != 1 ]] || return 0
+        mode=$(command ls -ldn -- "$dir" 2>/dev/null) # once per shell: bash cannot read a mode
+        if [[ $mode == 'drwx------'[\ .]* ]]; then
+            __parsec_private=1
+            return 0
+        fi
+    fi
+    __parsec_private=0
+    printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' "$dir" >&2
+    return 1
+}
+
 # One connect attempt to the daemon's TCP port; says hello without waiting for the reply.
 __parsec_connect() { # [q]
     local port='' token='' fd=''
+    __parsec_dir_ok || return 1
     { read -r port token <"$__parsec_runtime/tcp"; } 2>/dev/null
     if [[ $port == +([0-9]) && -n $token ]] && { exec {fd}<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
         printf '{"v":1,"type":"hello","token":"%s","noreply":true}\n' "$token" >&"$fd"
@@ -158,10 +180,14 @@ __parsec_send() {
     __parsec_spool_line "$line"
 }
 
+# Appends to this shell's spool file: 0600 in the private directory, never through a symlink.
 __parsec_spool_line() {
     local line=$1
+    __parsec_dir_ok || return 0
+    [[ ! -L $__parsec_spool ]] || return 0
     if [[ ! -e $__parsec_spool ]]; then
-        [[ -d ${__parsec_spool%/*} ]] || command mkdir -p -m 700 "${__parsec_spool%/*}" 2>/dev/null
+        [[ -d ${__parsec_spool%/*} ]] || command mkdir -m 700 -- "${__parsec_spool%/*}" 2>/dev/null
+        (umask 077 && : >>"$__parsec_spool") 2>/dev/null # once per file: a mode bash can set
         __parsec_session_start
         line="$REPLY"$'\n'"$line"
     fi
@@ -387,7 +413,8 @@ __parsec_offer_ask() {
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
 __parsec_follow_cd() {
-    [[ -s $PARSEC_CD_FILE ]] || return 0
+    [[ -s $PARSEC_CD_FILE && ! -L $PARSEC_CD_FILE ]] || return 0
+    __parsec_dir_ok || return 0
     local dir=
     { read -r dir <"$PARSEC_CD_FILE"; : >"$PARSEC_CD_FILE"; } 2>/dev/null
     [[ -n $dir && -d $dir && $dir != "$PWD" ]] && { builtin cd -- "$dir" || return 0; }

@@ -57,6 +57,26 @@ end
 
 # ---- transport: the spool ----------------------------------------------------------------------
 
+# True when the runtime directory is a real directory (not a symlink), ours, mode 0700; it is
+# created so when missing. Anything else (a /tmp/parsec-<uid> made by another local user to
+# receive what we send) is refused for the life of this shell, and said once.
+function __parsec_dir_ok
+    test "$__parsec_private" != 0; or return 1
+    set -l dir $__parsec_runtime
+    test -e $dir; or test -L $dir; or command mkdir -m 700 -- $dir 2>/dev/null
+    if test -d $dir; and not test -L $dir; and test -O $dir
+        test "$__parsec_private" = 1; and return 0
+        # Once per shell: fish cannot read a mode.
+        if string match -qr '^drwx------[ .]' -- (command ls -ldn -- $dir 2>/dev/null)
+            set -g __parsec_private 1
+            return 0
+        end
+    end
+    set -g __parsec_private 0
+    printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' $dir >&2
+    return 1
+end
+
 function __parsec_send --description 'hand one JSON line to `parsec shell`, or append it to the spool'
     if set -q PARSEC_PTY_FD; and string match -qr '^[0-9]+$' -- $PARSEC_PTY_FD
         if not set -q __parsec_pty_started
@@ -67,9 +87,15 @@ function __parsec_send --description 'hand one JSON line to `parsec shell`, or a
             return 0
         end
     end
+    # The spool file: 0600 in the private directory, never through a symlink.
+    __parsec_dir_ok; or return 0
+    test -L $__parsec_spool; and return 0
     if not test -e $__parsec_spool
-        test -d $__parsec_runtime/spool; or command mkdir -p -m 700 $__parsec_runtime/spool 2>/dev/null
+        test -d $__parsec_runtime/spool; or command mkdir -m 700 -- $__parsec_runtime/spool 2>/dev/null
+        set -l mask (umask)
+        umask 077
         __parsec_session_start >>$__parsec_spool 2>/dev/null
+        umask $mask
     end
     printf '%s\n' $argv[1] >>$__parsec_spool 2>/dev/null
 end
@@ -177,7 +203,7 @@ function __parsec_route --argument-names line
     set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
-    test -e $__parsec_runtime/tcp; or return 0 # no daemon: do not start a helper to find out
+    test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":%s,"cwd":%s}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind $__parsec_parses (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
@@ -247,7 +273,7 @@ end
 # `gti status`): one key sends it to Parsec. No daemon, no offer.
 function __parsec_offer_ask --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0
-    test -e $__parsec_runtime/tcp; or return 0
+    test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
         $__parsec_session (__parsec_json "$line"))
     set -l decision (__parsec_ask_daemon $request)
@@ -262,7 +288,8 @@ end
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
 function __parsec_follow_cd
-    test -s $PARSEC_CD_FILE; or return 0
+    test -s $PARSEC_CD_FILE; and not test -L $PARSEC_CD_FILE; or return 0
+    __parsec_dir_ok; or return 0
     read -l dir <$PARSEC_CD_FILE
     true >$PARSEC_CD_FILE
     test -n "$dir" -a -d "$dir" -a "$dir" != "$PWD"; and builtin cd -- $dir

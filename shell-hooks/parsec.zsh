@@ -6,12 +6,13 @@
 # `parsec shell`. docs/hooks.md has the details. Every name starts with __parsec_.
 
 if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
-    && zmodload zsh/datetime zsh/net/socket zsh/system zsh/parameter 2>/dev/null; then
+    && zmodload zsh/datetime zsh/net/socket zsh/system zsh/parameter 2>/dev/null \
+    && zmodload -F zsh/stat b:zstat 2>/dev/null; then # only zstat: a `stat` builtin would shadow the user's
 typeset -g __parsec_loaded=1
 (( ${+__parsec_exclude} )) || typeset -ga __parsec_exclude # set by `parsec init` from the config
 
 typeset -g __parsec_session="$$-${EPOCHREALTIME/,/.}"
-typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0
+typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0 __parsec_refused=0
 typeset -g __parsec_fd= __parsec_qfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_routed=
 typeset -g __parsec_runtime
 if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then
@@ -87,7 +88,24 @@ __parsec_autostart() {
     ( command $bin daemon start </dev/null >/dev/null 2>&1 &! ) 2>/dev/null
 }
 
+# True when the runtime directory is a real directory (not a symlink), ours, mode 0700; it is
+# created so when missing. Anything else (a /tmp/parsec-<uid> made by another local user to
+# receive what we send) is refused for the life of this shell, and said once.
+__parsec_dir_ok() {
+    (( ! __parsec_refused )) || return 1
+    local dir=$__parsec_runtime
+    local -A st
+    [[ -e $dir || -L $dir ]] || command mkdir -m 700 -- $dir 2>/dev/null
+    if zstat -L -H st -- $dir 2>/dev/null && (( st[uid] == EUID && (st[mode] & 8#170777) == 8#040700 )); then
+        return 0
+    fi
+    __parsec_refused=1
+    print -ru2 -- "parsec: $dir is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded"
+    return 1
+}
+
 __parsec_connect() { # [q]
+    __parsec_dir_ok || return 1
     if [[ -S $__parsec_runtime/daemon.sock ]] && zsocket $__parsec_runtime/daemon.sock 2>/dev/null; then
         if [[ ${1-} == q ]]; then __parsec_qfd=$REPLY; else __parsec_fd=$REPLY; fi
         return 0
@@ -139,13 +157,21 @@ __parsec_send() {
         print -r -- "$1" >&$__parsec_fd 2>/dev/null && return 0
         __parsec_close
     fi
-    local line=$1
-    if [[ ! -e $__parsec_spool ]]; then
-        [[ -d ${__parsec_spool:h} ]] || command mkdir -p -m 700 ${__parsec_spool:h} 2>/dev/null
+    __parsec_spool_line "$1"
+}
+
+# Appends to this shell's spool file: 0600 in the private directory, never through a symlink.
+__parsec_spool_line() {
+    local line=$1 fd
+    __parsec_dir_ok || return 0
+    if [[ ! -e $__parsec_spool && ! -L $__parsec_spool ]]; then
+        [[ -d ${__parsec_spool:h} ]] || command mkdir -m 700 -- ${__parsec_spool:h} 2>/dev/null
         __parsec_session_start
         line="$REPLY"$'\n'"$line"
     fi
-    { print -r -- "$line" >>$__parsec_spool } 2>/dev/null
+    sysopen -a -o create,nofollow,cloexec -m 600 -u fd -- $__parsec_spool 2>/dev/null || return 0
+    print -r -u $fd -- "$line" 2>/dev/null
+    exec {fd}>&-
 }
 
 # A request that needs an answer (classify). Sets REPLY to the reply line; fails fast.
@@ -335,7 +361,8 @@ __parsec_offer_ask() {
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
 __parsec_follow_cd() {
-    [[ -s $PARSEC_CD_FILE ]] || return 0
+    [[ -s $PARSEC_CD_FILE && ! -L $PARSEC_CD_FILE ]] || return 0
+    __parsec_dir_ok || return 0
     local dir=
     { read -r dir <$PARSEC_CD_FILE; : >$PARSEC_CD_FILE } 2>/dev/null
     [[ -n $dir && -d $dir && $dir != $PWD ]] && builtin cd -q -- $dir

@@ -135,7 +135,9 @@ class HookRelay:
         spool = self.runtime / "spool"
         try:
             spool.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with open(spool / f"pty-{os.getpid()}.jsonl", "ab") as handle:
+            # 0600, and never through a symlink someone planted in its place.
+            fd = os.open(spool / f"pty-{os.getpid()}.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "ab") as handle:
                 handle.write(line + b"\n")
         except OSError:
             pass  # nowhere to keep it: the shell must keep working regardless

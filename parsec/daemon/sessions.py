@@ -14,13 +14,20 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 
 import psutil
 
+from ..context import environment
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
 from ..models.text import TruncatedText
 from ..protocol.messages import CommandFinished, CommandOutput, CommandStarted, SessionStart
-from .environment import detect_project_type, tool_of, tools_on_path
+
+# Looked up on the daemon's event loop for each new directory or PATH, so cached here; a
+# workflow step asks `environment` directly, since its directory changes under it.
+detect_project_type = lru_cache(maxsize=512)(environment.detect_project_type)
+tools_on_path = lru_cache(maxsize=64)(environment.tools_on_path)
+tool_of = environment.tool_of
 
 MAX_LIVE_SESSIONS = 4096  # beyond this the least recently active session is forgotten (not lost)
 MAX_PENDING_PER_SESSION = 64  # started-but-unfinished commands remembered per session

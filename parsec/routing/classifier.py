@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from .danger import prose_cue
 from .decision import SHELL_FACTS, Decision
 from .learning import Preferences, shape_key
 from .overrides import explicit_override
@@ -66,6 +67,9 @@ class Classifier:
     def _decide(self, analysis: Analysis) -> Decision:
         p = analysis.probability
         if p < self.command_threshold:
+            cue = prose_cue(analysis)
+            if cue is not None:  # prose that would change state is never run without asking
+                return Decision("ambiguous", round(1.0 - p, 3), f"{cue}: asking first (leans command)", round(p, 3))
             label, confidence, sign = "command", 1.0 - p, -1
         elif p > self.prompt_threshold:
             label, confidence, sign = "prompt", p, 1

@@ -1,25 +1,27 @@
 """The exit-127 fallback: the shell ran the line and said "command not found"; was it prose?
 
-Stricter than the live decision: the line has already failed, so offering to ask Parsec is cheap,
-but the offer must not pop up for every typo (`gti status`, `sl`): besides a prose score above
-one half, the line must sound like English (a function word, a question or request opener, or a
-question mark).
+The line has already failed, so offering to ask Parsec is cheap: any line of two or more words
+gets the offer, unless its first word is no English word and one edit away from a real command (`gti status`,
+`dokcer ps -a`, `pyhton3 -m venv`), which is a typo the user will fix by hand. One word alone is
+offered only when it is a reply (`thanks`, `hello`), never for a mistyped `sl`.
 """
 
 from __future__ import annotations
 
-from .language import ONE_WORD_PROSE, QUESTION_STARTERS, REQUEST_STARTERS, bare
-from .lexer import lex
-from .scoring import analyse
-from .shell_facts import PathIndex
+import string
 
-OFFER_THRESHOLD = 0.5
+from .language import ONE_WORD_PROSE, QUESTION_STARTERS, REQUEST_STARTERS, bare, function_word_weight
+from .lexer import lex
+from .lexicon import ENGLISH_WORDS
+from .shell_facts import BUILTINS, PathIndex
+from .vocabulary import KNOWN_COMMANDS
+
+_LETTERS = string.ascii_lowercase + string.digits + "-"
 _path_index: PathIndex | None = None
 
 
 def reads_like_prose(text: str) -> bool:
-    """True when a line that failed with 127 reads like a sentence rather than a mistyped command."""
-    global _path_index
+    """True when a line that failed with 127 reads like a request rather than a mistyped command."""
     if not isinstance(text, str):
         return False
     words = lex(text).words
@@ -28,13 +30,31 @@ def reads_like_prose(text: str) -> bool:
     first = bare(words[0].text)
     if len(words) == 1:
         return first in ONE_WORD_PROSE
+    if first in QUESTION_STARTERS or first in REQUEST_STARTERS or first in ENGLISH_WORDS:
+        return True  # `go ahead`, `my wifi keeps dropping`: a word, not a typo of `gs` or `mv`
+    if any(function_word_weight(w.text) >= 1.0 for w in words[1:]):
+        return True
+    return likely_typo(words[0].text) is None
+
+
+def likely_typo(word: str) -> str | None:
+    """The command `word` is one edit (a letter added, dropped, changed or two swapped) away from."""
+    global _path_index
     if _path_index is None:
         _path_index = PathIndex()
-    analysis = analyse(text, "none", None, _path_index)
-    sounds_english = (
-        analysis.function_words > 0
-        or first in QUESTION_STARTERS
-        or first in REQUEST_STARTERS
-        or text.rstrip().endswith("?")
-    )
-    return sounds_english and analysis.probability >= OFFER_THRESHOLD
+    _path_index.refresh()
+    if len(word) < 2 or len(word) > 40:
+        return None
+    for candidate in _one_edit(word):
+        if candidate != word and (candidate in _path_index or candidate in KNOWN_COMMANDS or candidate in BUILTINS):
+            return candidate
+    return None
+
+
+def _one_edit(word: str) -> list[str]:
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    swaps = [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1]
+    drops = [a + b[1:] for a, b in splits if b]
+    changes = [a + c + b[1:] for a, b in splits if b for c in _LETTERS]
+    adds = [a + c + b for a, b in splits for c in _LETTERS]
+    return swaps + drops + changes + adds

@@ -25,7 +25,7 @@ WEAK_FUNCTION_WORDS = frozenset("all a an on off no some any at by up down out o
 # The whole line is a question or a request when it starts with one of these.
 QUESTION_STARTERS = frozenset(
     """what what's how why where when who whom whose which is are was were can could would should
-    does did will shall may might am do""".split()
+    does did will shall may might am do whats hows wheres whos thats theres""".split()
 )
 REQUEST_STARTERS = frozenset(
     """please pls plz i i'm i'd i've i'll we we're let's lets hey hi hello thanks thank thx kindly

@@ -62,6 +62,7 @@ class Analysis:
 
     head: str = ""
     head_kind: str = "none"
+    args: list[Word] = field(default_factory=list)  # the words after the command (past sudo, FOO=1 ...)
     arg_kinds: list[str] = field(default_factory=list)
     function_words: float = 0.0
     score: float = BIAS
@@ -249,7 +250,7 @@ def _analyse(
     if index == 0 and words[0].quoted:
         fact = fact or "none"
     kind = fact if (fact and index == 0) else resolve(head, path_index)
-    args = words[index + 1 : index + 1 + MAX_ARGS]
+    args = analysis.args = words[index + 1 : index + 1 + MAX_ARGS]
     low = bare(head)
     if not _first_word(analysis, head, kind, line):
         return analysis

@@ -46,6 +46,12 @@ class WorkflowPaused(ParsecError):
     """The workflow stopped on an error it can resume from (e.g. the provider is unreachable)."""
 
 
+class WorkflowInterrupted(ParsecError):
+    """Ctrl-C at a question or while the model worked: the conversation is paused, resumable."""
+
+    exit_code = 130
+
+
 @dataclass
 class RunOptions:
     auto_yes: bool = False  # approve low-risk commands without asking; decline the rest
@@ -79,6 +85,8 @@ class WorkflowRunner:
     # --- the life cycle --------------------------------------------------------------------
     def run(self) -> Conversation:
         conversation = self.conversation
+        if not conversation.is_terminal:
+            conversation.error = None  # a resumed conversation starts afresh
         try:
             if conversation.status == ConversationStatus.planning:
                 self._plan()
@@ -89,7 +97,8 @@ class WorkflowRunner:
             if conversation.status == ConversationStatus.in_progress and conversation.current_step_index() is None:
                 self._finish()
         except KeyboardInterrupt:
-            self._abort("interrupted by the user")
+            self._pause()
+            raise WorkflowInterrupted(f"paused (Ctrl-C): continue with `parsec resume {conversation.id}`") from None
         except Exception as err:
             paused = self._stop_on_error(err)
             if paused and isinstance(err, ParsecError):
@@ -118,6 +127,20 @@ class WorkflowRunner:
         self.conversation.updated_at = utcnow()
         stored = _commands_only(self.conversation) if self.options.privacy_mode else self.conversation
         self.store.save_conversation(stored)
+
+    def _pause(self) -> None:
+        """Ctrl-C: leave the conversation where it stands, resumable. A command shown but not yet
+        answered is forgotten (the user did not decline it); nothing else changes."""
+        conversation = self.conversation
+        index = conversation.current_step_index()
+        if index is not None and conversation.status == ConversationStatus.in_progress:
+            attempts = conversation.steps[index].command_attempts
+            if attempts and attempts[-1].approval is None and not attempts[-1].executed:
+                attempts.pop()
+        if not conversation.is_terminal:
+            conversation.error = "paused by the user (Ctrl-C)"
+        self.save()
+        self.ui.say("")  # after the ^C the terminal echoed
 
     def _abort(self, reason: str) -> None:
         conversation = self.conversation
@@ -349,10 +372,18 @@ class WorkflowRunner:
         command = self.options.mask(candidate.command)
         messages = [*self._step_messages, ChatMessage(role="assistant", content=command),
                     ChatMessage(role="user", content=EXPLAIN_REQUEST.format(command=command))]
+        deltas = None
         try:
-            self.ui.stream_text(self.provider.stream(self.context.fit_messages(messages), purpose="explain"))
+            deltas = self.provider.stream(self.context.fit_messages(messages), purpose="explain")
+            self.ui.stream_text(deltas)
         except ParsecError as err:  # the local explanation above stands on its own
             self.ui.say(f"(the model could not explain it: {err})", style="yellow")
+        except KeyboardInterrupt:  # Ctrl-C stops the explanation only; the question comes back
+            self.ui.say("\n(explanation stopped)", style="yellow")
+        finally:
+            close = getattr(deltas, "close", None)
+            if close is not None:
+                close()
 
     def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
         from .results import artifacts_between, environment_changes, take_snapshot

@@ -4,6 +4,7 @@ and the executed commands, appended to the shell's history file."""
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Iterable, Mapping
 
@@ -11,14 +12,26 @@ from collections.abc import Iterable, Mapping
 def write_final_directory(cwd: str, env: Mapping[str, str]) -> bool:
     """Write `cwd` into the file named by PARSEC_CD_FILE (set by the shell hooks), if any."""
     target = env.get("PARSEC_CD_FILE")
-    if not target:
+    if not target or not _private_parent(target):
         return False
     try:
-        with open(target, "w", encoding="utf-8") as handle:
+        # O_NOFOLLOW: a symlink planted in its place must not make us truncate another file.
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(cwd + "\n")
     except OSError:
         return False
     return True
+
+
+def _private_parent(path: str) -> bool:
+    """The file's directory is a real directory of ours that no one else may enter (the hooks'
+    runtime directory): another user's directory could hand our shell any path to `cd` to."""
+    try:
+        info = os.lstat(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
 def history_file(env: Mapping[str, str]) -> str | None:

@@ -95,6 +95,8 @@ class LLMStub:
     port: int = 0
     replies: deque[dict[str, Any]] = field(default_factory=deque)
     requests: list[RecordedRequest] = field(default_factory=list)
+    # (api, body) -> reply, asked when the queue is empty: a reply that depends on the request
+    responder: Any = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -146,10 +148,12 @@ class LLMStub:
         with self._lock:
             self.replies.append(entry)
 
-    def next_reply(self) -> dict[str, Any]:
+    def next_reply(self, api: str = "", body: Any = None) -> dict[str, Any]:
         with self._lock:
             if self.replies:
                 return self.replies.popleft()
+        if self.responder is not None:
+            return self.responder(api, body)
         if self.default is None:
             return {"status": 500, "error": "stub: no scripted reply left"}
         return {"text": self.default}
@@ -314,7 +318,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- completions ------------------------------------------------------------------------
     def _complete(self, api: str, path: str, body: Any, query: dict[str, list[str]]) -> None:
         stub = self.server_stub
-        reply = stub.next_reply()
+        reply = stub.next_reply(api, body)
         if reply.get("delay"):
             time.sleep(float(reply["delay"]))
         status = int(reply.get("status", 200))

@@ -53,3 +53,25 @@ def test_handoff_files(tmp_path) -> None:
     assert append_history(["pwd"], {"HISTFILE": str(tmp_path / "zsh_history")})
     assert (tmp_path / "zsh_history").read_text().splitlines()[-1].endswith(":0;pwd")
     assert not write_final_directory("/x", {})
+
+
+def test_handoff_never_follows_a_planted_symlink(tmp_path) -> None:
+    """Another user's symlink in place of the cd file must not truncate the file it points to."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    victim = tmp_path / "precious"
+    victim.write_text("keep me\n")
+    (runtime / "cd-42").symlink_to(victim)
+    assert not write_final_directory("/srv/app", {"PARSEC_CD_FILE": str(runtime / "cd-42")})
+    assert victim.read_text() == "keep me\n"
+
+
+def test_handoff_refuses_a_directory_others_may_enter(tmp_path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert not write_final_directory("/srv/app", {"PARSEC_CD_FILE": str(shared / "cd-42")})
+    assert not (shared / "cd-42").exists()
+    shared.chmod(0o700)
+    assert write_final_directory("/srv/app", {"PARSEC_CD_FILE": str(shared / "cd-42")})
+    assert (shared / "cd-42").stat().st_mode & 0o777 == 0o600

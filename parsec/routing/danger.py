@@ -1,0 +1,61 @@
+"""Commands that change state: prose that starts with one of them is never run without asking.
+
+`exit Steam` closes the shell, `kill screen session 23536` still signals 23536, `set alias "m"
+for command "mplayer"` overwrites the positional parameters, `unset a secret` deletes two
+variables. For these the cost of running prose is harm, not a "command not found".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .language import bare, function_word_weight
+
+if TYPE_CHECKING:
+    from .scoring import Analysis
+
+STATE_CHANGING = frozenset(
+    """exit logout exec kill pkill killall skill xkill set unset export source . eval alias unalias
+    shift trap readonly declare typeset local rm rmdir shred unlink mv cp dd truncate chmod chown
+    chgrp ln install shutdown reboot halt poweroff init telinit mkfs wipefs fdisk sfdisk parted
+    crontab userdel groupdel passwd""".split()
+)
+# Their arguments are numbers, signals, job specs or flags; an ordinary word is not one of them.
+TAKES_NO_WORDS = frozenset("exit logout kill shift shutdown reboot halt poweroff init telinit".split())
+# ... except these, which they do take (`shutdown now`, `kill %1` is a job spec, not a word).
+WORDS_THEY_TAKE = frozenset("now".split())
+# `set` takes flags (`-e`, `-o vi`, `+x`) or `--` before positional words; `set alias ...` is prose.
+FLAGS_FIRST = frozenset("set".split())
+PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)
+NOT_CUES = ("only plain words", "long, with no shell operators", "English function words")  # weak alone: `mv Makefile docs`  # this many plain words after a state-changing command read as a phrase
+
+
+def prose_cue(analysis: Analysis) -> str | None:
+    """Why a line whose command changes state may be prose, or None when it reads as a command.
+
+    Lower bar than the live decision: any English evidence at all, or arguments the command
+    does not take, is enough to ask before running it."""
+    head = analysis.head
+    if head not in STATE_CHANGING:
+        return None
+    kinds = analysis.arg_kinds
+    words = [w.text for w in analysis.args]
+    content = [w for w, k in zip(words, kinds) if k == "word" and len(bare(w)) > 2 and not function_word_weight(w)]
+    if analysis.function_words and content:  # `unset a secret`, not `mv a b` or `chown me: /srv`
+        return f"'{head}' changes state and the line has English function words"
+    if head in TAKES_NO_WORDS:
+        odd = [w for w, k in zip(words, kinds)
+               if (k == "word" or (k == "quoted" and "$" not in w and any(c.isalpha() for c in w)))
+               and w.lower() not in WORDS_THEY_TAKE]
+        if odd:
+            return f"'{head}' takes no words like '{odd[0]}'"
+    if head in FLAGS_FIRST and words and not words[0].startswith(("-", "+")):
+        return f"'{head} {words[0]}' is not how '{head}' is used (it takes options first)"
+    existing_files = any(weight < 0 and why.startswith("names existing files") for weight, why in analysis.evidence)
+    if sum(k == "word" for k in kinds) >= PLAIN_WORDS_CUE and set(kinds) <= {"word", "quoted"} and not existing_files:
+        return f"'{head}' changes state and is followed by a phrase of plain words"
+    prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(NOT_CUES)]
+    if prose:
+        return f"'{head}' changes state and {prose[0]}"
+    return None
+

@@ -1,0 +1,70 @@
+"""Prose whose command changes state is never run without asking (issue 16)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from parsec.routing import Classifier
+from parsec.routing.danger import STATE_CHANGING
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+DANGEROUS_PROSE = [
+    "exit Steam",  # bash exits with status 2
+    "kill screen session 23536",  # bash still signals 23536
+    'set alias "m" for command "mplayer -loop 0 -shuffle"',  # overwrites $1...
+    "unset a secret",  # deletes $a and $secret
+    "set password",
+    "Set hash function",
+    "install a driver",
+    "export a cluster",
+    "rm foo bar baz quux",
+    "sudo kill the stuck agent",
+    "shutdown the machine in 10 minutes",
+    "chmod the script so it can run",
+]
+# Real uses of the same commands still run straight away.
+DANGEROUS_COMMANDS = [
+    "exit", "exit 1", "kill -9 1234", "kill %1", "sudo kill -HUP 1", "set -euo pipefail", "set -o vi",
+    "set +x", "unset FOO", "unset -f myfunc", "export PATH=$PATH:/opt/bin", "source ~/.bashrc",
+    ". venv/bin/activate", "rm -rf build", "mv a b", "cp notes.txt backup/",
+    "shutdown now", "shutdown -h +10", 'kill -TERM "$PID"', "chmod +x run.sh", "chown -R me: /srv",
+    "dd if=/dev/zero of=disk.img bs=1M count=100", "truncate -s 0 app.log",
+]
+
+
+@pytest.mark.parametrize("line", DANGEROUS_PROSE)
+def test_dangerous_prose_is_never_run_without_asking(classifier: Classifier, line: str) -> None:
+    decision = classifier.classify(line)
+    assert decision.decision != "command", decision
+
+
+@pytest.mark.parametrize("line", DANGEROUS_COMMANDS)
+def test_real_state_changing_commands_run(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "command", classifier.classify(line)
+
+
+@pytest.mark.parametrize("part", ["eval_tuning.jsonl", "eval_frozen.jsonl", "classifier_corpus.jsonl"])
+def test_no_dangerous_prose_is_run_in_any_corpus(classifier: Classifier, part: str) -> None:
+    from parsec.routing.scoring import analyse
+
+    run = []
+    for raw in (DATA / part).read_text().splitlines():
+        row = json.loads(raw)
+        if row["label"] != "prompt":
+            continue
+        if analyse(row["text"], None, None, classifier.path_index).head not in STATE_CHANGING:
+            continue
+        if classifier.classify(row["text"]).decision == "command":
+            run.append(row["text"])
+    assert run == []
+
+
+def test_plain_words_naming_files_here_are_a_command(classifier: Classifier, tmp_path: Path) -> None:
+    (tmp_path / "Makefile").touch()
+    (tmp_path / "docs").mkdir()
+    assert classifier.classify("mv Makefile docs").decision == "ambiguous"  # no facts: ask
+    assert classifier.classify("mv Makefile docs", cwd=str(tmp_path)).decision == "command"

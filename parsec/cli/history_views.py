@@ -23,7 +23,7 @@ def run_history(
     *, session: str | None = None, cwd: str | None = None, here: bool = False, subtree: bool = False,
     exit_filter: str | None = None, since: str | None = None, until: str | None = None, host: str | None = None,
     search: str | None = None, limit: int = 50, as_json: bool = False, fmt: str | None = None,
-    overrides: dict[str, Any] | None = None,
+    overrides: dict[str, Any] | None = None, output: bool = False,
 ) -> None:
     """The body of `parsec history`, shared by the typer command and the fast entry path."""
     from ..store.history import HistoryQuery, history_sqlite, history_via_store
@@ -47,10 +47,46 @@ def run_history(
         search=search,
         limit=limit,
     )
-    rows = read_fast_or_store(
-        lambda c: history_sqlite(c, query), lambda s: history_via_store(s, query), overrides or {}
-    )
-    print_executions(rows, as_json=as_json, fmt=fmt)
+    from ..store.history import outputs_sqlite
+
+    def fast(connection: Any) -> list[dict[str, Any]]:
+        rows = history_sqlite(connection, query)
+        if output or as_json:
+            captured = outputs_sqlite(connection, [row["id"] for row in rows])
+            for row in rows:
+                row["stdout"], row["stderr"] = captured.get(row["id"], (None, None))
+        return rows
+
+    rows = read_fast_or_store(fast, lambda s: history_via_store(s, query), overrides or {})
+    if output or as_json:
+        for row in rows:
+            describe_output(row)
+    print_executions(rows, as_json=as_json, fmt=fmt, output=output)
+    _say_spooled()
+
+
+def describe_output(row: dict[str, Any]) -> None:
+    """`output`: the captured text; `output_streams`: what it holds. Under `parsec shell` the pty
+    sees stdout and stderr as one stream, recorded in `stdout` with `stderr` null ("merged")."""
+    from .search.render import output_text
+
+    stdout, stderr = row.get("stdout"), row.get("stderr")
+    texts = [output_text(json.dumps(part)) for part in (stdout, stderr) if part]
+    row["output"] = "\n".join(t for t in texts if t) or None
+    row["output_streams"] = None if not (stdout or stderr) else "separate" if (stdout and stderr) else (
+        "merged" if stdout else "stderr")
+
+
+def _say_spooled() -> None:
+    """With the daemon down, recorded commands wait in the spool and are not in the store yet."""
+    from .spool_count import spooled_commands
+
+    waiting = spooled_commands()
+    if waiting:
+        sys.stderr.write(
+            f"parsec: {waiting} recorded {'command waits' if waiting == 1 else 'commands wait'} in the spool, not "
+            "shown here: is the daemon running? (`parsec daemon start`)\n"
+        )
 
 
 def _failed(value: str | None) -> bool | None:
@@ -128,7 +164,9 @@ def execution_fields(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def print_executions(rows: list[dict[str, Any]], *, as_json: bool = False, fmt: str | None = None) -> None:
+def print_executions(
+    rows: list[dict[str, Any]], *, as_json: bool = False, fmt: str | None = None, output: bool = False
+) -> None:
     from .history_common import to_json
 
     if as_json:
@@ -148,12 +186,25 @@ def print_executions(rows: list[dict[str, Any]], *, as_json: bool = False, fmt: 
         if lines:
             _echo("\n".join(lines))
         return
-    from .render import table
+    from .render import is_tty, table
 
-    table(
-        ["time", "exit", "took", "cwd", "command"],
-        [(f["time"], f["exit"], f["duration"], f["cwd"], f["command"]) for f in map(execution_fields, rows)],
-    )
+    if is_tty():
+        from .history_table import print_table
+
+        print_table(rows, output=output)
+        return
+    if not output:
+        table(
+            ["time", "exit", "took", "cwd", "command"],
+            [(f["time"], f["exit"], f["duration"], f["cwd"], f["command"]) for f in map(execution_fields, rows)],
+        )
+        return
+    _echo("\t".join(["time", "exit", "took", "cwd", "command"]))
+    for row in rows:
+        f = execution_fields(row)
+        _echo("\t".join(str(f[k]) for k in ("time", "exit", "duration", "cwd", "command")))
+        for line in (row.get("output") or "").splitlines():
+            _echo(f"    | {line}")
 
 
 def run_sessions(*, limit: int = 50, as_json: bool = False, overrides: dict[str, Any] | None = None) -> None:

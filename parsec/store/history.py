@@ -158,6 +158,20 @@ def history_sqlite(connection: sqlite3.Connection, query: HistoryQuery) -> list[
     return [_execution_dict(row) for row in connection.execute(sql, params).fetchall()]
 
 
+def outputs_sqlite(connection: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[Any, Any]]:
+    """The captured (stdout, stderr) of these executions, each a TruncatedText dict or None; read
+    only when asked for (`--output`, `--json`): they can be large."""
+    found: dict[str, tuple[Any, Any]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for eid, stdout, stderr in connection.execute(
+            f"SELECT id, stdout, stderr FROM executions WHERE id IN ({marks})", chunk
+        ):
+            found[eid] = (json.loads(stdout) if stdout else None, json.loads(stderr) if stderr else None)
+    return found
+
+
 def _windowed(connection: sqlite3.Connection, query: HistoryQuery) -> list[tuple]:
     """Search slices of recent rows (by seq), newest first, each four times larger than the last,
     until no older slice can hold a row newer than the oldest of the `limit` found."""
@@ -279,6 +293,7 @@ def history_via_store(store: Any, query: HistoryQuery) -> list[dict[str, Any]]:
             "id": e.id, "session_id": e.session_id, "command": e.command, "executed_at": e.executed_at,
             "duration_ms": e.duration_ms, "exit_status": e.exit_status, "pipeline_statuses": e.pipeline_statuses,
             "cwd": e.working_directory, "cwd_after": e.cwd_after, "host": e.host, "user": e.user, "source": e.source,
+            "stdout": e.stdout.model_dump() if e.stdout else None, "stderr": e.stderr.model_dump() if e.stderr else None,
         }
         for e in found
     ]

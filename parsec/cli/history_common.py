@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
@@ -38,6 +37,8 @@ def config_section(name: str) -> dict[str, Any] | None:
             if explicit and path == user_file:
                 return None
             continue
+        import tomllib  # here: most runs have no config file, and tomllib is slow to import
+
         try:
             with path.open("rb") as handle:
                 section = tomllib.load(handle).get(name, {})

@@ -241,19 +241,29 @@ def current_here() -> Here:
 
 def _session_id(session_key: str | None) -> str | None:
     """This shell's session id, asked of the daemon when it runs (by the hook's key, else the
-    shell's pid); None otherwise, and the `session` filter is then skipped."""
+    shell's pid); None otherwise, and the `session` filter is then skipped. One JSON line over the
+    socket by hand: the protocol client imports pydantic, longer than a keystroke may wait."""
+    import json
+
+    from ...protocol import endpoints
+
+    fields = {"session": session_key} if session_key else {"pid": os.getppid()}
+    request = json.dumps({"v": 1, "type": "current_session", "id": 1, **fields}).encode() + b"\n"
     try:
-        from ...errors import ParsecError
-        from ...protocol.client import DaemonClient
-    except ImportError:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.settimeout(0.3)
+            connection.connect(str(endpoints.socket_path(endpoints.runtime_dir())))
+            connection.sendall(request)
+            reply = b""
+            while not reply.endswith(b"\n") and len(reply) < 65536:
+                chunk = connection.recv(4096)
+                if not chunk:
+                    break
+                reply += chunk
+        found = json.loads(reply or b"{}").get("session_id")
+    except (OSError, ValueError, AttributeError):
         return None
-    try:
-        with DaemonClient.connect(timeout=0.3) as client:
-            fields = {"session": session_key} if session_key else {"pid": os.getppid()}
-            found = client.call("current_session", **fields).get("session_id")
-        return str(found) if found else None
-    except (ParsecError, OSError):
-        return None
+    return str(found) if isinstance(found, str) and found else None
 
 
 def answer(action: str, line: str, out=None) -> None:  # noqa: ANN001 - a text file

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 DAY_US = 86_400 * 1_000_000
-REFINE = 60
+REFINE = 30
 RUNS_KEPT = 2  # the runs per command whose predecessor is looked at
 
 

@@ -86,16 +86,21 @@ def keystrokes(parsec: list[str], env: dict, trace: Path) -> tuple[list[float], 
     child = pexpect.spawn(parsec[0], [*parsec[1:], "search", "--trace", str(trace)], env=env,
                           dimensions=(30, 120), encoding="utf-8", timeout=120, codec_errors="replace")
     outside = []
-    child.expect(r"\d+ found")  # a finished search shows its count without "…"
+
+    def settle() -> None:
+        """Wait until a frame shows a finished search: its count without "…"."""
+        while "… found" in child.before or " found" not in child.before:
+            child.expect_exact(FRAME_END)
+
     child.expect_exact(FRAME_END)
+    settle()
     for chunk in TYPED:
         for key in chunk:
             begin = time.perf_counter()
             child.send(key)
             child.expect_exact(FRAME_END)
             outside.append((time.perf_counter() - begin) * 1000)
-            child.expect(r"\d+ found")  # wait for the background slices to finish
-            child.expect_exact(FRAME_END)
+            settle()
     child.send("\x1b")
     child.expect(pexpect.EOF)
     inside = [float(line) for line in trace.read_text().split()]

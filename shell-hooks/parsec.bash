@@ -485,6 +485,10 @@ unset __parsec_map
 [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
 
 
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
 # ---- history search (Ctrl-R) ---------------------------------------------------------------------
 # `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
 # The key runs two internal sequences: the first calls __parsec_search (bind -x), which binds the

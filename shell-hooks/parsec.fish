@@ -318,6 +318,10 @@ function __parsec_keep_bound --on-event fish_prompt
 end
 
 
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+set -gx PARSEC_SESSION $__parsec_session
+
 # ---- history search (Ctrl-R) ---------------------------------------------------------------------
 # `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
 # [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.

@@ -392,6 +392,10 @@ zle -N accept-line __parsec_accept_line
 [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
 
 
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
 # ---- history search (Ctrl-R) ---------------------------------------------------------------------
 # `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
 # Enter accepts through the accept-line widget (ours: routing and recording as for a typed line).

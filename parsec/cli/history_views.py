@@ -121,23 +121,24 @@ def _session_id(value: str) -> str:
 
 
 def current_session_id() -> str:
-    """The session of the shell that runs this command: asked of the daemon (by the shell's pid,
-    or the key the hook exported), else PARSEC_SESSION when it is a session id itself."""
-    from ..errors import ParsecError, UsageError
+    """The session of the shell that runs this command: computed from the key the hook exported
+    (PARSEC_SESSION, `<pid>-<start time>`: the daemon derives the id from it, models/session_ids),
+    so it works before the daemon has heard of the shell (its first command) and after a daemon
+    restart; else asked of the daemon by the shell's pid; else PARSEC_SESSION when it is an id."""
+    import socket
+
+    from ..errors import UsageError
+    from ..models.session_ids import session_id_for_key
 
     key = os.environ.get("PARSEC_SESSION", "").strip()
-    try:
-        from ..protocol.client import DaemonClient
+    derived = session_id_for_key(key, socket.gethostname()) if key else None
+    if derived is not None:
+        return derived
+    from ..protocol.current_session import ask_daemon
 
-        with DaemonClient.connect(timeout=2.0) as client:
-            fields: dict[str, Any] = {"session": key} if key else {"pid": os.getppid()}
-            found = client.call("current_session", **fields).get("session_id")
-            if not found and key:
-                found = client.call("current_session", pid=os.getppid()).get("session_id")
-        if found:
-            return str(found)
-    except (ParsecError, OSError):
-        pass
+    found = ask_daemon(key, timeout=2.0) or (ask_daemon("", timeout=2.0) if key else None)
+    if found:
+        return found
     if _ULID.fullmatch(key.upper()):
         return key.upper()
     raise UsageError(

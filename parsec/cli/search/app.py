@@ -240,30 +240,16 @@ def current_here() -> Here:
 
 
 def _session_id(session_key: str | None) -> str | None:
-    """This shell's session id, asked of the daemon when it runs (by the hook's key, else the
-    shell's pid); None otherwise, and the `session` filter is then skipped. One JSON line over the
-    socket by hand: the protocol client imports pydantic, longer than a keystroke may wait."""
-    import json
+    """This shell's session id: derived from the hook's key as the daemon does, else asked of the
+    daemon; None otherwise, and the `session` filter is then skipped."""
+    from ...models.session_ids import session_id_for_key
 
-    from ...protocol import endpoints
+    derived = session_id_for_key(session_key, socket.gethostname()) if session_key else None
+    if derived is not None:
+        return derived  # the daemon's own derivation: no need to ask, and works with it down
+    from ...protocol.current_session import ask_daemon
 
-    fields = {"session": session_key} if session_key else {"pid": os.getppid()}
-    request = json.dumps({"v": 1, "type": "current_session", "id": 1, **fields}).encode() + b"\n"
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-            connection.settimeout(0.3)
-            connection.connect(str(endpoints.socket_path(endpoints.runtime_dir())))
-            connection.sendall(request)
-            reply = b""
-            while not reply.endswith(b"\n") and len(reply) < 65536:
-                chunk = connection.recv(4096)
-                if not chunk:
-                    break
-                reply += chunk
-        found = json.loads(reply or b"{}").get("session_id")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return str(found) if isinstance(found, str) and found else None
+    return ask_daemon(session_key or "", timeout=0.3)
 
 
 def answer(action: str, line: str, out=None) -> None:  # noqa: ANN001 - a text file

@@ -94,14 +94,15 @@ __parsec_alive() { # [q]
     return 0
 }
 
-# Starts the daemon in the background, at most once a minute, silently.
+# Starts the daemon in the background, at most once a minute, silently; never after the user's
+# `parsec daemon stop` (its marker lasts until `parsec daemon start` or a reboot).
 __parsec_autostart() {
-    [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* ]] || return 0
+    [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* && ! -e $__parsec_runtime/daemon.stopped ]] || return 0
     ((EPOCHSECONDS - __parsec_autostart_at >= 60)) || return 0
     __parsec_autostart_at=$EPOCHSECONDS
-    local bin=${PARSEC_BIN:-parsec}
+    local bin=${PARSEC_BIN:-${__parsec_bin:-parsec}} # __parsec_bin: written by `parsec init`
     type -P "$bin" >/dev/null 2>&1 || [[ -x $bin ]] || return 0
-    (command "$bin" daemon start </dev/null >/dev/null 2>&1 &) 2>/dev/null
+    (command "$bin" daemon start --auto </dev/null >/dev/null 2>&1 &) 2>/dev/null
 }
 
 # True when the runtime directory is a real directory (not a symlink), ours, mode 0700; it is

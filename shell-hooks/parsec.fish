@@ -11,13 +11,28 @@
 if status is-interactive; and not set -q __parsec_loaded; and test "$PARSEC_DISABLE" != 1
 set -g __parsec_loaded 1
 
-set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
-test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
-set __parsec_runtime $__parsec_runtime/parsec-(id -u)
+# Loading forks nothing where it can help it (a fork costs fish several ms of start-up).
 if string match -q '/*' -- "$XDG_RUNTIME_DIR"
-    set __parsec_runtime $XDG_RUNTIME_DIR/parsec
+    set -g __parsec_runtime $XDG_RUNTIME_DIR/parsec
+else
+    set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
+    test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
+    set __parsec_runtime $__parsec_runtime/parsec-(id -u)
 end
-set -g __parsec_session $fish_pid-(date +%s.%N)
+# The session is `<pid>-<start time>`; the start time is the boot time plus this process's start
+# in clock ticks (USER_HZ, 100 on Linux), both read by builtins, else `date`.
+function __parsec_start_time
+    set -l boot (string match -r '^btime [0-9]+$' </proc/stat 2>/dev/null | string replace 'btime ' '')
+    read -l stat </proc/self/stat 2>/dev/null
+    set -l ticks (string split ' ' -- (string replace -r '.*\) ' '' -- "$stat"))[20]
+    if string match -qr '^[0-9]+$' -- "$boot"; and string match -qr '^[0-9]+$' -- "$ticks"
+        math -s2 "$boot + $ticks / 100"
+    else
+        command date +%s.%N
+    end
+end
+set -g __parsec_session $fish_pid-(__parsec_start_time)
+functions -e __parsec_start_time
 set -g __parsec_seq 0
 set -g __parsec_spool $__parsec_runtime/spool/fish-$__parsec_session.jsonl
 set -g __parsec_kind ''
@@ -110,18 +125,21 @@ function __parsec_session_start
         $__parsec_session $fish_pid (__parsec_json "$USER") (__parsec_json "$hostname") (__parsec_json "$PWD") (string join , -- $env)
 end
 
-# Starts the daemon in the background, at most once a minute, when its socket is missing.
+# Starts the daemon in the background, at most once a minute, when its socket is missing; never
+# after the user's `parsec daemon stop` (its marker lasts until `parsec daemon start` or a reboot).
 # $argv[1] is the time now, in epoch seconds (fish has no clock builtin, `date` would fork).
 function __parsec_autostart --argument-names now
     test -S $__parsec_runtime/daemon.sock; and return 0
+    test -e $__parsec_runtime/daemon.stopped; and return 0
     test -n "$now"; or return 0
     __parsec_switch_on "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
     test (math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
     set -g __parsec_autostart_at $now
     set -l bin parsec
+    set -q __parsec_bin; and set bin $__parsec_bin # written by `parsec init`
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
     command -q $bin; or return 0
-    command $bin daemon start </dev/null >/dev/null 2>&1 &
+    command $bin daemon start --auto </dev/null >/dev/null 2>&1 &
     disown 2>/dev/null
 end
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Optional
 if TYPE_CHECKING:
     import typer
 
-_YES_HELP = "Run low-risk commands without asking; stop at any other."
+_YES_HELP = ("Run low- and medium-risk commands without asking; stop at a high-risk one. "
+             "--yes=low: low-risk commands only.")
 _JSON_HELP = "Print the finished conversation as JSON."
 
 
@@ -60,16 +61,18 @@ def fast_main(args: list[str]) -> int | None:
     parser = argparse.ArgumentParser(prog=f"parsec {args[0]}", add_help=False)
     parser.add_argument("words", nargs="*")
     parser.add_argument("--yes", "-y", action="store_true")
+    parser.add_argument("--yes-level", choices=("low", "medium"))
     parser.add_argument("--json", dest="json_output", action="store_true")
     if args[0] == "ask":
         parser.add_argument("--provider")
         parser.add_argument("--model")
     try:
-        options, unknown = parser.parse_known_args(args[1:])
+        options, unknown = parser.parse_known_args(_valued_flags(args[1:]))
     except SystemExit:
         return None
     if unknown or (args[0] == "resume" and len(options.words) > 1):
         return None  # let the full app explain the usage error
+    yes = options.yes_level or ("medium" if options.yes else None)
     from .failures import run_reporting_errors
 
     def run() -> int:
@@ -77,25 +80,39 @@ def fast_main(args: list[str]) -> int | None:
 
         settings = load_config().settings
         if args[0] == "ask":
-            return run_workflow(settings, prompt=" ".join(options.words), conversation_id=None, yes=options.yes,
+            return run_workflow(settings, prompt=" ".join(options.words), conversation_id=None, yes=yes,
                                 json_output=options.json_output, provider=options.provider, model=options.model)
         return run_workflow(settings, prompt=None, conversation_id=options.words[0] if options.words else "",
-                            yes=options.yes, json_output=options.json_output, provider=None, model=None)
+                            yes=yes, json_output=options.json_output, provider=None, model=None)
 
     return run_reporting_errors(run, debug="--debug" in args)
 
 
-def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | None, yes: bool, json_output: bool,
-                 provider: str | None, model: str | None) -> int:
+def _valued_flags(args: list[str]) -> list[str]:
+    """`--yes=low` → `--yes-level low`: the value only ever comes after `=`, so `--yes list
+    files` keeps `list` as a word of the request."""
+    out: list[str] = []
+    for arg in args:
+        if arg.startswith("--yes="):
+            out += ["--yes-level", arg[len("--yes="):]]
+        else:
+            out.append(arg)
+    return out
+
+
+def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | None, yes: str | bool | None,
+                 json_output: bool, provider: str | None, model: str | None) -> int:
     """Run a new (prompt) or resumed (conversation_id) workflow; the exit code: 0 when it finished."""
     from ..errors import UsageError
     from ..workflow.start import build_runner, find_conversation, warm_up
     from ..workflow.ui import TerminalUI, UnattendedUI
 
+    yes = "medium" if yes is True else (yes or None)  # None, "low" or "medium"
     if prompt is not None and not prompt.strip():
         raise UsageError('say what you want done: parsec ask "list the biggest files here"')
     if not yes and not sys.stdin.isatty():
-        raise UsageError("no terminal to confirm commands on: run it in a terminal, or add --yes (low-risk commands only)")
+        raise UsageError("no terminal to confirm commands on: run it in a terminal, or add --yes "
+                         "(low- and medium-risk commands only)")
     # With --json, stdout carries only the JSON: everything else goes to stderr.
     ui = UnattendedUI() if yes else TerminalUI(out=sys.stderr if json_output else None)
     pending_store, counter = warm_up(settings)
@@ -108,7 +125,8 @@ def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | No
                 raise UsageError(f"conversation {conversation.id} is {conversation.status.value}: nothing to resume")
             ui.say(f"Resuming {conversation.name} ({conversation.id})", style="bold")
         # A new conversation: the provider is set up while the store opens in the background.
-        runner = build_runner(settings, conversation, prompt=prompt, store=pending_store, ui=ui, auto_yes=yes,
+        runner = build_runner(settings, conversation, prompt=prompt, store=pending_store, ui=ui, auto_yes=bool(yes),
+                              auto_level=yes or "medium",
                               provider_name=provider, model=model, counter=counter)
         finished = runner.run()
     finally:

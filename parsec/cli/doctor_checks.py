@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -86,22 +85,22 @@ def _check_daemon() -> Check:
 
 
 def _check_hooks() -> Iterator[Check]:
-    home = os.path.expanduser("~")
-    rc_files = {"bash": ".bashrc", "zsh": ".zshrc", "fish": ".config/fish/config.fish"}
-    for shell, rc in rc_files.items():
+    from .rc_file import rc_path
+
+    for shell in ("bash", "zsh", "fish"):
         if not shutil.which(shell):
             continue
-        path = os.path.join(home, rc)
+        path = rc_path(shell)
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                installed = "parsec init" in handle.read()
+            text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
-            installed = False
-        if installed:
-            yield Check(f"{shell} hook", "ok", f"installed in ~/{rc}")
+            text = ""
+        # The block `parsec init SHELL --install` writes, a line sourcing the hook file, or the
+        # older `eval "$(parsec init SHELL)"`.
+        if "parsec init" in text or f"parsec/hook.{shell}" in text:
+            yield Check(f"{shell} hook", "ok", f"installed in {path}")
         else:
-            line = "parsec init fish | source" if shell == "fish" else f'eval "$(parsec init {shell})"'
-            yield Check(f"{shell} hook", "warn", f"not installed in ~/{rc}", f"add `{line}` to ~/{rc}")
+            yield Check(f"{shell} hook", "warn", f"not installed in {path}", f"parsec init {shell} --install")
 
 
 def _safe_url(url: str) -> str:

@@ -263,7 +263,7 @@ class Daemon:
         if classifier is None:
             return m.error_reply(req.id, "unavailable", "classifier unavailable")
         decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd)
-        return m.ok_reply(req.id, decision=decision.decision, confidence=decision.confidence, reason=decision.reason)
+        return m.ok_reply(req.id, **decision.as_dict())
 
     async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> dict[str, Any]:
         classifier = await self._get_classifier()

@@ -1,42 +1,45 @@
 """Learning from the user: the route they chose for a line shape, kept in the ContextStore.
 
-A line's shape is its first word plus a coarse outline of its arguments (function word, plain
-word, flag, path, quoted, other) and their number, so "make the tests pass" and "make the docs
-build" share a shape while "make test" does not. Preferences live in the store's "classifier"
-namespace; a failing store never breaks classification.
+A line's shape is what a person would write to describe it: the command word, its first three
+arguments as typed when they are plain words or options, and a placeholder for the rest
+(`<number>`, `<path>`, `<quoted>`, `<name>` ...), plus `…` for more arguments and `| …` when the
+line has shell operators. So `kill 1234` and `kill 5678` share `kill <number>`, while `watch the
+logs` and `watch the build` stay apart. No quoted text, path or name is kept in a shape.
+Preferences live in the store's "classifier" namespace; a failing store never breaks
+classification.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import Any
 
+from .language import bare
 from .scoring import Analysis
 
 NAMESPACE = "classifier"
 CHOICES = ("command", "prompt")
-_SHAPE_LETTERS = {"word": "w", "flag": "f", "path": "p", "glob": "p", "quoted": "q", "url": "p"}
+LITERAL_ARGS = 3  # arguments kept in the shape; the rest only count
+_LITERAL_KINDS = ("word", "flag")
+
+_OLD_KEY = re.compile(r"^\S*\|[dwfpqo]*\|(\d|4\+)(\|s)?$")  # the coarse shapes of earlier versions
 
 log = logging.getLogger(__name__)
 
 
 def shape_key(analysis: Analysis) -> str:
-    """The key learned choices are stored under, e.g. 'make|dww|3' or 'find|dww|3'."""
-    from .language import function_word_weight
-
-    outline = []
-    words = analysis.lexed.words if analysis.lexed else []
-    start = next((i for i, w in enumerate(words) if w.text == analysis.head), 0) + 1
-    for word, kind in zip(words[start : start + 3], analysis.arg_kinds[:3]):
-        letter = _SHAPE_LETTERS.get(kind, "o")
-        if letter == "w" and function_word_weight(word.text):
-            letter = "d"
-        outline.append(letter)
-    n = len(analysis.arg_kinds)
-    size = str(n) if n < 4 else "4+"
-    ops = "|s" if analysis.lexed and (analysis.lexed.operators or analysis.lexed.substitution) else ""
-    return f"{analysis.head.lower()}|{''.join(outline)}|{size}{ops}"
+    """The readable shape learned choices are stored under, e.g. 'watch the logs', 'kill <number>'."""
+    parts = [bare(analysis.head) or analysis.head.lower()]
+    for word, kind in zip(analysis.args[:LITERAL_ARGS], analysis.arg_kinds):
+        literal = kind in _LITERAL_KINDS and len(word.text) <= 40
+        parts.append((bare(word.text) if kind == "word" else word.text) if literal else f"<{kind}>")
+    if len(analysis.arg_kinds) > LITERAL_ARGS:
+        parts.append("…")
+    if analysis.lexed and (analysis.lexed.operators or analysis.lexed.substitution):
+        parts.append("| …")
+    return " ".join(parts)
 
 
 class Preferences:
@@ -58,7 +61,7 @@ class Preferences:
             return
         for key, value in (stored or {}).items():
             choice = value.get("choice") if isinstance(value, dict) else value
-            if choice in CHOICES:
+            if choice in CHOICES and not _OLD_KEY.match(key):  # `make|dww|3` keys no longer match
                 self._choices[key] = choice
 
     def get(self, key: str) -> str | None:
@@ -79,11 +82,15 @@ class Preferences:
             return False
         return True
 
-    def forget(self) -> int:
-        count = len(self._choices)
-        self._choices = {}
+    def forget(self, key: str | None = None) -> int:
+        """Drop one learned shape (or all of them); returns how many were dropped."""
+        if key is None:
+            count = len(self._choices)
+            self._choices = {}
+        else:
+            count = int(self._choices.pop(key, None) is not None)
         if self._store is not None:
-            count = self._store.delete_preferences(NAMESPACE)
+            count = self._store.delete_preferences(NAMESPACE, key)
         return count
 
     def items(self) -> dict[str, str]:

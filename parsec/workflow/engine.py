@@ -54,7 +54,8 @@ class WorkflowInterrupted(ParsecError):
 
 @dataclass
 class RunOptions:
-    auto_yes: bool = False  # approve low-risk commands without asking; decline the rest
+    auto_yes: bool = False  # approve commands up to auto_level without asking; decline the rest
+    auto_level: str = "medium"  # --yes: low and medium; --yes=low: low only (high: never)
     max_retries: int = 2
     max_plan_steps: int = 12
     max_commands_per_step: int = 10  # a model that never says done cannot loop for ever under --yes
@@ -310,6 +311,7 @@ class WorkflowRunner:
             elif command == "abort":
                 state.transition(StepStatus.aborted, by_user=True)
                 reason = (f"declined a {verdict.level}-risk command under --yes"
+                          + ("" if self.options.auto_level == "medium" else f"={self.options.auto_level}")
                           if self.options.auto_yes else "aborted by the user")
                 self.conversation.error = reason
                 self.conversation.transition(ConversationStatus.aborted)
@@ -334,7 +336,7 @@ class WorkflowRunner:
         from .risk import assess
 
         if self.options.auto_yes:
-            decision = gate.auto_decision(verdict)
+            decision = gate.auto_decision(verdict, up_to=self.options.auto_level)
             if decision.choice == gate.Choice.run:
                 return candidate.command, Approval.auto_approved, verdict
             self.ui.say(decision.message, style="red")

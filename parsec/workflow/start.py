@@ -68,7 +68,7 @@ def _session_from_daemon(env: Mapping[str, str]) -> str | None:
 
 
 def build_runner(settings: Any, conversation: Conversation | None, *, prompt: str | None, store: Any, ui: Any,
-                 auto_yes: bool, provider_name: str | None = None, model: str | None = None,
+                 auto_yes: bool, auto_level: str = "medium", provider_name: str | None = None, model: str | None = None,
                  env: Mapping[str, str] | None = None, cwd: str | None = None, counter: Any = None) -> Any:
     """A WorkflowRunner for a new conversation (`prompt`) or an existing one (`conversation`)."""
     from ..context.engine import ContextEngine
@@ -110,7 +110,7 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
     if auto_yes:  # nobody to page through output: pagers would wait forever for a key
         shell_env.update(PAGER="cat", GIT_PAGER="cat", MANPAGER="cat", SYSTEMD_PAGER="")
     options = RunOptions(
-        auto_yes=auto_yes, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
+        auto_yes=auto_yes, auto_level=auto_level, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
         max_commands_per_step=settings.workflow.max_commands_per_step,
         command_timeout_s=settings.workflow.command_timeout_s
         or (settings.workflow.unattended_timeout_s if auto_yes else 0),

@@ -1,7 +1,7 @@
 """How a workflow talks to the user: the status line, the plan, candidates and the questions.
 
 `TerminalUI` asks on the terminal (rich colours when it is one, plain text otherwise);
-`UnattendedUI` answers every question the way `--yes` promises: low-risk only.
+`UnattendedUI` answers every question the way `--yes` promises (see gate.auto_decision).
 """
 
 from __future__ import annotations

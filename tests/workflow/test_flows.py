@@ -494,3 +494,30 @@ def test_a_step_that_never_ends_is_stopped_after_max_commands(stub, env, work: P
     data = conversation_json(result)
     assert [a["command"] for a in data["steps"][0]["command_attempts"]] == ["echo 1", "echo 2"]
     assert data["status"] == "aborted" and "ran 2 commands" in data["error"]
+
+
+def test_yes_runs_medium_risk_setup_commands(stub, env, work: Path) -> None:
+    """Issue 14 item 8: `mkdir`, `git init` are medium risk; `--yes` runs them, never a high one."""
+    queue(stub, plan("Create the project directory", "Make it a repository"),
+          step("mkdir -p proj"), finished_step("made proj"), step("git init -q proj"), finished_step("repo"))
+    result = run_unattended(["ask", "--yes", "--json", "set up a project"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert (work / "proj" / ".git").is_dir()
+    approvals = [a["approval"] for s in conversation_json(result)["steps"] for a in s["command_attempts"]]
+    assert approvals == ["auto_approved", "auto_approved"]
+
+
+def test_yes_low_keeps_the_strict_mode(stub, env, work: Path) -> None:
+    queue(stub, plan("Create the project directory"), step("mkdir -p proj"))
+    result = run_unattended(["ask", "--yes=low", "--json", "set up a project"], env, work)
+    assert result.returncode != 0
+    assert not (work / "proj").exists()
+    assert "--yes=low" in conversation_json(result)["error"]
+
+
+def test_yes_never_runs_a_recursive_chmod_of_the_root_glob(stub, env, work: Path) -> None:
+    queue(stub, plan("Open up permissions"), step("chmod -R 777 /*"))
+    result = run_unattended(["ask", "--yes", "--json", "open up permissions"], env, work)
+    assert result.returncode != 0
+    attempt = conversation_json(result)["steps"][0]["command_attempts"][0]
+    assert attempt["risk_level"] == "high" and attempt["executed"] is False

@@ -32,9 +32,16 @@ def test_interpret(answer: str, level: str, choice: Choice) -> None:
     assert interpret(answer, verdict(level)).choice == choice
 
 
-@pytest.mark.parametrize("level,choice", [("low", Choice.run), ("medium", Choice.abort), ("high", Choice.abort)])
-def test_yes_flag_approves_low_risk_only(level: str, choice: Choice) -> None:
+@pytest.mark.parametrize("level,choice", [("low", Choice.run), ("medium", Choice.run), ("high", Choice.abort)])
+def test_yes_flag_approves_low_and_medium_never_high(level: str, choice: Choice) -> None:
     assert auto_decision(verdict(level)).choice == choice
+
+
+@pytest.mark.parametrize("level,choice", [("low", Choice.run), ("medium", Choice.abort), ("high", Choice.abort)])
+def test_yes_low_keeps_the_strict_mode(level: str, choice: Choice) -> None:
+    decision = auto_decision(verdict(level), up_to="low")
+    assert decision.choice == choice
+    assert choice == Choice.run or "--yes=low" in decision.message
 
 
 STEPS = ["one", "two", "three"]

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _history_parser() -> argparse.ArgumentParser:

@@ -9,7 +9,10 @@ import json
 import os
 import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 FIELDS = ("id", "session", "time", "exit", "duration", "cwd", "host", "user", "source", "command")
 DEFAULT_FORMAT = "{time}  {exit:>4}  {command}"
@@ -57,7 +60,7 @@ def run_history(
                 row["stdout"], row["stderr"] = captured.get(row["id"], (None, None))
         return rows
 
-    rows = read_fast_or_store(fast, lambda s: history_via_store(s, query), overrides or {})
+    rows = read_fast_or_store(fast, lambda s: history_via_store(s, query, output or as_json), overrides or {})
     if output or as_json:
         for row in rows:
             describe_output(row)

@@ -42,7 +42,8 @@ def register(app: typer.Typer) -> None:
         with open_configured_store() as store:
             full_id = current_session_id() if session_id == "current" else resolve_session_id(store, session_id)
             session = store.load_session(full_id, history_limit=1)
-            commands = list(reversed(history_via_store(store, HistoryQuery(session_id=full_id, limit=limit))))
+            newest = history_via_store(store, HistoryQuery(session_id=full_id, limit=limit), with_output=True)
+            commands = list(reversed(newest))
             conversations = store.list_conversations(limit=1000, session_id=full_id)
         for row in commands:
             describe_output(row)  # the captured output, and which streams it holds

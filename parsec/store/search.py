@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
 from .history import HistoryQuery, _where
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 MODES = ("fuzzy", "prefix", "fulltext")
 ROW_FIELDS = ("seq", "id", "session_id", "command", "executed_at", "duration_ms", "exit_status", "cwd", "host",

@@ -86,3 +86,13 @@ def test_says_how_many_commands_wait_in_the_spool(env, stored) -> None:  # noqa:
     assert "3 recorded commands wait in the spool" in result.stderr
     (spool / "zsh-1-2.jsonl").unlink()
     assert "spool" not in run(env, "history").stderr
+
+
+def test_sessions_show_prints_captured_output(env, stored) -> None:  # noqa: F811
+    sid = stored["session"].id
+    shown = run(env, "sessions", "show", sid)
+    assert shown.returncode == 0, shown.stderr
+    assert "lint.py:3: unused import" in shown.stdout
+    commands = json.loads(run(env, "sessions", "show", sid, "--json").stdout)["commands"]
+    lint = next(c for c in commands if c["command"] == "make lint")
+    assert lint["output_streams"] == "merged" and lint["stderr"] is None

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 DAY_US = 86_400 * 1_000_000
-REFINE = 30
+REFINE = 20  # about what the list shows
 RUNS_KEPT = 2  # the runs per command whose predecessor is looked at
 
 

@@ -16,6 +16,7 @@ from .scope import Here, repo_root, scope_query
 # milliseconds, so a key pressed during a step waits for little (a slice of 320,000 rows took up to
 # a second on a loaded machine, when a rare word matched nothing).
 SLICE = 20_000
+FIRST_SLICE = 5_000  # the redraw right after a key reads less: typical queries match plenty here
 STEP_ROWS = 1_000
 ENOUGH = 300  # distinct commands: older rows add nothing a person scrolls to
 
@@ -77,6 +78,7 @@ class Search:
         )
         self.pool = Pool()
         self.high = source.top
+        self.slice = FIRST_SLICE
         self.done = self.scope is None
         if not self.done and filter_mode in ("everywhere", "directory", "tree", "repo"):
             self._add_conversations(filter_mode)
@@ -101,7 +103,8 @@ class Search:
         """Search the next slice of older rows, or finish."""
         if self.done:
             return
-        low = max(0, self.high - SLICE)
+        low = max(0, self.high - self.slice)
+        self.slice = SLICE
         assert self.scope is not None
         rows = store_search.search_slice(self.source.connection, self.scope, self.text, low, self.high, STEP_ROWS)
         self.pool.add_rows(rows, self.context)

@@ -147,16 +147,13 @@ def run(db: Path, env: dict, parsec: list[str], runs: int, e2e_rows: int, workdi
           f"{statistics.median(inside):.1f} ms p99 {pct(inside, 0.99):.1f} ms; through the pty median "
           f"{statistics.median(outside):.1f} ms p99 {pct(outside, 0.99):.1f} ms")
 
-    # end to end search on the same e2e_rows history in both
-    small = workdir / "small"
-    import shutil
+    # end to end search on the same e2e_rows history in both: a store built at that size (deleting
+    # rows from the large one leaves a file and a full-text index shaped by a million rows)
+    from history import build_store
 
-    shutil.copytree(Path(env["XDG_DATA_HOME"]), small / "data")
+    small = workdir / "small"
+    build_store(small / "data", e2e_rows)
     small_db = small / "data" / "parsec" / "parsec.db"
-    with sqlite3.connect(small_db) as connection:
-        top = connection.execute("SELECT max(seq) FROM executions").fetchone()[0]
-        connection.execute("DELETE FROM executions WHERE seq <= ?", (top - e2e_rows,))
-        connection.commit()
     small_env = dict(env, XDG_DATA_HOME=str(small / "data"))
     write_zsh_history(small_db, workdir / "zsh_small", e2e_rows)
     atuin_small = workdir / "atuin-small"

@@ -110,3 +110,19 @@ def test_config_leaves_ctrl_r_alone_and_binds_another_key(kind, sandbox, history
     child.expect({"bash": "reverse-i-search", "zsh": "bck-i-search", "fish": "search: "}[kind])
     assert OPEN not in child.before
     child.close(force=True)
+
+
+@pytest.mark.parametrize("kind", SHELLS)
+def test_up_arrow_opens_the_search_on_this_session_when_configured(kind, sandbox, history):
+    need(kind)
+    sandbox.write_config("[search]\nbind_up_arrow = true\n")
+    sh = Shell(kind, sandbox)
+    child = sh.child
+    child.timeout = 30
+    sh.run("echo mine-only")  # spooled (no daemon): the search says so, and finds its session by the hook's key
+    child.send("\x1b[A")
+    child.expect("session · ")  # filtered to this shell's session (none of the stored rows are in it)
+    child.expect(OPEN)
+    child.send("\x1b")
+    closed_showing(child, "T>")
+    child.close(force=True)

@@ -119,3 +119,13 @@ def test_works_without_the_daemon_and_counts_the_spool(recorder, env, tmp_path) 
     child.expect("2 recorded commands wait in the spool")
     child.send("\x1b")
     answer(child)
+
+
+def test_full_screen_uses_the_alternate_screen(recorder, env, tmp_path) -> None:
+    recorder.add("htop", str(tmp_path), minutes_ago=1)
+    child = spawn(env, "--full-screen", cwd=str(tmp_path))
+    child.expect_exact("\x1b[?1049h")
+    child.expect(HELP)
+    child.send("\r")
+    child.expect_exact("\x1b[?1049l")
+    assert answer(child) == "run\nhtop"

@@ -160,7 +160,7 @@ class SearchApp:
         if action in ("run", "edit"):
             if self.results:
                 return action, self.results[state.selected].command
-            return action, state.query
+            return "edit", state.query  # nothing chosen: the typed text goes to the line, not run
         if action == "cancel":
             return "cancel", ""
         if action == "forget":

@@ -128,7 +128,7 @@ def run(db: Path, env: dict, parsec: list[str], runs: int, e2e_rows: int, workdi
 
     # Atuin holds the same rows: all of them for the open, the newest e2e_rows for the search
     atuin_big = atuin_home or workdir / "atuin-big"
-    if not (atuin_big / ".local" / "share" / "atuin" / "history.db").exists():  # --atuin-home: import once
+    if next(atuin_big.rglob("history.db"), None) is None:  # with --atuin-home: imported once, kept
         histfile = workdir / "zsh_history"
         write_zsh_history(db, histfile)
         seconds = import_atuin(atuin_big, histfile)

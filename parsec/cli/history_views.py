@@ -128,13 +128,11 @@ def current_session_id() -> str:
     (PARSEC_SESSION, `<pid>-<start time>`: the daemon derives the id from it, models/session_ids),
     so it works before the daemon has heard of the shell (its first command) and after a daemon
     restart; else asked of the daemon by the shell's pid; else PARSEC_SESSION when it is an id."""
-    import socket
-
     from ..errors import UsageError
-    from ..models.session_ids import session_id_for_key
+    from ..models.session_ids import session_id_for_key, this_host
 
     key = os.environ.get("PARSEC_SESSION", "").strip()
-    derived = session_id_for_key(key, socket.gethostname()) if key else None
+    derived = session_id_for_key(key, this_host()) if key else None
     if derived is not None:
         return derived
     from ..protocol.current_session import ask_daemon

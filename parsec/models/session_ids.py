@@ -10,6 +10,7 @@ shell yet.
 from __future__ import annotations
 
 import hashlib
+import os
 
 _MIN_EPOCH, _MAX_EPOCH = 0.0, 32503680000.0  # year 3000: anything outside is a bogus clock
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # the ULID alphabet
@@ -42,6 +43,12 @@ def key_time(key: str) -> float | None:
 def key_pid(key: str) -> int | None:
     head, _, _ = key.partition("-")
     return int(head) if head.isdigit() and len(head) < 10 else None
+
+
+def this_host() -> str:
+    """The host name the daemon uses (socket.gethostname(): uname's nodename), without importing
+    socket, which costs the search's start-up."""
+    return os.uname().nodename
 
 
 def session_id_for_key(key: str, host: str) -> str | None:

@@ -13,7 +13,7 @@ Standard library only, like history.py: this is on the start-up path of Ctrl-R.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from collections import namedtuple
 
 from .history import HistoryQuery, _where
 
@@ -26,17 +26,12 @@ ROW_FIELDS = ("seq", "id", "session_id", "command", "executed_at", "duration_ms"
               "source")
 
 
-@dataclass(frozen=True)
-class TextMatch:
-    """What the typed query asks of a command. `include`: words (or quoted phrases) that must be
-    there, `exclude`: ones that must not; `mode` says how an included word matches (fuzzy: its
-    characters in order; prefix: the whole included text starts the command; fulltext: as a
-    substring); `case_sensitive` when the query holds a capital letter (smart case)."""
-
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    mode: str = "fuzzy"
-    case_sensitive: bool = False
+# What the typed query asks of a command. `include`: words (or quoted phrases) that must be there,
+# `exclude`: ones that must not; `mode` says how an included word matches (fuzzy: its characters
+# in order; prefix: the whole included text starts the command; fulltext: as a substring);
+# `case_sensitive` when the query holds a capital letter (smart case).
+# A namedtuple, not a dataclass: dataclasses imports inspect and ast, too slow for Ctrl-R's start-up.
+TextMatch = namedtuple("TextMatch", ["include", "exclude", "mode", "case_sensitive"], defaults=((), (), "fuzzy", False))
 
 
 def _like_escape(text: str) -> str:

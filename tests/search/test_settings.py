@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from parsec.cli.search.settings import SearchSettings, load
 from parsec.config import SearchConfig
 
 
 def test_fast_defaults_equal_the_config_model() -> None:
     model = SearchConfig()
-    for field in dataclasses.fields(SearchSettings):
-        assert getattr(SearchSettings(), field.name) == getattr(model, field.name), field.name
+    for name in SearchSettings._fields:
+        assert getattr(SearchSettings(), name) == getattr(model, name), name
 
 
 def test_config_file_sets_the_default_filter_and_height(tmp_path, monkeypatch) -> None:

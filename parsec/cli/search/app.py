@@ -8,10 +8,8 @@ was when the search opened. Everything else is drawn on /dev/tty.
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import time
-from dataclasses import dataclass
 
 from . import keys as keymap
 from .query import next_mode, parse
@@ -21,16 +19,14 @@ from .settings import SearchSettings
 from .source import Search, Source
 
 
-@dataclass
 class State:
-    query: str
-    cursor: int
-    mode: str
-    filter: str
-    selected: int = 0
-    top: int = 0
-    status: str = ""
-    confirming: str | None = None  # the question Ctrl-D asked, waiting for y/n
+    """What the user has set up: the query, the modes, the selection."""
+
+    def __init__(self, query: str, cursor: int, mode: str, filter: str) -> None:
+        self.query, self.cursor, self.mode, self.filter = query, cursor, mode, filter
+        self.selected = self.top = 0
+        self.status = ""
+        self.confirming: str | None = None  # the question Ctrl-D asked, waiting for y/n
 
 
 class SearchApp:
@@ -135,14 +131,12 @@ class SearchApp:
     def _learn_session(self) -> None:
         """After the first frame (it must not wait for the daemon): which session this shell is,
         for the session filter and the "previous command" ranking signal."""
-        from dataclasses import replace
-
         from ...store.search import last_command
 
         session_id = _session_id(self.session_key or None)
         if session_id is None:
             return
-        self.source.here = replace(self.source.here, session_id=session_id)
+        self.source.here = self.source.here._replace(session_id=session_id)
         self.source.previous_command = last_command(self.source.connection, session_id)
         if self.settings.filter == "session":
             self.state.filter = "session"
@@ -236,15 +230,17 @@ def _open_store_for_forget():  # noqa: ANN202 - a ContextStore
 
 def current_here() -> Here:
     """Where the search opened; the session is learnt after the first frame (_learn_session)."""
-    return Here(cwd=os.getcwd(), session_id=None, host=socket.gethostname())
+    from ...models.session_ids import this_host
+
+    return Here(cwd=os.getcwd(), session_id=None, host=this_host())
 
 
 def _session_id(session_key: str | None) -> str | None:
     """This shell's session id: derived from the hook's key as the daemon does, else asked of the
     daemon; None otherwise, and the `session` filter is then skipped."""
-    from ...models.session_ids import session_id_for_key
+    from ...models.session_ids import session_id_for_key, this_host
 
-    derived = session_id_for_key(session_key, socket.gethostname()) if session_key else None
+    derived = session_id_for_key(session_key, this_host()) if session_key else None
     if derived is not None:
         return derived  # the daemon's own derivation: no need to ask, and works with it down
     from ...protocol.current_session import ask_daemon

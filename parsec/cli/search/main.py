@@ -5,11 +5,43 @@ Reads the SQLite store directly (read-only), so it works with the daemon down.
 
 from __future__ import annotations
 
-import argparse
 import sys
+from types import SimpleNamespace
+
+VALUED = {"--query": "query", "--session-key": "session_key", "--filter": "filter", "--mode": "mode",
+          "--height": "height", "--trace": "trace"}
 
 
-def _parser() -> argparse.ArgumentParser:
+def _quick_parse(args: list[str]) -> SimpleNamespace | None:
+    """The options as the hooks pass them, without argparse (a few ms of Ctrl-R's start-up);
+    None for anything else (--help, a typo, a bad value): argparse then explains."""
+    options = SimpleNamespace(query="", session_key="", filter=None, mode=None, height=None, full_screen=None,
+                              trace=None)
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        if arg == "--full-screen":
+            options.full_screen = True
+        elif arg in VALUED and at + 1 < len(args):
+            at += 1
+            setattr(options, VALUED[arg], args[at])
+        else:
+            return None
+        at += 1
+    from .scope import FILTERS
+
+    if options.filter not in (None, *FILTERS) or options.mode not in (None, "fuzzy", "prefix", "fulltext"):
+        return None
+    if options.height is not None:
+        if not options.height.isdigit():
+            return None
+        options.height = int(options.height)
+    return options
+
+
+def _parser():  # noqa: ANN202 - an argparse.ArgumentParser
+    import argparse
+
     parser = argparse.ArgumentParser(prog="parsec search", description="Search the recorded history interactively.")
     parser.add_argument("--query", default="", help="The text already typed (the initial query).")
     parser.add_argument("--session-key", default="", help="The hook's session key (for the session filter).")
@@ -22,17 +54,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(args: list[str]) -> int:
-    from dataclasses import replace
-
     from .app import answer
     from .settings import load
 
-    options = _parser().parse_args(args)
+    options = _quick_parse(args) or _parser().parse_args(args)
     settings = load()
     overrides = {key: value for key, value in (
         ("filter", options.filter), ("mode", options.mode), ("inline_height", options.height),
         ("full_screen", options.full_screen)) if value is not None}
-    settings = replace(settings, **overrides)
+    settings = settings._replace(**overrides)
     try:
         return _search(options, settings)
     except KeyboardInterrupt:
@@ -40,7 +70,7 @@ def main(args: list[str]) -> int:
         return 130
 
 
-def _search(options: argparse.Namespace, settings) -> int:  # noqa: ANN001 - SearchSettings
+def _search(options, settings) -> int:  # noqa: ANN001 - parsed options, SearchSettings
     from ...store.history import FastPathUnavailable, fast_connection
     from ..history_common import fast_sqlite_target
     from ..spool_count import spooled_commands

@@ -16,40 +16,41 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 DAY_US = 86_400 * 1_000_000
 REFINE = 20  # about what the list shows
 RUNS_KEPT = 2  # the runs per command whose predecessor is looked at
 
 
-@dataclass
 class Candidate:
-    command: str
-    executed_at: int  # microseconds, the newest run
-    row: tuple  # the newest run (store/search.ROW_FIELDS), or a conversation's fields
-    # "command"; "workflow" (an execution a workflow recorded); from a conversation (its row is the
-    # conversation's): "prompt" (typed to Parsec), "workflow-run" (a command its workflow ran)
-    kind: str = "command"
-    runs: int = 0
-    here: bool = False
-    in_repo: bool = False
-    latest_failed: bool = False
-    recent: list[tuple[str, int, bool]] = field(default_factory=list)  # (session, time, ok) of newest runs
-    follows: bool = False
-    fix: bool = False
-    text_bonus: bool = False
-    score: float = 0.0
+    """One distinct command (or conversation) among the matches."""
+
+    __slots__ = ("command", "executed_at", "row", "kind", "runs", "here", "in_repo", "latest_failed", "recent",
+                 "follows", "fix", "text_bonus", "score")
+
+    def __init__(self, command: str, executed_at: int, row: tuple, kind: str = "command", runs: int = 0,
+                 here: bool = False, latest_failed: bool = False) -> None:
+        self.command = command
+        self.executed_at = executed_at  # microseconds, the newest run
+        self.row = row  # the newest run (store/search.ROW_FIELDS), or a conversation's fields
+        # "command"; "workflow" (an execution a workflow recorded); from a conversation (its row is
+        # the conversation's): "prompt" (typed to Parsec), "workflow-run" (a command its workflow ran)
+        self.kind = kind
+        self.runs = runs
+        self.here = here
+        self.in_repo = False
+        self.latest_failed = latest_failed
+        self.recent: list[tuple[str, int, bool]] = []  # (session, time, ok) of the newest runs
+        self.follows = self.fix = self.text_bonus = False
+        self.score = 0.0
 
 
-@dataclass(frozen=True)
-class Context:
-    now_us: int
-    cwd: str
-    repo: str | None
-    previous: str | None = None  # this session's previous command
-    typed: str = ""  # the included words, joined, folded when case does not matter
-    case_sensitive: bool = False
+# A namedtuple, not a dataclass: dataclasses imports inspect and ast, too slow for Ctrl-R's start-up.
+Context = namedtuple(
+    "Context", ["now_us", "cwd", "repo", "previous", "typed", "case_sensitive"],
+    defaults=(None, "", False),  # previous: this session's previous command; typed: the included words
+)
 
 
 class Pool:

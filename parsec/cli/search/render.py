@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from ..history_common import cut, human_duration, short_path
 from .ranking import Candidate
@@ -17,22 +16,17 @@ KIND_MARK = {"prompt": f"{MAGENTA}ask{RESET} ", "workflow": f"{CYAN}wf{RESET} ",
 CONVERSATION_KINDS = ("prompt", "workflow-run")
 
 
-@dataclass
 class View:
-    query: str
-    cursor: int
-    mode: str
-    filter: str
-    results: list[Candidate]
-    selected: int
-    width: int
-    height: int
-    now_us: int
-    status: str = ""
-    output: str | None = None  # the selected row's captured output, when there is some
-    searching: bool = False
-    top: int = 0  # first result shown (the caller keeps the selection in view)
-    extra: list[str] = field(default_factory=list)
+    """What one frame shows."""
+
+    def __init__(self, *, query: str, cursor: int, mode: str, filter: str, results: list[Candidate],
+                 selected: int, width: int, height: int, now_us: int, status: str = "",
+                 output: str | None = None, searching: bool = False, top: int = 0) -> None:
+        self.query, self.cursor, self.mode, self.filter = query, cursor, mode, filter
+        self.results, self.selected, self.width, self.height = results, selected, width, height
+        self.now_us, self.status, self.searching = now_us, status, searching
+        self.output = output  # the selected row's captured output, when there is some
+        self.top = top  # first result shown (the caller keeps the selection in view)
 
 
 def ago(now_us: int, at_us: int) -> str:

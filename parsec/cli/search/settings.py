@@ -7,18 +7,16 @@ A value of the wrong type or out of range is ignored here (the default is used) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 from ...store.search import MODES
 from .scope import FILTERS
 
 
-@dataclass(frozen=True)
-class SearchSettings:
-    filter: str = "everywhere"
-    mode: str = "fuzzy"
-    inline_height: int = 16
-    full_screen: bool = False
+# A namedtuple, not a dataclass: dataclasses imports inspect and ast, too slow for Ctrl-R's start-up.
+SearchSettings = namedtuple(
+    "SearchSettings", ["filter", "mode", "inline_height", "full_screen"], defaults=("everywhere", "fuzzy", 16, False)
+)
 
 
 def load() -> SearchSettings:

@@ -17,15 +17,17 @@ def spooled_commands(directories: list[Path] | None = None) -> int:
 
     if directories is None:
         directories = [endpoints.runtime_spool_dir(endpoints.runtime_dir()), endpoints.state_spool_dir()]
+    import os
+
     count = 0
     for directory in directories:
-        try:
-            files = [*directory.glob("*.jsonl"), *directory.glob("*.jsonl.taken")]
+        try:  # os.listdir, not Path.glob: no pattern to compile on Ctrl-R's start-up path
+            names = [name for name in os.listdir(directory) if name.endswith((".jsonl", ".jsonl.taken"))]
         except OSError:
             continue
-        for path in files:
+        for name in names:
             try:
-                with path.open("rb") as handle:
+                with open(os.path.join(directory, name), "rb") as handle:
                     count += sum(1 for line in handle if RECORD in line)
             except OSError:
                 continue

@@ -9,7 +9,6 @@ shell yet.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 _MIN_EPOCH, _MAX_EPOCH = 0.0, 32503680000.0  # year 3000: anything outside is a bogus clock
@@ -19,6 +18,8 @@ _PAIRS = [a + b for a in _CROCKFORD for b in _CROCKFORD]  # every 10-bit value a
 
 def derived_id(timestamp: float, *parts: str) -> str:
     """A ULID whose time part is `timestamp` and whose random part is a hash of `parts`."""
+    import hashlib  # here: OpenSSL's loading is a cost the search's first frame need not pay
+
     millis = int(max(_MIN_EPOCH, min(timestamp, _MAX_EPOCH)) * 1000)
     digest = hashlib.sha256("\x1f".join(parts).encode()).digest()[:10]
     value = (millis << 80) | int.from_bytes(digest, "big")

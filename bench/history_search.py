@@ -85,6 +85,7 @@ def keystrokes(parsec: list[str], env: dict, trace: Path) -> tuple[list[float], 
 
     child = pexpect.spawn(parsec[0], [*parsec[1:], "search", "--trace", str(trace)], env=env,
                           dimensions=(30, 120), encoding="utf-8", timeout=120, codec_errors="replace")
+    child.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
     outside = []
 
     def settle() -> None:

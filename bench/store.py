@@ -345,6 +345,15 @@ def main() -> None:
     print(section)
     if not args.no_write:
         write_section(section)
+    print_masking_throughput()
+
+
+def print_masking_throughput() -> None:
+    """What every record pays at the store boundary: masking throughput, worst-case inputs
+    (bench/masking.py has the inputs and the baseline)."""
+    from masking import masking_lines  # bench/ is sys.path[0] when run as a script
+
+    print("\n".join(masking_lines()))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@
 # expansion, the clock from EPOCHREALTIME, the socket from /dev/tcp.
 # Every name starts with __parsec_ (or PARSEC_ for the user's settings).
 
+# Aliases are expanded when a function is defined: ours are defined with none, so an `alias
+# printf=...` made before cannot reach into them; functions that shadow a builtin cannot either
+# (every builtin is called as `builtin ...`, external commands as `command ...`).
+if \builtin shopt -q expand_aliases; then __parsec_aliases=1; \builtin shopt -u expand_aliases; else __parsec_aliases=0; fi
 if [[ $- == *i* && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
     && ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
 __parsec_loaded=1
@@ -51,7 +55,7 @@ __parsec_json() {
         for ((i = 0; i < ${#s}; i++)); do
             c=${s:i:1}
             if [[ $c == [$'\x01'-$'\x1f\x7f'] ]]; then
-                printf -v c '\\u%04x' "'$c"
+                builtin printf -v c '\\u%04x' "'$c"
             fi
             out+=$c
         done
@@ -70,10 +74,10 @@ __parsec_us() { REPLY=${1//[.,]/}; }
 
 __parsec_close() { # [q]
     if [[ ${1-} == q ]]; then
-        [[ -z $__parsec_qfd ]] || exec {__parsec_qfd}>&-
+        [[ -z $__parsec_qfd ]] || builtin exec {__parsec_qfd}>&-
         __parsec_qfd=
     else
-        [[ -z $__parsec_fd ]] || exec {__parsec_fd}>&-
+        [[ -z $__parsec_fd ]] || builtin exec {__parsec_fd}>&-
         __parsec_fd=
         __parsec_started=0
     fi
@@ -85,8 +89,8 @@ __parsec_alive() { # [q]
     local fd=$__parsec_fd _
     [[ ${1-} != q ]] || fd=$__parsec_qfd
     [[ -n $fd ]] || return 1
-    while read -r -t 0 -u "$fd" 2>/dev/null; do # a late reply or an error line: drop it
-        if ! read -r -t 0.01 -u "$fd" _ 2>/dev/null; then
+    while builtin read -r -t 0 -u "$fd" 2>/dev/null; do # a late reply or an error line: drop it
+        if ! builtin read -r -t 0.01 -u "$fd" _ 2>/dev/null; then
             __parsec_close "${1-}"
             return 1
         fi
@@ -101,7 +105,7 @@ __parsec_autostart() {
     ((EPOCHSECONDS - __parsec_autostart_at >= 60)) || return 0
     __parsec_autostart_at=$EPOCHSECONDS
     local bin=${PARSEC_BIN:-${__parsec_bin:-parsec}} # __parsec_bin: written by `parsec init`
-    type -P "$bin" >/dev/null 2>&1 || [[ -x $bin ]] || return 0
+    builtin type -P "$bin" >/dev/null 2>&1 || [[ -x $bin ]] || return 0
     (command "$bin" daemon start --auto </dev/null >/dev/null 2>&1 &) 2>/dev/null
 }
 
@@ -121,7 +125,7 @@ __parsec_dir_ok() {
         fi
     fi
     __parsec_private=0
-    printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' "$dir" >&2
+    builtin printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' "$dir" >&2
     return 1
 }
 
@@ -129,9 +133,9 @@ __parsec_dir_ok() {
 __parsec_connect() { # [q]
     local port='' token='' fd=''
     __parsec_dir_ok || return 1
-    { read -r port token <"$__parsec_runtime/tcp"; } 2>/dev/null
-    if [[ $port == +([0-9]) && -n $token ]] && { exec {fd}<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
-        printf '{"v":1,"type":"hello","token":"%s","noreply":true}\n' "$token" >&"$fd"
+    { builtin read -r port token <"$__parsec_runtime/tcp"; } 2>/dev/null
+    if [[ $port == +([0-9]) && -n $token ]] && { builtin exec {fd}<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
+        builtin printf '{"v":1,"type":"hello","token":"%s","noreply":true}\n' "$token" >&"$fd"
         if [[ ${1-} == q ]]; then __parsec_qfd=$fd; else __parsec_fd=$fd; fi
         return 0
     fi
@@ -163,7 +167,7 @@ __parsec_send() {
             __parsec_session_start
             line="$REPLY"$'\n'"$line"
         fi
-        if { printf '%s\n' "$line" >&"$PARSEC_PTY_FD"; } 2>/dev/null; then
+        if { builtin printf '%s\n' "$line" >&"$PARSEC_PTY_FD"; } 2>/dev/null; then
             __parsec_pty_started=1
             return 0
         fi
@@ -175,7 +179,7 @@ __parsec_send() {
             line="$REPLY"$'\n'"$line"
             __parsec_started=1
         fi
-        printf '%s\n' "$line" >&"$__parsec_fd" && return 0
+        builtin printf '%s\n' "$line" >&"$__parsec_fd" && return 0
         __parsec_close
     fi
     __parsec_spool_line "$line"
@@ -192,16 +196,16 @@ __parsec_spool_line() {
         __parsec_session_start
         line="$REPLY"$'\n'"$line"
     fi
-    { printf '%s\n' "$line" >>"$__parsec_spool"; } 2>/dev/null
+    { builtin printf '%s\n' "$line" >>"$__parsec_spool"; } 2>/dev/null
 }
 
 # A request that needs an answer (classify). Sets REPLY to the reply line; fails fast.
 __parsec_request() {
     REPLY=
     __parsec_alive q || __parsec_connect q || return 1
-    printf '%s\n' "$1" >&"$__parsec_qfd" || { __parsec_close q; return 1; }
+    builtin printf '%s\n' "$1" >&"$__parsec_qfd" || { __parsec_close q; return 1; }
     # A late reply would be read as the answer to the next request: drop the connection instead.
-    read -r -t "$__parsec_reply_timeout" -u "$__parsec_qfd" REPLY 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
+    builtin read -r -t "$__parsec_reply_timeout" -u "$__parsec_qfd" REPLY 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
 }
 
 # ---- routing at Enter --------------------------------------------------------------------------
@@ -217,10 +221,10 @@ __parsec_first_word() {
     elif [[ $word == [A-Za-z_]*([A-Za-z0-9_])=* ]]; then REPLY=builtin # an assignment
     elif [[ -n ${BASH_ALIASES[$word]+x} ]]; then REPLY='alias'
     elif [[ $word == @(if|then|else|elif|fi|case|esac|for|select|while|until|do|done|function|time|'{'|'}'|'!'|'[['|coproc) ]]; then REPLY=keyword
-    elif declare -F -- "$word" >/dev/null 2>&1; then REPLY=function
+    elif builtin declare -F -- "$word" >/dev/null 2>&1; then REPLY=function
     elif [[ $__parsec_builtins == *" $word "* ]]; then REPLY=builtin
     elif [[ $word == */* ]]; then [[ -x $word && ! -d $word ]] && REPLY='file'
-    elif type -P -- "$word" >/dev/null 2>&1; then REPLY='file'
+    elif builtin type -P -- "$word" >/dev/null 2>&1; then REPLY='file'
     fi
     return 0
 }
@@ -232,20 +236,23 @@ __parsec_plain_command() {
     [[ $1 != *[[:space:]]*[![:space:]]* || $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 
-# Whether $1 parses as bash, by defining (never running) a function whose body is the line.
-# A `}` token could end the body early and run the rest, and a here-document would upset the
-# shell's own pending one, so such lines are not checked.
-__parsec_parses() {
-    REPLY=null
+# True when bash would not run $1 as it is: it would ask for more (PS2) or report a syntax error.
+# Such a line always goes to the shell, so the classifier only ever sees complete commands.
+# A line ending in an odd number of `\` is never parsed here: `eval`ing it inside the `bind -x`
+# handler leaves bash 5.2's parser joining the next line wrongly (the first word ran alone). The
+# others are checked by defining, never running, a function whose body is the line; a line with
+# a `}` (it could close that body and run the rest) or a here-document (it would upset the
+# shell's own pending one) cannot be checked this way, so it goes to the shell too.
+__parsec_unfinished() {
+    local tail=${1##*[!\\]} # the trailing backslashes
+    ((${#tail} % 2 == 0)) || return 0
     [[ ${1//\$\{/} != *\}* && $1 != *'<<'* ]] || return 0
-    if { eval "__parsec_parse_probe() {
+    if { builtin eval "__parsec_parse_probe() {
 $1
 }"; } 2>/dev/null; then
-        REPLY=true
-    else
-        REPLY=false
+        builtin unset -f __parsec_parse_probe 2>/dev/null
+        return 1
     fi
-    unset -f __parsec_parse_probe 2>/dev/null
     return 0
 }
 
@@ -266,7 +273,7 @@ __parsec_feedback() { # $1 line, $2 first-word kind, $3 chosen
 __parsec_route() {
     local line=$READLINE_LINE
     if [[ ${__parsec_accept_bound:-1} != 1 ]]; then
-        bind '"\C-x\C-]\C-a": accept-line'
+        builtin bind '"\C-x\C-]\C-a": accept-line'
         __parsec_accept_bound=1
     fi
     # A command is running (PS0 has fired): this Enter belongs to its `read -e`, not to us.
@@ -292,14 +299,11 @@ __parsec_route() {
     __parsec_kind=$REPLY
     [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
     __parsec_plain_command "$line" && return 0
-    __parsec_parses "$line"
-    local parses=$REPLY
-    # An open compound command or a trailing `|`, `&&`, `\`: bash asks for the rest (PS2).
-    if [[ $parses == false && ($__parsec_kind == keyword || $line == *[\\\|\&]) ]]; then return 0; fi
+    __parsec_unfinished "$line" && return 0
     __parsec_json "$line"
     local text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$parses,\"cwd\":$REPLY}" || return 0
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"([a-z]+)\" ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=${BASH_REMATCH[1]}
     case ${BASH_REMATCH[1]} in
@@ -318,12 +322,18 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
     __parsec_feedback "$1" "$REPLY" "$2"
 }
 
-# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it.
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Keys
+# already typed (type-ahead) are never taken as the answer: then the line runs, as it would
+# without Parsec. The question shows the line (readline has taken it off the screen).
 __parsec_ask_key() {
-    local key=
-    printf '\r\n\e[2mparsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' >&2
-    read -rsn1 key
-    printf '\r\e[2K\e[1A' >&2
+    local key='' shown=${1//$'\n'/ }
+    if builtin read -t 0 -u 0 2>/dev/null; then
+        return 0
+    fi
+    ((${#shown} <= 60)) || shown="${shown:0:57}..."
+    builtin printf '\r\n\e[2mparsec: %s\n  command or question?  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' "$shown" >&2
+    builtin read -rsn1 key
+    builtin printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
     case $key in
     '' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
     a | A | '?')
@@ -331,8 +341,8 @@ __parsec_ask_key() {
         __parsec_make_ask "$1"
         ;;
     *) # edit: keep the line, do not accept it
-        unset __parsec_lines
-        bind '"\C-x\C-]\C-a": redraw-current-line'
+        builtin unset __parsec_lines
+        builtin bind '"\C-x\C-]\C-a": redraw-current-line'
         __parsec_accept_bound=0
         ;;
     esac
@@ -361,12 +371,14 @@ __parsec_precmd() {
     if [[ -n ${__parsec_t0+x} && -n ${__parsec_lines+x} ]]; then
         __parsec_record "$status" "$now" "${pipe[*]}"
     elif [[ -n ${PARSEC_OSC133-} ]]; then
-        printf '\e]133;D\a' >/dev/tty 2>/dev/null
+        builtin printf '\e]133;D\a' >/dev/tty 2>/dev/null
     fi
-    unset __parsec_t0 __parsec_lines
+    builtin unset __parsec_t0 __parsec_lines
     [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
     __parsec_follow_cd
-    return "$status"
+    # The command's status for what runs next in PROMPT_COMMAND; under `set -e` a non-zero
+    # return would end the shell (bash restores $? for the prompt itself).
+    [[ $- == *e* ]] || return "$status"
 }
 
 __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
@@ -386,7 +398,7 @@ __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
         __parsec_send "{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,\"command\":$cmd,\"started_at\":${t0:0:-6}.${t0: -6},\"finished_at\":${t1:0:-6}.${t1: -6},\"duration_ms\":$(((t1 - t0) / 1000)),\"exit_status\":$1,\"pipeline_statuses\":[${statuses// /,}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
     fi
     if [[ -n ${PARSEC_OSC133-} ]]; then
-        printf '\e]133;D;%s%s\a' "$1" "${seq:+;parsec=$__parsec_session:$seq}" >/dev/tty 2>/dev/null
+        builtin printf '\e]133;D;%s%s\a' "$1" "${seq:+;parsec=$__parsec_session:$seq}" >/dev/tty 2>/dev/null
     fi
     if [[ $1 == 127 && $__parsec_kind == none && $line == *[[:alpha:]]\ *[[:alpha:]]* && -z $__parsec_routed ]]; then
         __parsec_offer_ask "$line"
@@ -401,15 +413,15 @@ __parsec_offer_ask() {
     __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"prompt\" ]] || return 0
     local key=
-    printf '\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
-    read -rsn1 key
-    printf '\r\e[2K' >&2
+    builtin printf '\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
+    builtin read -rsn1 key
+    builtin printf '\r\e[2K' >&2
     [[ $key == [yY] ]] || return 0
     __parsec_feedback "$1" none prompt
     local text=${1#"${1%%[![:space:]]*}"}
     local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${text@Q}"
-    history -s -- "$cmd"
-    eval "$cmd"
+    builtin history -s -- "$cmd"
+    builtin eval "$cmd"
 }
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
@@ -417,13 +429,13 @@ __parsec_follow_cd() {
     [[ -s $PARSEC_CD_FILE && ! -L $PARSEC_CD_FILE ]] || return 0
     __parsec_dir_ok || return 0
     local dir=
-    { read -r dir <"$PARSEC_CD_FILE"; : >"$PARSEC_CD_FILE"; } 2>/dev/null
+    { builtin read -r dir <"$PARSEC_CD_FILE"; : >"$PARSEC_CD_FILE"; } 2>/dev/null
     [[ -n $dir && -d $dir && $dir != "$PWD" ]] && { builtin cd -- "$dir" || return 0; }
     return 0
 }
 
 __parsec_osc_prompt() {
-    printf '\e]133;A\a' >/dev/tty 2>/dev/null
+    builtin printf '\e]133;A\a' >/dev/tty 2>/dev/null
     [[ $PS1 == *'133;B'* ]] || PS1+='\[\e]133;B\a\]'
 }
 
@@ -432,7 +444,7 @@ __parsec_osc_prompt() {
 # both for its functions). Runs at every prompt and every Enter, so a later
 # `PROMPT_COMMAND=...` in an rc file or a prompt tool that put itself in front is repaired.
 __parsec_hook_in() {
-    if declare -F __bp_precmd_invoke_cmd >/dev/null; then
+    if builtin declare -F __bp_precmd_invoke_cmd >/dev/null; then
         [[ " ${precmd_functions[*]-} " == *" __parsec_precmd "* ]] || precmd_functions=(__parsec_precmd "${precmd_functions[@]}")
         __parsec_pc_without
     elif [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
@@ -477,13 +489,15 @@ PS0=${PS0-}$__parsec_ps0
 __parsec_hook_in
 
 for __parsec_map in emacs vi-insert vi-command; do
-    bind -m "$__parsec_map" -x '"\C-x\C-]\C-r": __parsec_route'
-    bind -m "$__parsec_map" '"\C-x\C-]\C-a": accept-line'
-    bind -m "$__parsec_map" '"\C-m": "\C-x\C-]\C-r\C-x\C-]\C-a"'
-    bind -m "$__parsec_map" '"\C-j": "\C-x\C-]\C-r\C-x\C-]\C-a"'
+    # `"$_"`: the handler's last argument is the line's `$_`, so `$_` stays what the user had.
+    # shellcheck disable=SC2016
+    builtin bind -m "$__parsec_map" -x '"\C-x\C-]\C-r": __parsec_route "$_"'
+    builtin bind -m "$__parsec_map" '"\C-x\C-]\C-a": accept-line'
+    builtin bind -m "$__parsec_map" '"\C-m": "\C-x\C-]\C-r\C-x\C-]\C-a"'
+    builtin bind -m "$__parsec_map" '"\C-j": "\C-x\C-]\C-r\C-x\C-]\C-a"'
 done
-unset __parsec_map
-[[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
+builtin unset __parsec_map
+if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
 
 
 # The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
@@ -528,3 +542,5 @@ __parsec_search_args=()
 __parsec_bind_search
 
 fi
+if ((__parsec_aliases)); then \builtin shopt -s expand_aliases; fi
+\builtin unset __parsec_aliases # the last status of the rc file is the first prompt's $?: 0

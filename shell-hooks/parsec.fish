@@ -8,7 +8,10 @@
 #   ask it through one short `bash` helper (/dev/tcp); plain commands fork nothing.
 # Every name starts with __parsec_.
 
-if status is-interactive; and not set -q __parsec_loaded; and test "$PARSEC_DISABLE" != 1
+# Only interactive shells, once, and not when disabled (`return` ends a sourced file).
+if not status is-interactive; or set -q __parsec_loaded; or test "$PARSEC_DISABLE" = 1
+    return 0
+end
 set -g __parsec_loaded 1
 
 # Loading forks nothing where it can help it (a fork costs fish several ms of start-up).
@@ -175,19 +178,28 @@ function __parsec_enter --description 'Parsec: route the line, then run it'
         commandline -f execute
         return
     end
-    set -g __parsec_parses (test $validity -eq 0; and echo true; or echo false)
     if test "$PARSEC_DISABLE" != 1; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
         if string match -q '\?*' -- $line
             __parsec_overridden (string sub -s 2 -- $line) prompt
             __parsec_make_ask (string sub -s 2 -- $line)
         else if string match -qr '^(\\\\|command )' -- $line
             __parsec_overridden (string replace -r '^(\\\\|command )' '' -- $line) command
-        else
+        else if test $validity -eq 0; and not __parsec_unfinished $line
             __parsec_route $line
             or return # the user chose to edit
         end
     end
     commandline -f execute
+end
+
+# Lines fish would not run as they are go to fish, so the classifier only sees complete
+# commands: a syntax error (fish says so itself), a line ending in an odd number of `\` (fish
+# continues it, though `commandline --is-valid` says 1 there) and a block typed over several
+# lines (shell syntax, never prose).
+function __parsec_unfinished --argument-names line
+    set -l tail (string match -r -- '\\\\*$' $line) # the trailing backslashes
+    test (math (string length -- "$tail") % 2) -eq 1; and return 0
+    string match -q -- "*"\n"*" $line
 end
 
 # The user typed again, with an override, a line the daemon had just sorted the other way
@@ -198,6 +210,12 @@ function __parsec_overridden --argument-names line chosen
     set -g __parsec_last_decision ''
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
     __parsec_feedback $line (type -t -- $word 2>/dev/null; or echo none)[1] $chosen
+end
+
+# True when keys are waiting on the terminal. fish cannot poll its input, so one bash does
+# (only before the one-key question, which is rare).
+function __parsec_input_pending
+    command bash --noprofile --norc -c 'read -t 0' 2>/dev/null
 end
 
 function __parsec_ask_daemon --argument-names request --description 'one classify round trip: print the decision'
@@ -222,8 +240,8 @@ function __parsec_route --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
     test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
-    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":%s,"cwd":%s}' \
-        $__parsec_session (__parsec_json "$line") $__parsec_kind $__parsec_parses (__parsec_json "$PWD"))
+    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
+        $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
     set -g __parsec_last_line $line
     set -g __parsec_last_decision $decision
@@ -231,12 +249,14 @@ function __parsec_route --argument-names line
         case prompt
             __parsec_make_ask $line
         case ambiguous
+            # Keys typed ahead are never the answer: then the line runs, as without Parsec.
+            __parsec_input_pending; and return 0
             echo
             read -n 1 -P 'parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit ' -l key
-            switch "$key"
+            switch "$key" # (quoted: `?` alone is a wildcard even in a case)
                 case '' r R
                     __parsec_feedback $line $__parsec_kind command
-                case a A '?'
+                case a A '\?'
                     __parsec_feedback $line $__parsec_kind prompt
                     __parsec_make_ask $line
                 case '*'
@@ -335,7 +355,6 @@ function __parsec_keep_bound --on-event fish_prompt
     string match -q '*__parsec_enter*' -- (bind \r 2>/dev/null); or __parsec_bind_enter
 end
 
-
 # The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
 # session id from it, and so can they: parsec/models/session_ids.py).
 set -gx PARSEC_SESSION $__parsec_session
@@ -362,8 +381,7 @@ function __parsec_search --description 'search the recorded history (parsec sear
 end
 
 set -g __parsec_search_keys
-string match -qr '^[1tT]' -- (set -q PARSEC_SEARCH_BIND_CTRL_R; and echo $PARSEC_SEARCH_BIND_CTRL_R; or echo 1)
-and set -a __parsec_search_keys \cr
+__parsec_switch_on "$PARSEC_SEARCH_BIND_CTRL_R"; and set -a __parsec_search_keys \cr
 set -q PARSEC_SEARCH_KEY; and test -n "$PARSEC_SEARCH_KEY"; and set -a __parsec_search_keys $PARSEC_SEARCH_KEY
 
 function __parsec_bind_search
@@ -382,6 +400,4 @@ __parsec_bind_search
 function __parsec_keep_search_bound --on-event fish_prompt
     set -q __parsec_search_keys[1]; or return 0
     string match -q '*__parsec_search*' -- (bind $__parsec_search_keys[1] 2>/dev/null); or __parsec_bind_search
-end
-
 end

@@ -6,8 +6,8 @@
 # `parsec shell`. docs/hooks.md has the details. Every name starts with __parsec_.
 
 if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
-    && zmodload zsh/datetime zsh/net/socket zsh/system zsh/parameter 2>/dev/null \
-    && zmodload -F zsh/stat b:zstat 2>/dev/null; then # only zstat: a `stat` builtin would shadow the user's
+    && builtin zmodload zsh/datetime zsh/net/socket zsh/system zsh/parameter 2>/dev/null \
+    && builtin zmodload -F zsh/stat b:zstat 2>/dev/null; then # only zstat: a `stat` builtin would shadow the user's
 typeset -g __parsec_loaded=1
 (( ${+__parsec_exclude} )) || typeset -ga __parsec_exclude # set by `parsec init` from the config
 
@@ -29,7 +29,7 @@ export PARSEC_CD_FILE=$__parsec_runtime/cd-$$
 
 # Sets REPLY to $1 as a JSON string literal.
 __parsec_json() {
-    emulate -L zsh
+    builtin emulate -L zsh
     local s=$1 out= c
     s=${s//\\/\\\\}
     s=${s//\"/\\\"}
@@ -52,10 +52,10 @@ __parsec_json() {
 
 __parsec_close() { # [q]
     if [[ ${1-} == q ]]; then
-        [[ -n $__parsec_qfd ]] && exec {__parsec_qfd}>&-
+        [[ -n $__parsec_qfd ]] && builtin exec {__parsec_qfd}>&-
         __parsec_qfd=
     else
-        [[ -n $__parsec_fd ]] && exec {__parsec_fd}>&-
+        [[ -n $__parsec_fd ]] && builtin exec {__parsec_fd}>&-
         __parsec_fd=
         __parsec_started=0
     fi
@@ -69,7 +69,7 @@ __parsec_alive() { # [q]
     [[ ${1-} != q ]] || fd=$__parsec_qfd
     [[ -n $fd ]] || return 1
     while :; do
-        sysread -t 0 -i $fd junk 2>/dev/null
+        builtin sysread -t 0 -i $fd junk 2>/dev/null
         ret=$?
         (( ret == 4 )) && return 0        # nothing to read: open and idle
         (( ret == 0 )) && continue        # a late reply or an error line: drop it
@@ -101,13 +101,13 @@ __parsec_dir_ok() {
         return 0
     fi
     __parsec_refused=1
-    print -ru2 -- "parsec: $dir is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded"
+    builtin print -ru2 -- "parsec: $dir is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded"
     return 1
 }
 
 __parsec_connect() { # [q]
     __parsec_dir_ok || return 1
-    if [[ -S $__parsec_runtime/daemon.sock ]] && zsocket $__parsec_runtime/daemon.sock 2>/dev/null; then
+    if [[ -S $__parsec_runtime/daemon.sock ]] && builtin zsocket $__parsec_runtime/daemon.sock 2>/dev/null; then
         if [[ ${1-} == q ]]; then __parsec_qfd=$REPLY; else __parsec_fd=$REPLY; fi
         return 0
     fi
@@ -135,7 +135,7 @@ __parsec_ready() {
     __parsec_alive || __parsec_connect || return 1
     if (( ! __parsec_started )); then
         __parsec_session_start
-        print -r -- "$REPLY" >&$__parsec_fd 2>/dev/null || { __parsec_close; return 1; }
+        builtin print -r -- "$REPLY" >&$__parsec_fd 2>/dev/null || { __parsec_close; return 1; }
         __parsec_started=1
     fi
 }
@@ -149,13 +149,13 @@ __parsec_send() {
             __parsec_session_start
             first=$REPLY$'\n'
         fi
-        if { print -r -- "$first$1" >&$PARSEC_PTY_FD } 2>/dev/null; then
+        if { builtin print -r -- "$first$1" >&$PARSEC_PTY_FD } 2>/dev/null; then
             typeset -g __parsec_pty_started=1
             return 0
         fi
     fi
     if __parsec_ready; then
-        print -r -- "$1" >&$__parsec_fd 2>/dev/null && return 0
+        builtin print -r -- "$1" >&$__parsec_fd 2>/dev/null && return 0
         __parsec_close
     fi
     __parsec_spool_line "$1"
@@ -171,16 +171,16 @@ __parsec_spool_line() {
         line="$REPLY"$'\n'"$line"
     fi
     sysopen -a -o create,nofollow,cloexec -m 600 -u fd -- $__parsec_spool 2>/dev/null || return 0
-    print -r -u $fd -- "$line" 2>/dev/null
-    exec {fd}>&-
+    builtin print -r -u $fd -- "$line" 2>/dev/null
+    builtin exec {fd}>&-
 }
 
 # A request that needs an answer (classify). Sets REPLY to the reply line; fails fast.
 __parsec_request() {
     __parsec_alive q || __parsec_connect q || { REPLY=; return 1; }
-    print -r -- "$1" >&$__parsec_qfd 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
+    builtin print -r -- "$1" >&$__parsec_qfd 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
     # A late reply would be read as the answer to the next request: drop the connection instead.
-    read -r -t $__parsec_reply_timeout -u $__parsec_qfd REPLY 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
+    builtin read -r -t $__parsec_reply_timeout -u $__parsec_qfd REPLY 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
 }
 
 # ---- routing at Enter --------------------------------------------------------------------------
@@ -209,16 +209,20 @@ __parsec_plain_command() {
     [[ $1 != *[[:space:]]*[^[:space:]]* || $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 
-# Whether $1 parses: assigning a function body parses it without running it. Here-documents
-# would upset the shell's own pending one, so such lines are not checked.
-__parsec_parses() {
-    REPLY=null
-    [[ $1 != *'<<'* ]] || return 0
-    unset 'functions[__parsec_parse_probe]' 2>/dev/null
+# True when zsh would not run $1 as it is: it would ask for more (PS2) or report a parse error.
+# Such a line always goes to the shell, so the classifier only ever sees complete commands.
+# Assigning a function body parses it without running it; it takes a trailing `\` as a literal
+# and `while true`/`until true` without `do` as complete, so those are checked first: an odd
+# number of trailing `\`, or a first word that is a keyword (shell syntax, never prose).
+# Here-documents would upset the shell's own pending one: such lines go to the shell too.
+__parsec_unfinished() {
+    local tail=${1##*[^\\]} # the trailing backslashes
+    (( ${#tail} % 2 == 0 )) && [[ $__parsec_kind != keyword && $1 != *'<<'* ]] || return 0
+    builtin unset 'functions[__parsec_parse_probe]' 2>/dev/null
     { functions[__parsec_parse_probe]=$1 } 2>/dev/null
-    if (( $+functions[__parsec_parse_probe] )); then REPLY=true; else REPLY=false; fi
-    unset 'functions[__parsec_parse_probe]' 2>/dev/null
-    return 0
+    (( $+functions[__parsec_parse_probe] )) || return 0
+    builtin unset 'functions[__parsec_parse_probe]' 2>/dev/null
+    return 1
 }
 
 __parsec_make_ask() {
@@ -235,8 +239,8 @@ __parsec_feedback() { # $1 line, $2 first-word kind, $3 chosen
 
 # Returns 1 when the user chose to edit the line instead of running it.
 __parsec_route() {
-    emulate -L zsh
-    setopt extendedglob
+    builtin emulate -L zsh
+    builtin setopt extendedglob
     local line=$BUFFER
     __parsec_kind= __parsec_routed=
     [[ -z $PREBUFFER ]] || return 0                      # a continuation line
@@ -252,13 +256,11 @@ __parsec_route() {
     __parsec_kind=$REPLY
     [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
     __parsec_plain_command "$line" && return 0
-    __parsec_parses "$line"
-    local parses=$REPLY text
-    # An open compound command or a trailing `|`, `&&`, `\`: zsh asks for the rest (PS2).
-    [[ $parses == false && ( $__parsec_kind == keyword || $line == *[\\\|\&] ) ]] && return 0
+    __parsec_unfinished "$line" && return 0
+    local text
     __parsec_json "$line"; text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$parses,\"cwd\":$REPLY}" || return 0
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY}" || return 0
     [[ $REPLY =~ '"decision": *"([a-z]+)"' ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=$match[1]
     case $match[1] in
@@ -277,12 +279,15 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
     __parsec_feedback "$1" "$REPLY" "$2"
 }
 
-# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it.
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Keys
+# already typed (type-ahead) are never taken as the answer: then the line runs, as it would
+# without Parsec.
 __parsec_ask_key() {
     local key=
-    zle -R "parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit"
-    read -k 1 key
-    zle -R ""
+    (( PENDING == 0 && KEYS_QUEUED_COUNT == 0 )) || return 0
+    builtin zle -R "parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit"
+    builtin read -k 1 key
+    builtin zle -R ""
     case $key in
     ($'\r' | $'\n' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
     (a | A | '?') __parsec_feedback "$1" "$__parsec_kind" prompt; __parsec_make_ask "$1" ;;
@@ -293,7 +298,7 @@ __parsec_ask_key() {
 
 __parsec_accept_line() {
     __parsec_route || return 0
-    zle __parsec_orig_accept_line -- "$@"
+    builtin zle __parsec_orig_accept_line -- "$@"
 }
 
 # ---- recording ---------------------------------------------------------------------------------
@@ -312,14 +317,14 @@ __parsec_preexec() {
     __parsec_line=${1:-$3}
     __parsec_t0=$EPOCHREALTIME
     __parsec_cwd0=$PWD
-    [[ -n ${PARSEC_OSC133-} ]] && print -rn -- $'\e]133;C\a' >/dev/tty 2>/dev/null
+    [[ -n ${PARSEC_OSC133-} ]] && builtin print -rn -- $'\e]133;C\a' >/dev/tty 2>/dev/null
     return 0
 }
 
 __parsec_precmd() {
     local exit_status=$? pipe=("${pipestatus[@]}")
     local now=$EPOCHREALTIME seq=
-    emulate -L zsh
+    builtin emulate -L zsh
     if [[ -n $__parsec_t0 ]]; then
         local line=$__parsec_line
         if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != [[:space:]]* && -n ${line//[[:space:]]/} ]] \
@@ -331,7 +336,7 @@ __parsec_precmd() {
             __parsec_json "$PWD"
             __parsec_send "{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,\"command\":$cmd,\"started_at\":$__parsec_t0,\"finished_at\":$now,\"duration_ms\":${duration%.*},\"exit_status\":$exit_status,\"pipeline_statuses\":[${(j:,:)pipe}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
         fi
-        [[ -n ${PARSEC_OSC133-} ]] && print -rn -- $'\e]133;D;'$exit_status${seq:+;parsec=$__parsec_session:$seq}$'\a' >/dev/tty 2>/dev/null
+        [[ -n ${PARSEC_OSC133-} ]] && builtin print -rn -- $'\e]133;D;'$exit_status${seq:+;parsec=$__parsec_session:$seq}$'\a' >/dev/tty 2>/dev/null
         if [[ $exit_status == 127 && $__parsec_kind == none && -z $__parsec_routed && $line == *[[:alpha:]]' '*[[:alpha:]]* ]]; then
             __parsec_offer_ask "$line"
         fi
@@ -350,14 +355,14 @@ __parsec_offer_ask() {
     __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
     [[ $REPLY =~ '"decision": *"prompt"' ]] || return 0
     local key=
-    print -rn -- $'\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
-    read -s -k 1 key
-    print -rn -- $'\r\e[2K' >&2
+    builtin print -rn -- $'\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
+    builtin read -s -k 1 key
+    builtin print -rn -- $'\r\e[2K' >&2
     [[ $key == [yY] ]] || return 0
     __parsec_feedback "$1" none prompt
     local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${(qq)${1##[[:space:]]#}}"
-    print -s -r -- "$cmd"
-    eval "$cmd"
+    builtin print -s -r -- "$cmd"
+    builtin eval "$cmd"
 }
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
@@ -365,13 +370,13 @@ __parsec_follow_cd() {
     [[ -s $PARSEC_CD_FILE && ! -L $PARSEC_CD_FILE ]] || return 0
     __parsec_dir_ok || return 0
     local dir=
-    { read -r dir <$PARSEC_CD_FILE; : >$PARSEC_CD_FILE } 2>/dev/null
+    { builtin read -r dir <$PARSEC_CD_FILE; : >$PARSEC_CD_FILE } 2>/dev/null
     [[ -n $dir && -d $dir && $dir != $PWD ]] && builtin cd -q -- $dir
     return 0
 }
 
 __parsec_osc_prompt() {
-    print -rn -- $'\e]133;A\a' >/dev/tty 2>/dev/null
+    builtin print -rn -- $'\e]133;A\a' >/dev/tty 2>/dev/null
     [[ $PS1 == *'133;B'* ]] || PS1+=$'%{\e]133;B\a%}'
 }
 
@@ -385,12 +390,12 @@ preexec_functions=(${preexec_functions:#__parsec_preexec} __parsec_preexec)
 
 # Wrap whatever accept-line is now (the builtin, or another plugin's wrapper).
 if [[ ${widgets[accept-line]-} == user:* ]]; then
-    zle -A accept-line __parsec_orig_accept_line
+    builtin zle -A accept-line __parsec_orig_accept_line
 else
-    zle -A .accept-line __parsec_orig_accept_line
+    builtin zle -A .accept-line __parsec_orig_accept_line
 fi
-zle -N accept-line __parsec_accept_line
-[[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
+builtin zle -N accept-line __parsec_accept_line
+if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
 
 
 # The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
@@ -407,27 +412,28 @@ __parsec_search_widget() {
         ${=__parsec_search_args} </dev/tty 2>/dev/tty)
     __parsec_search_args=
     case ${out%%$'\n'*} in
-    run) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; zle accept-line ;;
-    edit) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; zle redisplay ;;
-    *) zle redisplay ;;
+    run) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle accept-line ;;
+    edit) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle redisplay ;;
+    *) builtin zle redisplay ;;
     esac
 }
 __parsec_search_up_widget() { __parsec_search_args="--filter session"; __parsec_search_widget; }
 typeset -g __parsec_search_args=
-zle -N __parsec_search_widget
-zle -N __parsec_search_up_widget
+builtin zle -N __parsec_search_widget
+builtin zle -N __parsec_search_up_widget
 () {
     local map key
     local -a keys
     [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('^R')
     [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
     for map in emacs viins; do
-        for key in $keys; do bindkey -M $map "$key" __parsec_search_widget; done
+        for key in $keys; do builtin bindkey -M $map "$key" __parsec_search_widget; done
         if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
-            bindkey -M $map '^[[A' __parsec_search_up_widget
-            bindkey -M $map '^[OA' __parsec_search_up_widget
+            builtin bindkey -M $map '^[[A' __parsec_search_up_widget
+            builtin bindkey -M $map '^[OA' __parsec_search_up_widget
         fi
     done
+    return 0
 }
 
-fi
+fi # the last status of the rc file is the first prompt's $?: this file ends with 0

@@ -37,13 +37,14 @@ class StoreWriter:
 
     async def flush(self, force: bool = False) -> bool:
         """Rotate the current segment and apply every closed one. True when all reached the store."""
+        self.journal.retry_held()  # records held in memory while the journal could not be written
         if not force and time.monotonic() < self._retry_at:
             return False
         async with self._lock:
             await self.journal.rotate()  # commits what is pending first; no-op when empty
             segments = [str(path) for path in self.journal.closed_segments()]
             if not segments:
-                return True
+                return not self.journal.held_records
             reply = await self._call({"op": "apply", "segments": segments})
             if reply is None:
                 return self._failed()

@@ -83,3 +83,10 @@ def interpret_plan(answer: str) -> str | None:
     word = answer.strip().lower()
     return {"": "accept", "y": "accept", "yes": "accept", "e": "edit", "edit": "edit", "r": "replan", "replan": "replan",
             "q": "abort", "abort": "abort", "n": "abort"}.get(word)
+
+
+def interpret_done(answer: str) -> str | None:
+    """When the model says a step is done without a command: accept / run / skip / abort."""
+    word = answer.strip().lower()
+    return {"": "accept", "y": "accept", "yes": "accept", "r": "run", "run": "run", "n": "run", "no": "run",
+            "s": "skip", "skip": "skip", "q": "abort", "abort": "abort"}.get(word)

@@ -72,7 +72,7 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
                  env: Mapping[str, str] | None = None, cwd: str | None = None, counter: Any = None) -> Any:
     """A WorkflowRunner for a new conversation (`prompt`) or an existing one (`conversation`)."""
     from ..context.engine import ContextEngine
-    from ..privacy.masking import mask
+    from ..privacy.memory import SessionMasker
     from ..providers.keys import scrubbed_environment
     from ..providers.select import resolve_provider
     from .engine import RunOptions, WorkflowRunner
@@ -92,8 +92,11 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
     provider = resolve_provider(settings, provider=provider_name or (conversation.provider if conversation else None) or None,
                                 model=model or (conversation.model if conversation else None) or None,
                                 env=env, on_usage=record_usage)
-    extra = tuple(settings.privacy.extra_patterns)
-    masker = (lambda text: mask(text, extra)) if settings.privacy.mask_secrets else (lambda text: text)
+    # One masker for the whole run: it remembers each secret it masks and the values of
+    # secret-named variables the workflow sees, and the provider's gate masks those values too.
+    masker = SessionMasker(settings.privacy.mask_secrets, tuple(settings.privacy.extra_patterns))
+    masker.remember_environment(env)
+    provider.use_secret_values(masker.values)
     session = None
     if conversation is None:
         session = current_session(store, env, cwd)

@@ -116,3 +116,20 @@ def test_a_broken_store_never_breaks_classification() -> None:
     assert classifier.classify("find all python files").decision == "prompt"
     assert classifier.learn("find all python files", None, "command") is False  # not stored...
     assert classifier.classify("find all python files").decision == "command"  # ...but followed
+
+
+def test_shapes_never_keep_option_values() -> None:
+    classifier = Classifier()
+    assert classifier.shape("mysql -pHunter2secret -u root db") == "mysql <flag> -u root …"
+    assert classifier.shape("deploy --token=abc123 --force now") == "deploy --token=<value> --force now"
+
+
+def test_a_token_in_a_learned_line_is_stored_masked(store) -> None:
+    """Issue 13: a `ghp_…` token typed into an ambiguous line was left in `preferences` in clear."""
+    token = "ghp_" + "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2J3k4"
+    classifier = Classifier(store=store)
+    classifier.learn(f"{token} is my token please keep it", None, "prompt")
+    classifier.learn(f"{token}", None, "command")
+    stored = repr(store.get_preferences("classifier"))
+    assert token not in stored and "[REDACTED:github_token]" in stored
+    assert Classifier(store=store).classify(f"{token}").decision == "command"  # still followed

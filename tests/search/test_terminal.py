@@ -79,13 +79,13 @@ def test_filter_and_mode_keys_and_failed_only(recorder, env, tmp_path) -> None:
 
 
 def test_ctrl_d_forgets_after_asking(recorder, env, tmp_path) -> None:
-    recorder.add("export TOKEN=oops", str(tmp_path), minutes_ago=9)
-    recorder.add("export TOKEN=oops", str(tmp_path), minutes_ago=8)
+    recorder.add("rm -rf build-oops", str(tmp_path), minutes_ago=9)
+    recorder.add("rm -rf build-oops", str(tmp_path), minutes_ago=8)
     recorder.add("echo kept", str(tmp_path), minutes_ago=7)
     child = spawn(env, "--query", "oops", cwd=str(tmp_path))
     child.expect(HELP)
     child.send("\x04")
-    child.expect(r"forget 2 commands matching 'export TOKEN=oops'\? \[y/N\]")
+    child.expect(r"forget 2 commands matching 'rm -rf build-oops'\? \[y/N\]")
     child.send("n")
     child.expect("nothing forgotten")
     child.send("\x04")

@@ -1,0 +1,131 @@
+"""Cases that read the same in bash and zsh (the sh-like syntax both share).
+
+Words the stand-in classifier reacts to: "please" (prose) and "maybe" (ambiguous). A case that
+contains one on a line the shell would continue checks that such a line never reaches it.
+"""
+
+from __future__ import annotations
+
+from .driver import Step, case
+
+LONG = "x" * 3000
+EDITOR_DONE = r"\x1b\[\?2004l"  # the line editor gave the terminal back: the command runs
+
+
+def started(marker: str) -> str:
+    """A wait for `marker` printed by the command (typed split by quotes, so the echo of the
+    typed line does not match)."""
+    return r"[\r\n]" + marker + r"\r\n"
+
+
+SIMPLE = [
+    case("echo", "echo hello"),
+    case("echo words", "echo hello big world"),
+    case("touch", "touch a b c"),
+    case("redirect", "printf '%s\\n' one two > out.txt"),
+    case("append", "echo one > f; echo two >> f"),
+    case("false", "false"),
+    case("exit status", "(exit 3)"),
+    case("assign", "x=5", vars="x"),
+    case("assign two", "x=hello; y=$x-world", vars="x y"),
+    case("mkdir cd", "mkdir sub && cd sub"),
+    case("cd fails", "cd ./no/such/dir"),
+    case("cd dash", "mkdir d1", "cd d1", "cd -"),
+    case("last argument", "echo last-arg", "echo $_ > out"),
+    case("last argument prose-like", "echo some words here", "echo $_ > out"),
+    case("pipe", "echo abc | tr a-c x-z"),
+    case("pipe status", "false | true"),
+    case("and or", "true && echo yes || echo no"),
+    case("not found", "nosuchcommand with args"),
+    case("not found one word", "nosuchcommand"),
+    case("arith", "echo $((6 * 7))"),
+    case("command subst", "echo \"$(echo inner)\" > sub.txt"),
+    case("glob", "touch g1 g2 h1", "echo g*"),
+    case("brace group", "{ echo grouped; echo braces; } > grp"),
+    case("subshell", "(cd /; pwd)"),
+    case("function", "f() { echo \"f:$1\"; }", "f arg"),
+    case("alias", "alias ll='echo LL'", "ll x"),
+    case("export", "export EXPORTED=1", vars="EXPORTED"),
+    case("unset", "x=1", "unset x", vars="x"),
+    case("stderr", "echo to-stderr >&2"),
+    case("comment", "echo visible # hidden"),
+    case("only comment", "# a comment line"),
+    case("semicolons", "echo one; echo two; touch three"),
+    case("background wait", "sleep 0.1 & wait"),
+    case("here string", "tr a-z A-Z <<< 'here string' > hs"),
+    case("heredoc", "cat <<EOF > here.txt", "line one", "EOF"),
+    case("heredoc quoted", "cat <<'EOF'", "$HOME is not expanded", "EOF"),
+    case("heredoc pipe", "cat <<EOF | tr a-z A-Z", "shout", "EOF"),
+    case("empty line", ""),
+    case("blank line", "   "),
+    case("leading space", " echo private"),
+    case("tab in text", "echo $'a\\tb' > tab"),
+    case("quotes", "echo 'single' \"double\" $'ansi\\tc'"),
+    case("escaped", "echo a\\ b\\\"c"),
+    case("semicolon only", ";"),
+    case("syntax error", "echo )"),
+    case("long line", "echo " + LONG + " > long"),
+    case("long words", "echo " + " ".join(["word"] * 600) + " > words"),
+    case("unicode", "echo naïve ☃ 😀 > u8"),
+    case("non-utf8 escape", "printf '\\xff\\xfe\\n' > raw"),
+    case("non-utf8 dir", "mkdir $'d\\xff' && cd $'d\\xff' && touch inside"),
+]
+
+CONTINUATIONS = [
+    case("backslash", "touch aaa \\", "bbb"),
+    case("backslash printf", "printf '%s\\n' one \\", "two > out"),
+    case("backslash maybe", "echo maybe \\", "continued > out"),
+    case("backslash twice", "echo a \\", "b \\", "c > out"),
+    case("double backslash", "echo a\\\\ > out"),
+    case("open double quote", "echo \"open", "close\" > out"),
+    case("open single quote", "echo 'open", "close' > out"),
+    case("open quote maybe", "echo \"maybe", "touch typed\" > out"),
+    case("apostrophe prose", "what's the date", "'"),
+    case("trailing pipe", "echo abc |", "tr a-c x-z > out"),
+    case("trailing and", "true &&", "touch and"),
+    case("trailing or", "false ||", "touch or"),
+    case("trailing pipe maybe", "echo maybe |", "tr a-z A-Z > out"),
+    case("function open", "mkf() {", "touch made", "}", "mkf"),
+    case("function open maybe", "maybe_f() {", "touch made", "}", "maybe_f"),
+    case("function keyword", "function kf {", "echo kf", "}", "kf"),
+    case("if", "if true; then", "touch yes", "fi"),
+    case("if else", "if false", "then touch no", "else touch else", "fi"),
+    case("for", "for i in 1 2 3", "do touch f$i", "done"),
+    case("for maybe", "for maybe in 1 2", "do touch f$maybe", "done"),
+    case("while", "i=0; while [ $i -lt 2 ]", "do i=$((i+1)); touch w$i", "done", vars="i"),
+    case("until", "until true", "do :", "done"),
+    case("case", "case x in", "x) touch matched;;", "esac"),
+    case("brace open", "{", "echo in-brace", "} > out"),
+    case("paren open", "(", "touch in-sub", ")"),
+    case("command subst open", "echo $(", "echo inner", ") > out"),
+    case("continuation then ctrl-c", "echo \"never", "\x03"),
+    case("heredoc then more", "cat <<A; echo after", "body", "A"),
+    case("nested if for", "for i in 1 2; do", "if [ $i = 2 ]; then", "touch two", "fi", "done"),
+]
+
+TYPING = [
+    case("ctrl-c at prompt", "echo partial\x03", "touch after"),
+    case("ctrl-c during command", Step("sh -c \"echo st''arted; exec sleep 30\"\r", wait=started("started")), "\x03"),
+    case("ctrl-u", "echo gone\x15touch kept\r"),
+    case("ctrl-w", "echo one two\x17three > out\r"),
+    case("ctrl-a comment", "touch nothing\x01# \r"),
+    case("backspace", "touch abcd\x7f\x7fx\r"),
+    case("type-ahead", Step("sleep 0.3\r", wait=None), Step("touch ahead\r", wait=None),
+         Step("echo ah''ead-done\r", wait=started("ahead-done")), screen=False),
+    case("type-ahead after maybe", Step("echo maybe now\r", wait=None), Step("touch typed\r", wait=None),
+         Step("echo ty''ped-done\r", wait=started("typed-done")), screen=False),
+    case("type-ahead continuation", Step("echo \"maybe\r", wait=None), Step("x\" > out\r", wait="ps1"), screen=False),
+    case("read from terminal", Step("read -r v\r", wait=EDITOR_DONE), "typed input", vars="v"),
+    case("bracketed paste", "\x1b[200~echo one > p1\recho two > p2\x1b[201~\r"),
+    case("bracketed paste function", "\x1b[200~pf() {\recho pasted\r}\x1b[201~\r", "pf"),
+    case("history bang bang", "echo one > h1", "!!"),
+    case("history last arg", "touch first-file", "echo !$ > out"),
+    case("history caret", "echo aaa > h", "^aaa^bbb"),
+]
+
+ROUTED = [
+    case("prose", "please list the files", routed="please list the files"),
+    case("prose question mark", "?how big is this folder", routed="how big is this folder"),
+    case("forced command", "\\echo please run me"),
+    case("command prefix", "command echo please too"),
+]

@@ -513,9 +513,9 @@ __parsec_search() {
     local out
     out=$(command "${PARSEC_BIN:-parsec}" search --query "$READLINE_LINE" --session-key "$__parsec_session" \
         "${__parsec_search_args[@]}" </dev/tty 2>/dev/tty)
-    bind '"\C-x\C-]g": redraw-current-line'
+    builtin bind '"\C-x\C-]g": redraw-current-line'
     case ${out%%$'\n'*} in
-    run) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE}; bind '"\C-x\C-]g": "\C-m"' ;;
+    run) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE}; builtin bind '"\C-x\C-]g": "\C-m"' ;;
     edit) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE} ;;
     esac
     __parsec_search_args=()
@@ -526,15 +526,15 @@ __parsec_bind_search() {
     [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('\C-r')
     [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
     for map in emacs vi-insert; do
-        bind -m "$map" -x '"\C-x\C-]f": __parsec_search'
-        bind -m "$map" -x '"\C-x\C-]u": __parsec_search_up'
-        bind -m "$map" '"\C-x\C-]g": redraw-current-line'
+        builtin bind -m "$map" -x '"\C-x\C-]f": __parsec_search'
+        builtin bind -m "$map" -x '"\C-x\C-]u": __parsec_search_up'
+        builtin bind -m "$map" '"\C-x\C-]g": redraw-current-line'
         for key in "${keys[@]}"; do
-            bind -m "$map" "\"$key\": \"\C-x\C-]f\C-x\C-]g\""
+            builtin bind -m "$map" "\"$key\": \"\C-x\C-]f\C-x\C-]g\""
         done
         if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
-            bind -m "$map" '"\e[A": "\C-x\C-]u\C-x\C-]g"'
-            bind -m "$map" '"\eOA": "\C-x\C-]u\C-x\C-]g"'
+            builtin bind -m "$map" '"\e[A": "\C-x\C-]u\C-x\C-]g"'
+            builtin bind -m "$map" '"\eOA": "\C-x\C-]u\C-x\C-]g"'
         fi
     done
 }

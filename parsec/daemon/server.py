@@ -287,8 +287,9 @@ class Daemon:
         return m.ok_reply(req.id, session_id=self.recorder.session_id(key=req.session, pid=req.pid))
 
     async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> dict[str, Any]:
-        in_store = await self.writer.flush(force=True)
-        return m.ok_reply(req.id, in_store=in_store, queue_depth=self.journal.depth)
+        in_store = await self.writer.flush_within(self.writer.hung_after_s)
+        return m.ok_reply(req.id, in_store=in_store, queue_depth=self.journal.depth,
+                          **({} if in_store else {"store_problem": self.writer.problem}))
 
     # --- helpers ---------------------------------------------------------------------------
     async def _journal(self, records: Records) -> None:
@@ -347,7 +348,7 @@ class Daemon:
             "records_written": self.writer.written,
             "store_url": self.store_url,
             "store_ok": self.writer.store_ok,
-            "store_problem": None if self.writer.store_ok else self.writer.last_error,
+            "store_problem": self.writer.problem,
             "journal_problem": self.journal.problem,
             "journal_held_records": self.journal.held_records,
             **self.recorder.outputs.describe(),

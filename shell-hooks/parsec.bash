@@ -13,6 +13,10 @@
 # expansion, the clock from EPOCHREALTIME; the FIFOs stay open.
 # Every name starts with __parsec_ (or PARSEC_ for the user's settings).
 
+# Aliases are expanded when a function is defined: ours are defined with none, so an `alias
+# printf=...` made before cannot reach into them; functions that shadow a builtin cannot either
+# (every builtin is called as `builtin ...`, external commands as `command ...`).
+if \builtin shopt -q expand_aliases; then __parsec_aliases=1; \builtin shopt -u expand_aliases; else __parsec_aliases=0; fi
 if [[ $- == *i* && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
     && ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
 __parsec_loaded=1
@@ -56,7 +60,7 @@ __parsec_json() {
         for ((i = 0; i < ${#s}; i++)); do
             c=${s:i:1}
             if [[ $c == [$'\x01'-$'\x1f\x7f'] ]]; then
-                printf -v c '\\u%04x' "'$c"
+                builtin printf -v c '\\u%04x' "'$c"
             fi
             out+=$c
         done
@@ -79,7 +83,7 @@ __parsec_us() { REPLY=${1//[.,]/}; }
 # there; a reply carries the question's id, so a late answer is never taken for the next one.
 
 __parsec_close() {
-    [[ -z $__parsec_fd ]] || exec {__parsec_fd}>&-
+    [[ -z $__parsec_fd ]] || builtin exec {__parsec_fd}>&-
     __parsec_fd=
     __parsec_started=0
 }
@@ -91,7 +95,7 @@ __parsec_autostart() {
     ((EPOCHSECONDS - __parsec_autostart_at >= 60)) || return 0
     __parsec_autostart_at=$EPOCHSECONDS
     local bin=${PARSEC_BIN:-${__parsec_bin:-parsec}} # __parsec_bin: written by `parsec init`
-    type -P "$bin" >/dev/null 2>&1 || [[ -x $bin ]] || return 0
+    builtin type -P "$bin" >/dev/null 2>&1 || [[ -x $bin ]] || return 0
     (command "$bin" daemon start --auto </dev/null >/dev/null 2>&1 &) 2>/dev/null
 }
 
@@ -111,7 +115,7 @@ __parsec_dir_ok() {
         fi
     fi
     __parsec_private=0
-    printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' "$dir" >&2
+    builtin printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' "$dir" >&2
     return 1
 }
 
@@ -126,10 +130,10 @@ __parsec_ready() {
             __parsec_autostart
             return 1
         fi
-        { exec {__parsec_fd}<>"$__parsec_fifo"; } 2>/dev/null || { __parsec_fd=; return 1; }
+        { builtin exec {__parsec_fd}<>"$__parsec_fifo"; } 2>/dev/null || { __parsec_fd=; return 1; }
         __parsec_unread=4 # until it is seen empty: a daemon killed with -9 may have left lines
     fi
-    if ! read -t 0 -u "$__parsec_fd" 2>/dev/null; then
+    if ! builtin read -t 0 -u "$__parsec_fd" 2>/dev/null; then
         __parsec_unread=0
     elif ((__parsec_unread >= 4)); then
         __parsec_autostart
@@ -170,7 +174,7 @@ __parsec_send() {
             __parsec_session_start
             line="$REPLY"$'\n'"$line"
         fi
-        if { printf '%s\n' "$line" >&"$PARSEC_PTY_FD"; } 2>/dev/null; then
+        if { builtin printf '%s\n' "$line" >&"$PARSEC_PTY_FD"; } 2>/dev/null; then
             __parsec_pty_started=1
             return 0
         fi
@@ -180,11 +184,11 @@ __parsec_send() {
         if ((!__parsec_started)); then
             __parsec_session_start
             if __parsec_fits "$REPLY"$'\n'"$line"; then line="$REPLY"$'\n'"$line"
-            elif __parsec_fits "$REPLY"; then printf '%s\n' "$REPLY" >&"$__parsec_fd" && ((++__parsec_unread))
+            elif __parsec_fits "$REPLY"; then builtin printf '%s\n' "$REPLY" >&"$__parsec_fd" && ((++__parsec_unread))
             fi
             __parsec_started=1
         fi
-        if { printf '%s\n' "$line" >&"$__parsec_fd"; } 2>/dev/null; then
+        if { builtin printf '%s\n' "$line" >&"$__parsec_fd"; } 2>/dev/null; then
             ((++__parsec_unread))
             return 0
         fi
@@ -200,11 +204,11 @@ __parsec_spool_line() {
     [[ ! -L $__parsec_spool ]] || return 0
     if [[ ! -e $__parsec_spool ]]; then
         [[ -d ${__parsec_spool%/*} ]] || command mkdir -m 700 -- "${__parsec_spool%/*}" 2>/dev/null
-        (umask 077 && : >>"$__parsec_spool") 2>/dev/null # once per file: a mode bash can set
+        (builtin umask 077 && : >>"$__parsec_spool") 2>/dev/null # once per file: a mode bash can set
         __parsec_session_start
         line="$REPLY"$'\n'"$line"
     fi
-    { printf '%s\n' "$line" >>"$__parsec_spool"; } 2>/dev/null
+    { builtin printf '%s\n' "$line" >>"$__parsec_spool"; } 2>/dev/null
 }
 
 # A record whose command is in a file of its own (`command_file`, $1), written raw from
@@ -214,7 +218,7 @@ __parsec_spool_text() {
     local text=${__parsec_spool%/*}/$1
     [[ -d ${__parsec_spool%/*} ]] || command mkdir -m 700 -- "${__parsec_spool%/*}" 2>/dev/null
     [[ ! -e $text && ! -L $text ]] || return 0
-    (umask 077 && printf '%s' "$__parsec_lines" >"$text") 2>/dev/null || return 0
+    (builtin umask 077 && builtin printf '%s' "$__parsec_lines" >"$text") 2>/dev/null || return 0
     __parsec_spool_line "$2"
 }
 
@@ -222,12 +226,12 @@ __parsec_spool_text() {
 __parsec_reply_ready() {
     if [[ -n $__parsec_rfd ]]; then
         [[ $__parsec_reply -ef /dev/fd/$__parsec_rfd ]] && return 0
-        exec {__parsec_rfd}>&-
+        builtin exec {__parsec_rfd}>&-
         __parsec_rfd=
     fi
     [[ -e $__parsec_reply || -L $__parsec_reply ]] || command mkfifo -m 600 -- "$__parsec_reply" 2>/dev/null
     [[ -p $__parsec_reply && ! -L $__parsec_reply && -O $__parsec_reply ]] || return 1
-    { exec {__parsec_rfd}<>"$__parsec_reply"; } 2>/dev/null || { __parsec_rfd=; return 1; }
+    { builtin exec {__parsec_rfd}<>"$__parsec_reply"; } 2>/dev/null || { __parsec_rfd=; return 1; }
 }
 
 # A request that needs an answer (classify). Sets REPLY to the reply line; fails fast: it gets
@@ -238,10 +242,10 @@ __parsec_request() {
     __parsec_fits "$1" && __parsec_ready && __parsec_reply_ready || return 1
     if ((__parsec_unanswered && __parsec_unread)); then return 1; fi
     local id=$((++__parsec_qid))
-    { printf '%s\n' "{\"id\":$id,\"reply_to\":\"${__parsec_reply##*/}\",${1#\{}" >&"$__parsec_fd"; } 2>/dev/null || { __parsec_close; return 1; }
+    { builtin printf '%s\n' "{\"id\":$id,\"reply_to\":\"${__parsec_reply##*/}\",${1#\{}" >&"$__parsec_fd"; } 2>/dev/null || { __parsec_close; return 1; }
     ((++__parsec_unread))
     # Answers to earlier questions that timed out come first: skip them.
-    while read -r -t "$__parsec_reply_timeout" -u "$__parsec_rfd" REPLY 2>/dev/null; do
+    while builtin read -r -t "$__parsec_reply_timeout" -u "$__parsec_rfd" REPLY 2>/dev/null; do
         [[ ! $REPLY =~ \"id\":\ ?${id}[,}] ]] || { __parsec_unanswered=0; return 0; }
     done
     __parsec_unanswered=1
@@ -262,10 +266,10 @@ __parsec_first_word() {
     elif [[ $word == [A-Za-z_]*([A-Za-z0-9_])=* ]]; then REPLY=builtin # an assignment
     elif [[ -n ${BASH_ALIASES[$word]+x} ]]; then REPLY='alias'
     elif [[ $word == @(if|then|else|elif|fi|case|esac|for|select|while|until|do|done|function|time|'{'|'}'|'!'|'[['|coproc) ]]; then REPLY=keyword
-    elif declare -F -- "$word" >/dev/null 2>&1; then REPLY=function
+    elif builtin declare -F -- "$word" >/dev/null 2>&1; then REPLY=function
     elif [[ $__parsec_builtins == *" $word "* ]]; then REPLY=builtin
     elif [[ $word == */* ]]; then [[ -x $word && ! -d $word ]] && REPLY='file'
-    elif type -P -- "$word" >/dev/null 2>&1; then REPLY='file'
+    elif builtin type -P -- "$word" >/dev/null 2>&1; then REPLY='file'
     fi
     return 0
 }
@@ -288,10 +292,10 @@ __parsec_unfinished() {
     local tail=${1##*[!\\]} # the trailing backslashes
     ((${#tail} % 2 == 0)) || return 0
     [[ ${1//\$\{/} != *\}* && $1 != *'<<'* ]] || return 0
-    if { eval "__parsec_parse_probe() {
+    if { builtin eval "__parsec_parse_probe() {
 $1
 }"; } 2>/dev/null; then
-        unset -f __parsec_parse_probe 2>/dev/null
+        builtin unset -f __parsec_parse_probe 2>/dev/null
         return 1
     fi
     return 0
@@ -314,7 +318,7 @@ __parsec_feedback() { # $1 line, $2 first-word kind, $3 chosen
 __parsec_route() {
     local line=$READLINE_LINE
     if [[ ${__parsec_accept_bound:-1} != 1 ]]; then
-        bind '"\C-x\C-]\C-a": accept-line'
+        builtin bind '"\C-x\C-]\C-a": accept-line'
         __parsec_accept_bound=1
     fi
     # A command is running (PS0 has fired): this Enter belongs to its `read -e`, not to us.
@@ -369,13 +373,13 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
 # without Parsec. The question shows the line (readline has taken it off the screen).
 __parsec_ask_key() {
     local key='' shown=${1//$'\n'/ }
-    if read -t 0 -u 0 2>/dev/null; then
+    if builtin read -t 0 -u 0 2>/dev/null; then
         return 0
     fi
     ((${#shown} <= 60)) || shown="${shown:0:57}..."
-    printf '\r\n\e[2mparsec: %s\n  command or question?  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' "$shown" >&2
-    read -rsn1 key
-    printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
+    builtin printf '\r\n\e[2mparsec: %s\n  command or question?  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' "$shown" >&2
+    builtin read -rsn1 key
+    builtin printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
     case $key in
     '' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
     a | A | '?')
@@ -383,8 +387,8 @@ __parsec_ask_key() {
         __parsec_make_ask "$1"
         ;;
     *) # edit: keep the line, do not accept it
-        unset __parsec_lines
-        bind '"\C-x\C-]\C-a": redraw-current-line'
+        builtin unset __parsec_lines
+        builtin bind '"\C-x\C-]\C-a": redraw-current-line'
         __parsec_accept_bound=0
         ;;
     esac
@@ -413,12 +417,14 @@ __parsec_precmd() {
     if [[ -n ${__parsec_t0+x} && -n ${__parsec_lines+x} ]]; then
         __parsec_record "$status" "$now" "${pipe[*]}"
     elif [[ -n ${PARSEC_OSC133-} ]]; then
-        printf '\e]133;D\a' >/dev/tty 2>/dev/null
+        builtin printf '\e]133;D\a' >/dev/tty 2>/dev/null
     fi
-    unset __parsec_t0 __parsec_lines
+    builtin unset __parsec_t0 __parsec_lines
     [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
     __parsec_follow_cd
-    return "$status"
+    # The command's status for what runs next in PROMPT_COMMAND; under `set -e` a non-zero
+    # return would end the shell (bash restores $? for the prompt itself).
+    [[ $- == *e* ]] || return "$status"
 }
 
 __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
@@ -445,7 +451,7 @@ __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
         if [[ -n $long ]]; then __parsec_spool_text "$long" "$record"; else __parsec_send "$record"; fi
     fi
     if [[ -n ${PARSEC_OSC133-} ]]; then
-        printf '\e]133;D;%s%s\a' "$1" "${seq:+;parsec=$__parsec_session:$seq}" >/dev/tty 2>/dev/null
+        builtin printf '\e]133;D;%s%s\a' "$1" "${seq:+;parsec=$__parsec_session:$seq}" >/dev/tty 2>/dev/null
     fi
     if [[ $1 == 127 && $__parsec_kind == none && $line == *[[:alpha:]]\ *[[:alpha:]]* && -z $__parsec_routed ]]; then
         __parsec_offer_ask "$line"
@@ -460,15 +466,15 @@ __parsec_offer_ask() {
     __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"prompt\" ]] || return 0
     local key=
-    printf '\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
-    read -rsn1 key
-    printf '\r\e[2K' >&2
+    builtin printf '\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
+    builtin read -rsn1 key
+    builtin printf '\r\e[2K' >&2
     [[ $key == [yY] ]] || return 0
     __parsec_feedback "$1" none prompt
     local text=${1#"${1%%[![:space:]]*}"}
     local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${text@Q}"
-    history -s -- "$cmd"
-    eval "$cmd"
+    builtin history -s -- "$cmd"
+    builtin eval "$cmd"
 }
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
@@ -476,13 +482,13 @@ __parsec_follow_cd() {
     [[ -s $PARSEC_CD_FILE && ! -L $PARSEC_CD_FILE ]] || return 0
     __parsec_dir_ok || return 0
     local dir=
-    { read -r dir <"$PARSEC_CD_FILE"; : >"$PARSEC_CD_FILE"; } 2>/dev/null
+    { builtin read -r dir <"$PARSEC_CD_FILE"; : >"$PARSEC_CD_FILE"; } 2>/dev/null
     [[ -n $dir && -d $dir && $dir != "$PWD" ]] && { builtin cd -- "$dir" || return 0; }
     return 0
 }
 
 __parsec_osc_prompt() {
-    printf '\e]133;A\a' >/dev/tty 2>/dev/null
+    builtin printf '\e]133;A\a' >/dev/tty 2>/dev/null
     [[ $PS1 == *'133;B'* ]] || PS1+='\[\e]133;B\a\]'
 }
 
@@ -491,7 +497,7 @@ __parsec_osc_prompt() {
 # both for its functions). Runs at every prompt and every Enter, so a later
 # `PROMPT_COMMAND=...` in an rc file or a prompt tool that put itself in front is repaired.
 __parsec_hook_in() {
-    if declare -F __bp_precmd_invoke_cmd >/dev/null; then
+    if builtin declare -F __bp_precmd_invoke_cmd >/dev/null; then
         [[ " ${precmd_functions[*]-} " == *" __parsec_precmd "* ]] || precmd_functions=(__parsec_precmd "${precmd_functions[@]}")
         __parsec_pc_without
     elif [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
@@ -536,12 +542,58 @@ PS0=${PS0-}$__parsec_ps0
 __parsec_hook_in
 
 for __parsec_map in emacs vi-insert vi-command; do
-    bind -m "$__parsec_map" -x '"\C-x\C-]\C-r": __parsec_route'
-    bind -m "$__parsec_map" '"\C-x\C-]\C-a": accept-line'
-    bind -m "$__parsec_map" '"\C-m": "\C-x\C-]\C-r\C-x\C-]\C-a"'
-    bind -m "$__parsec_map" '"\C-j": "\C-x\C-]\C-r\C-x\C-]\C-a"'
+    # `"$_"`: the handler's last argument is the line's `$_`, so `$_` stays what the user had.
+    # shellcheck disable=SC2016
+    builtin bind -m "$__parsec_map" -x '"\C-x\C-]\C-r": __parsec_route "$_"'
+    builtin bind -m "$__parsec_map" '"\C-x\C-]\C-a": accept-line'
+    builtin bind -m "$__parsec_map" '"\C-m": "\C-x\C-]\C-r\C-x\C-]\C-a"'
+    builtin bind -m "$__parsec_map" '"\C-j": "\C-x\C-]\C-r\C-x\C-]\C-a"'
 done
-unset __parsec_map
+builtin unset __parsec_map
 if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
 
-fi # the last status of the rc file is the first prompt's $?: this file ends with 0
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# The key runs two internal sequences: the first calls __parsec_search (bind -x), which binds the
+# second to Enter (so the chosen line goes through the same Enter path as a typed one: routing,
+# recording) or to a redraw. [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another.
+__parsec_search() {
+    local out
+    out=$(command "${PARSEC_BIN:-parsec}" search --query "$READLINE_LINE" --session-key "$__parsec_session" \
+        "${__parsec_search_args[@]}" </dev/tty 2>/dev/tty)
+    builtin bind '"\C-x\C-]g": redraw-current-line'
+    case ${out%%$'\n'*} in
+    run) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE}; builtin bind '"\C-x\C-]g": "\C-m"' ;;
+    edit) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE} ;;
+    esac
+    __parsec_search_args=()
+}
+__parsec_search_up() { __parsec_search_args=(--filter session); __parsec_search; }
+__parsec_bind_search() {
+    local map key keys=()
+    [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('\C-r')
+    [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
+    for map in emacs vi-insert; do
+        builtin bind -m "$map" -x '"\C-x\C-]f": __parsec_search'
+        builtin bind -m "$map" -x '"\C-x\C-]u": __parsec_search_up'
+        builtin bind -m "$map" '"\C-x\C-]g": redraw-current-line'
+        for key in "${keys[@]}"; do
+            builtin bind -m "$map" "\"$key\": \"\C-x\C-]f\C-x\C-]g\""
+        done
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bind -m "$map" '"\e[A": "\C-x\C-]u\C-x\C-]g"'
+            builtin bind -m "$map" '"\eOA": "\C-x\C-]u\C-x\C-]g"'
+        fi
+    done
+}
+__parsec_search_args=()
+__parsec_bind_search
+
+fi
+if ((__parsec_aliases)); then \builtin shopt -s expand_aliases; fi
+\builtin unset __parsec_aliases # the last status of the rc file is the first prompt's $?: 0

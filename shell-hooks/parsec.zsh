@@ -7,8 +7,8 @@
 # `parsec shell`. docs/hooks.md has the details. Every name starts with __parsec_.
 
 if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
-    && zmodload zsh/datetime zsh/system zsh/zselect zsh/parameter 2>/dev/null \
-    && zmodload -F zsh/stat b:zstat 2>/dev/null; then # only zstat: a `stat` builtin would shadow the user's
+    && builtin zmodload zsh/datetime zsh/system zsh/zselect zsh/parameter 2>/dev/null \
+    && builtin zmodload -F zsh/stat b:zstat 2>/dev/null; then # only zstat: a `stat` builtin would shadow the user's
 typeset -g __parsec_loaded=1
 (( ${+__parsec_exclude} )) || typeset -ga __parsec_exclude # set by `parsec init` from the config
 
@@ -31,7 +31,7 @@ export PARSEC_CD_FILE=$__parsec_runtime/cd-$$
 
 # Sets REPLY to $1 as a JSON string literal.
 __parsec_json() {
-    emulate -L zsh
+    builtin emulate -L zsh
     local s=$1 out= c
     s=${s//\\/\\\\}
     s=${s//\"/\\\"}
@@ -59,7 +59,7 @@ __parsec_json() {
 # there; a reply carries the question's id, so a late answer is never taken for the next one.
 
 __parsec_close() {
-    [[ -n $__parsec_fd ]] && exec {__parsec_fd}>&-
+    [[ -n $__parsec_fd ]] && builtin exec {__parsec_fd}>&-
     __parsec_fd=
     __parsec_started=0
     return 0
@@ -84,11 +84,11 @@ __parsec_dir_ok() {
     local dir=$__parsec_runtime
     local -A st
     [[ -e $dir || -L $dir ]] || command mkdir -m 700 -- $dir 2>/dev/null
-    if zstat -L -H st -- $dir 2>/dev/null && (( st[uid] == EUID && (st[mode] & 8#170777) == 8#040700 )); then
+    if builtin zstat -L -H st -- $dir 2>/dev/null && (( st[uid] == EUID && (st[mode] & 8#170777) == 8#040700 )); then
         return 0
     fi
     __parsec_refused=1
-    print -ru2 -- "parsec: $dir is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded"
+    builtin print -ru2 -- "parsec: $dir is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded"
     return 1
 }
 
@@ -104,10 +104,10 @@ __parsec_ready() {
             __parsec_autostart
             return 1
         fi
-        sysopen -rw -o nonblock,nofollow,cloexec -u __parsec_fd -- $__parsec_fifo 2>/dev/null || { __parsec_fd=; return 1 }
+        builtin sysopen -rw -o nonblock,nofollow,cloexec -u __parsec_fd -- $__parsec_fifo 2>/dev/null || { __parsec_fd=; return 1 }
         __parsec_unread=4 # until it is seen empty: a daemon killed with -9 may have left lines
     fi
-    if ! zselect -a ready -t 0 -r $__parsec_fd 2>/dev/null; then
+    if ! builtin zselect -a ready -t 0 -r $__parsec_fd 2>/dev/null; then
         __parsec_unread=0
     elif (( __parsec_unread >= 4 )); then
         __parsec_autostart
@@ -147,7 +147,7 @@ __parsec_send() {
             __parsec_session_start
             first=$REPLY$'\n'
         fi
-        if { print -r -- "$first$1" >&$PARSEC_PTY_FD } 2>/dev/null; then
+        if { builtin print -r -- "$first$1" >&$PARSEC_PTY_FD } 2>/dev/null; then
             typeset -g __parsec_pty_started=1
             return 0
         fi
@@ -157,11 +157,11 @@ __parsec_send() {
         if (( ! __parsec_started )); then
             __parsec_session_start
             if __parsec_fits "$REPLY"$'\n'"$line"; then line=$REPLY$'\n'$line
-            elif __parsec_fits "$REPLY"; then syswrite -o $__parsec_fd -- "$REPLY"$'\n' 2>/dev/null && (( ++__parsec_unread ))
+            elif __parsec_fits "$REPLY"; then builtin syswrite -o $__parsec_fd -- "$REPLY"$'\n' 2>/dev/null && (( ++__parsec_unread ))
             fi
             __parsec_started=1
         fi
-        if syswrite -o $__parsec_fd -- "$line"$'\n' 2>/dev/null; then
+        if builtin syswrite -o $__parsec_fd -- "$line"$'\n' 2>/dev/null; then
             (( ++__parsec_unread ))
             return 0
         fi
@@ -179,9 +179,9 @@ __parsec_spool_line() {
         __parsec_session_start
         line="$REPLY"$'\n'"$line"
     fi
-    sysopen -a -o create,nofollow,cloexec -m 600 -u fd -- $__parsec_spool 2>/dev/null || return 0
-    print -r -u $fd -- "$line" 2>/dev/null
-    exec {fd}>&-
+    builtin sysopen -a -o create,nofollow,cloexec -m 600 -u fd -- $__parsec_spool 2>/dev/null || return 0
+    builtin print -r -u $fd -- "$line" 2>/dev/null
+    builtin exec {fd}>&-
 }
 
 # A record whose command is in a file of its own (`command_file`, $1), written raw from
@@ -190,9 +190,9 @@ __parsec_spool_text() {
     local fd
     __parsec_dir_ok || return 0
     [[ -d ${__parsec_spool:h} ]] || command mkdir -m 700 -- ${__parsec_spool:h} 2>/dev/null
-    sysopen -w -o create,excl,nofollow,cloexec -m 600 -u fd -- ${__parsec_spool:h}/$1 2>/dev/null || return 0
-    print -rn -u $fd -- "$__parsec_line" 2>/dev/null
-    exec {fd}>&-
+    builtin sysopen -w -o create,excl,nofollow,cloexec -m 600 -u fd -- ${__parsec_spool:h}/$1 2>/dev/null || return 0
+    builtin print -rn -u $fd -- "$__parsec_line" 2>/dev/null
+    builtin exec {fd}>&-
     __parsec_spool_line "$2"
 }
 
@@ -200,12 +200,12 @@ __parsec_spool_text() {
 __parsec_reply_ready() {
     if [[ -n $__parsec_rfd ]]; then
         [[ $__parsec_reply -ef /dev/fd/$__parsec_rfd ]] && return 0
-        exec {__parsec_rfd}>&-
+        builtin exec {__parsec_rfd}>&-
         __parsec_rfd=
     fi
     [[ -e $__parsec_reply || -L $__parsec_reply ]] || command mkfifo -m 600 -- $__parsec_reply 2>/dev/null
     [[ -p $__parsec_reply && ! -L $__parsec_reply && -O $__parsec_reply ]] || return 1
-    sysopen -rw -o nofollow,cloexec -u __parsec_rfd -- $__parsec_reply 2>/dev/null || { __parsec_rfd=; return 1 }
+    builtin sysopen -rw -o nofollow,cloexec -u __parsec_rfd -- $__parsec_reply 2>/dev/null || { __parsec_rfd=; return 1 }
 }
 
 # A request that needs an answer (classify). Sets REPLY to the reply line; fails fast: it gets
@@ -216,10 +216,10 @@ __parsec_request() {
     __parsec_fits "$1" && __parsec_ready && __parsec_reply_ready || return 1
     (( __parsec_unanswered && __parsec_unread )) && return 1
     local id=$(( ++__parsec_qid ))
-    syswrite -o $__parsec_fd -- "{\"id\":$id,\"reply_to\":\"${__parsec_reply:t}\",${1#\{}"$'\n' 2>/dev/null || return 1
+    builtin syswrite -o $__parsec_fd -- "{\"id\":$id,\"reply_to\":\"${__parsec_reply:t}\",${1#\{}"$'\n' 2>/dev/null || return 1
     (( ++__parsec_unread ))
     # Answers to earlier questions that timed out come first: skip them.
-    while read -r -t $__parsec_reply_timeout -u $__parsec_rfd REPLY 2>/dev/null; do
+    while builtin read -r -t $__parsec_reply_timeout -u $__parsec_rfd REPLY 2>/dev/null; do
         [[ $REPLY =~ "\"id\": ?${id}[,}]" ]] && { __parsec_unanswered=0; return 0 }
     done
     __parsec_unanswered=1
@@ -262,10 +262,10 @@ __parsec_plain_command() {
 __parsec_unfinished() {
     local tail=${1##*[^\\]} # the trailing backslashes
     (( ${#tail} % 2 == 0 )) && [[ $__parsec_kind != keyword && $1 != *'<<'* ]] || return 0
-    unset 'functions[__parsec_parse_probe]' 2>/dev/null
+    builtin unset 'functions[__parsec_parse_probe]' 2>/dev/null
     { functions[__parsec_parse_probe]=$1 } 2>/dev/null
     (( $+functions[__parsec_parse_probe] )) || return 0
-    unset 'functions[__parsec_parse_probe]' 2>/dev/null
+    builtin unset 'functions[__parsec_parse_probe]' 2>/dev/null
     return 1
 }
 
@@ -283,8 +283,8 @@ __parsec_feedback() { # $1 line, $2 first-word kind, $3 chosen
 
 # Returns 1 when the user chose to edit the line instead of running it.
 __parsec_route() {
-    emulate -L zsh
-    setopt extendedglob
+    builtin emulate -L zsh
+    builtin setopt extendedglob
     local line=$BUFFER
     __parsec_kind= __parsec_routed=
     [[ -z $PREBUFFER ]] || return 0                      # a continuation line
@@ -330,9 +330,9 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
 __parsec_ask_key() {
     local key=
     (( PENDING == 0 && KEYS_QUEUED_COUNT == 0 )) || return 0
-    zle -R "parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit"
-    read -k 1 key
-    zle -R ""
+    builtin zle -R "parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit"
+    builtin read -k 1 key
+    builtin zle -R ""
     case $key in
     ($'\r' | $'\n' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
     (a | A | '?') __parsec_feedback "$1" "$__parsec_kind" prompt; __parsec_make_ask "$1" ;;
@@ -343,7 +343,7 @@ __parsec_ask_key() {
 
 __parsec_accept_line() {
     __parsec_route || return 0
-    zle __parsec_orig_accept_line -- "$@"
+    builtin zle __parsec_orig_accept_line -- "$@"
 }
 
 # ---- recording ---------------------------------------------------------------------------------
@@ -362,14 +362,14 @@ __parsec_preexec() {
     __parsec_line=${1:-$3}
     __parsec_t0=$EPOCHREALTIME
     __parsec_cwd0=$PWD
-    [[ -n ${PARSEC_OSC133-} ]] && print -rn -- $'\e]133;C\a' >/dev/tty 2>/dev/null
+    [[ -n ${PARSEC_OSC133-} ]] && builtin print -rn -- $'\e]133;C\a' >/dev/tty 2>/dev/null
     return 0
 }
 
 __parsec_precmd() {
     local exit_status=$? pipe=("${pipestatus[@]}")
     local now=$EPOCHREALTIME seq=
-    emulate -L zsh
+    builtin emulate -L zsh
     if [[ -n $__parsec_t0 ]]; then
         local line=$__parsec_line
         if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != [[:space:]]* && $line == *[^[:space:]]* ]] \
@@ -387,7 +387,7 @@ __parsec_precmd() {
             local record="{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,$cmd,\"started_at\":$__parsec_t0,\"finished_at\":$now,\"duration_ms\":${duration%.*},\"exit_status\":$exit_status,\"pipeline_statuses\":[${(j:,:)pipe}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
             if [[ -n $long ]]; then __parsec_spool_text $long "$record"; else __parsec_send "$record"; fi
         fi
-        [[ -n ${PARSEC_OSC133-} ]] && print -rn -- $'\e]133;D;'$exit_status${seq:+;parsec=$__parsec_session:$seq}$'\a' >/dev/tty 2>/dev/null
+        [[ -n ${PARSEC_OSC133-} ]] && builtin print -rn -- $'\e]133;D;'$exit_status${seq:+;parsec=$__parsec_session:$seq}$'\a' >/dev/tty 2>/dev/null
         if [[ $exit_status == 127 && $__parsec_kind == none && -z $__parsec_routed && $line == *[[:alpha:]]' '*[[:alpha:]]* ]]; then
             __parsec_offer_ask "$line"
         fi
@@ -406,14 +406,14 @@ __parsec_offer_ask() {
     __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
     [[ $REPLY =~ '"decision": *"prompt"' ]] || return 0
     local key=
-    print -rn -- $'\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
-    read -s -k 1 key
-    print -rn -- $'\r\e[2K' >&2
+    builtin print -rn -- $'\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
+    builtin read -s -k 1 key
+    builtin print -rn -- $'\r\e[2K' >&2
     [[ $key == [yY] ]] || return 0
     __parsec_feedback "$1" none prompt
     local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${(qq)${1##[[:space:]]#}}"
-    print -s -r -- "$cmd"
-    eval "$cmd"
+    builtin print -s -r -- "$cmd"
+    builtin eval "$cmd"
 }
 
 # `parsec ask` leaves the workflow's final directory in PARSEC_CD_FILE; follow it.
@@ -421,13 +421,13 @@ __parsec_follow_cd() {
     [[ -s $PARSEC_CD_FILE && ! -L $PARSEC_CD_FILE ]] || return 0
     __parsec_dir_ok || return 0
     local dir=
-    { read -r dir <$PARSEC_CD_FILE; : >$PARSEC_CD_FILE } 2>/dev/null
+    { builtin read -r dir <$PARSEC_CD_FILE; : >$PARSEC_CD_FILE } 2>/dev/null
     [[ -n $dir && -d $dir && $dir != $PWD ]] && builtin cd -q -- $dir
     return 0
 }
 
 __parsec_osc_prompt() {
-    print -rn -- $'\e]133;A\a' >/dev/tty 2>/dev/null
+    builtin print -rn -- $'\e]133;A\a' >/dev/tty 2>/dev/null
     [[ $PS1 == *'133;B'* ]] || PS1+=$'%{\e]133;B\a%}'
 }
 
@@ -441,11 +441,50 @@ preexec_functions=(${preexec_functions:#__parsec_preexec} __parsec_preexec)
 
 # Wrap whatever accept-line is now (the builtin, or another plugin's wrapper).
 if [[ ${widgets[accept-line]-} == user:* ]]; then
-    zle -A accept-line __parsec_orig_accept_line
+    builtin zle -A accept-line __parsec_orig_accept_line
 else
-    zle -A .accept-line __parsec_orig_accept_line
+    builtin zle -A .accept-line __parsec_orig_accept_line
 fi
-zle -N accept-line __parsec_accept_line
+builtin zle -N accept-line __parsec_accept_line
 if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
+
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# Enter accepts through the accept-line widget (ours: routing and recording as for a typed line).
+# [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
+__parsec_search_widget() {
+    local out
+    out=$(command ${PARSEC_BIN:-parsec} search --query "$BUFFER" --session-key "$__parsec_session" \
+        ${=__parsec_search_args} </dev/tty 2>/dev/tty)
+    __parsec_search_args=
+    case ${out%%$'\n'*} in
+    run) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle accept-line ;;
+    edit) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle redisplay ;;
+    *) builtin zle redisplay ;;
+    esac
+}
+__parsec_search_up_widget() { __parsec_search_args="--filter session"; __parsec_search_widget; }
+typeset -g __parsec_search_args=
+builtin zle -N __parsec_search_widget
+builtin zle -N __parsec_search_up_widget
+() {
+    local map key
+    local -a keys
+    [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('^R')
+    [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
+    for map in emacs viins; do
+        for key in $keys; do builtin bindkey -M $map "$key" __parsec_search_widget; done
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bindkey -M $map '^[[A' __parsec_search_up_widget
+            builtin bindkey -M $map '^[OA' __parsec_search_up_widget
+        fi
+    done
+    return 0
+}
 
 fi # the last status of the rc file is the first prompt's $?: this file ends with 0

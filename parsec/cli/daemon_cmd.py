@@ -95,11 +95,20 @@ def _render_status(status: dict) -> str:
         f"connections    {status['connections']}",
         f"requests       {status['requests_served']}",
         f"queue depth    {status['queue_depth']}",
-        f"store          {status['store_url']} ({'ok' if status['store_ok'] else 'not written yet' if not status['last_error'] else 'failing'})",
+        f"store          {status['store_url']} ({_store_state(status)})",
+        f"journal        {status.get('journal_problem') or 'ok'}",
+        f"pending output {status.get('pending_output_bytes', 0)} bytes held, {status.get('outputs_dropped', 0)} outputs dropped "
+        f"({status.get('output_bytes_dropped', 0)} bytes) over [daemon] max_pending_output_bytes",
         f"last error     {status['last_error'] or '-'}",
         f"jobs           {jobs}",
     ]
     return "\n".join(lines)
+
+
+def _store_state(status: dict) -> str:
+    if status["store_ok"]:
+        return "ok"
+    return status.get("store_problem") or ("not written yet" if not status["last_error"] else "failing")
 
 
 def _duration(seconds: float) -> str:

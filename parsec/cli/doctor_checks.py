@@ -40,11 +40,19 @@ def _check_store(settings) -> Check:
     try:
         from ..store import open_store
 
+        from ..store.health import probe_write
+
         store = open_store(url, busy_timeout_ms=settings.store.busy_timeout_ms,
                            connect_timeout_s=settings.store.connect_timeout_s)
-        store.close()
-        return Check("store", "ok", f"reachable and migrated ({_safe_url(url)})")
+        try:
+            probe_write(store)  # a full or read-only disk still opens and reads
+        finally:
+            store.close()
+        return Check("store", "ok", f"reachable, migrated and writable ({_safe_url(url)})")
     except Exception as err:
+        if str(err).startswith("store not writable"):
+            return Check("store", "fail", str(err), "free space on that disk, or make it writable; "
+                         "the daemon keeps what it records in its journal meanwhile")
         return Check("store", "fail", f"{_safe_url(url)}: {err}",
                      "check [store] url, that the server runs, and that the directory is writable")
 
@@ -100,7 +108,12 @@ def _check_daemon() -> Check:
     try:
         with DaemonClient.connect(timeout=1.0) as client:
             status = client.request({"type": "status"})
-        return Check("daemon", "ok", f"running (pid {status.get('pid')}, version {status.get('version')})")
+        running = f"running (pid {status.get('pid')}, version {status.get('version')})"
+        problem = status.get("store_problem")
+        if problem:
+            return Check("daemon", "fail", f"{running}; {problem}; {status.get('queue_depth')} records wait in its journal",
+                         "free space on that disk, or make it writable; they flow in without a restart")
+        return Check("daemon", "ok", running)
     except Exception as err:
         return Check("daemon", "warn", f"not reachable ({err})", "parsec daemon start")
 

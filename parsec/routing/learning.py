@@ -22,7 +22,6 @@ from .scoring import Analysis
 NAMESPACE = "classifier"
 CHOICES = ("command", "prompt")
 LITERAL_ARGS = 3  # arguments kept in the shape; the rest only count
-_LITERAL_KINDS = ("word", "flag")
 
 _OLD_KEY = re.compile(r"^\S*\|[dwfpqo]*\|(\d|4\+)(\|s)?$")  # the coarse shapes of earlier versions
 
@@ -33,13 +32,25 @@ def shape_key(analysis: Analysis) -> str:
     """The readable shape learned choices are stored under, e.g. 'watch the logs', 'kill <number>'."""
     parts = [bare(analysis.head) or analysis.head.lower()]
     for word, kind in zip(analysis.args[:LITERAL_ARGS], analysis.arg_kinds):
-        literal = kind in _LITERAL_KINDS and len(word.text) <= 40
-        parts.append((bare(word.text) if kind == "word" else word.text) if literal else f"<{kind}>")
+        parts.append(_readable(word.text, kind))
     if len(analysis.arg_kinds) > LITERAL_ARGS:
         parts.append("…")
     if analysis.lexed and (analysis.lexed.operators or analysis.lexed.substitution):
         parts.append("| …")
     return " ".join(parts)
+
+
+def _readable(text: str, kind: str) -> str:
+    """An argument as it appears in a shape: plain words and options as typed, the rest as a
+    placeholder. Option values never appear (`--password=<value>`, `-pSECRET` → `<flag>`)."""
+    if kind == "word" and len(text) <= 40:
+        return bare(text)
+    if kind == "flag":
+        if text.startswith("--"):
+            name, eq, _ = text.partition("=")
+            return name + ("=<value>" if eq else "") if len(name) <= 40 else "<flag>"
+        return text if len(text) <= 3 else "<flag>"  # -la, -m; not -pSECRET
+    return f"<{kind}>"
 
 
 def _masked(text: str) -> str:
@@ -71,6 +82,8 @@ class Preferences:
                 self._choices[key] = choice
 
     def get(self, key: str) -> str | None:
+        if not self._choices:  # the common case: nothing learned, nothing to mask on the hot path
+            return None
         return self._choices.get(_masked(key))
 
     def remember(self, key: str, text: str, choice: str) -> bool:
@@ -95,6 +108,7 @@ class Preferences:
             count = len(self._choices)
             self._choices = {}
         else:
+            key = _masked(key)  # stored masked (see remember)
             count = int(self._choices.pop(key, None) is not None)
         if self._store is not None:
             count = self._store.delete_preferences(NAMESPACE, key)

@@ -29,7 +29,7 @@ from .lexer import Lexed, Word, lex
 from .lexicon import ENGLISH_WORDS
 from .shell_facts import WRAPPERS, PathIndex, resolve
 from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
-from .usage import unexpected_words
+from .usage import ENGLISH_GRAMMAR, unexpected_words
 from .vocabulary import KNOWN_COMMANDS
 from .word_odds import WORD_ODDS
 
@@ -51,6 +51,7 @@ _SLASH_WORDS = re.compile(r"^[A-Za-z]{2,}(/[A-Za-z]{2,})+$")
 PROGRAM_DIRS = frozenset("bin sbin scripts script tools tool build out dist target vendor node_modules src test tests hack ci util utils usr opt local libexec lib dev venv env".split())
 # Words of the man-page lexicon that are program names: no vowel (`btrfs`, `cf`) or a `ctl` end.
 _PROGRAM_LIKE = re.compile(r"^[^aeiouy]+$|ctl$")
+_CAMEL_CASE = re.compile(r"[a-z][A-Z]")  # VBoxManage, PowerShell: a program's name, not a sentence's start
 # (weight per occurrence, cap on the total) for each kind of argument
 ARG_WEIGHTS: dict[str, tuple[float, float]] = {
     "flag": (-1.5, -4.5),
@@ -141,6 +142,8 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
         analysis.add(1.2, f"'{word}' joins words with '/' (it is no path to a program)")
     elif word[:1] in "./~" or "/" in word:
         analysis.add(-2.0, f"'{word}' is a path to a program")
+    elif word[:1].isupper() and len(word) >= 6 and _CAMEL_CASE.search(word) and is_plain_word(word):
+        analysis.add(-1.0, f"'{word}' is written like a program name (VBoxManage)")
     elif word[:1].isupper() and word[1:].islower() and is_plain_word(word):
         analysis.add(1.5, f"starts with the capitalised word '{bare(word)}', not a command")
     elif word[:1].isupper() and is_plain_word(word):
@@ -237,6 +240,9 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
         analysis.add(total, f"{kind} arguments")
     if free_text:
         analysis.add(-2.0, f"'{analysis.head}' takes free text as its arguments")
+        return
+    if analysis.head in ENGLISH_GRAMMAR:
+        analysis.add(-1.0, f"'{analysis.head}' has a grammar of English words")
         return
     plain = [w.text for w, k in zip(args, kinds) if k == "word"]
     weights = [function_word_weight(w) for w in plain]

@@ -27,7 +27,7 @@ def arg_kind(word: Word) -> str:
     if not text:
         return "name"
     if text[0] == "-" and len(text) > 1 and text != "--":
-        return "flag" if not text[1:].isdigit() else "number"
+        return "flag" if not text[1:].isdigit() or len(text) == 2 else "number"  # `ls -1`, `telnet -4`
     if _ASSIGNMENT.match(text):
         return "assignment"
     if _URL.match(text):

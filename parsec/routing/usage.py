@@ -38,6 +38,9 @@ def unexpected_words(head: str, words: list[str], kinds: list[str]) -> list[str]
             and w.lower() not in allowed]
 
 
+# Their own grammar is made of English words (`ufw allow from 10.0.0.0/8 to any port 22`, `ip a
+# show up`, `consul kv put key value`): function words there are syntax, not a sentence.
+ENGLISH_GRAMMAR = frozenset("ufw ip tc nft bridge consul nmcli iw bluetoothctl".split())
 # They take variable names, NAME=value assignments and options, nothing else.
 NAMES_ONLY = frozenset("export unset local readonly declare typeset".split())
 # They need a source and a destination (`cp a b`); one plain word is half a command.

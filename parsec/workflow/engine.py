@@ -12,35 +12,26 @@ import contextlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ParsecError
 from ..models.base import utcnow
-from ..models.text import TruncatedText
 from ..models.workflow import (
-    Approval, CommandAttempt, Conversation, ConversationStatus, StepStatus, WorkflowPlan, WorkflowStepState,
+    Approval, Conversation, ConversationStatus, ModelExchange, StepStatus, WorkflowPlan, WorkflowStepState,
 )
+from .execution import ExecutionSteps
+from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan
 from .quickstart import REQUEST_SETTLE_S, planning_messages, run_later, when_request_sent
 from .schemas import CommandCandidate, meets
-from .shell import PersistentShell, ShellResult
+from .shell import PersistentShell
 from .stepgen import ask_step, request_overhead, step_request
-
-if TYPE_CHECKING:
-    from .risk import RiskVerdict
 
 # Needed once the plan is back, not before the planning request: imported in the methods that
 # use them (and in the background while the model thinks, see _warm_up).
 AFTER_PLAN_MODULES = ("parsec.workflow.gate", "parsec.workflow.risk", "parsec.workflow.results",
                       "parsec.workflow.handoff", "bashlex", "rich.console")
-
-ERROR_TAIL_BYTES = 2000
-EXPLAIN_REQUEST = (
-    "Explain `{command}` part by part for the user deciding whether to run it: each program, flag, "
-    "pipe and redirection, what it will read or change, and what could go wrong. Plain text, at "
-    "most 150 words, no commands to run instead."
-)
 
 
 class WorkflowPaused(ParsecError):
@@ -70,7 +61,10 @@ class RunOptions:
     shell: str | None = None
 
 
-class WorkflowRunner:
+class WorkflowRunner(GateSteps, ExecutionSteps):
+    """The life cycle: planning, the step loop, the end; the gate (gatekeeping.py) and running
+    commands, retries and recovery (execution.py) are its other two parts."""
+
     def __init__(self, conversation: Conversation, *, store: Any, provider: Any, context: Any, ui: Any,
                  options: RunOptions, session: Any = None) -> None:
         self.conversation = conversation
@@ -176,6 +170,7 @@ class WorkflowRunner:
         with self._waiting("Planning"):
             name, plan = make_plan(self.provider, messages, max_steps=self.options.max_plan_steps, remark=remark,
                                    previous=previous, exchanges=conversation.planning_exchanges)
+        conversation.planning_exchanges[-1:] = [self._masked(e) for e in conversation.planning_exchanges[-1:]]
         if previous is None:
             conversation.name = clean_name(name, conversation.original_prompt)
         conversation.set_plan(plan)
@@ -268,7 +263,7 @@ class WorkflowRunner:
                     self._warn_once(warning)
                 with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
                     reply, exchange = ask_step(self.provider, step_request(messages, shell=shell_name, extra=extra))
-                state.exchanges.append(exchange)
+                state.exchanges.append(self._masked(exchange))
                 extra = ""
                 if reply.done and not reply.candidates:
                     if self._commands_run(state) == 0:
@@ -317,269 +312,6 @@ class WorkflowRunner:
                 return
             extra = self._after_run(state, result)
 
-    def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> str:
-        """Show a candidate and ask; returns run / alternative / skip / abort (the attempt is recorded)."""
-        from .risk import assess
-
-        shell = self._shell()
-        verdict = assess(candidate.command, cwd=shell.cwd, home=shell.env.get("HOME"))
-        if state.status != StepStatus.command_suggested:
-            state.transition(StepStatus.command_suggested)
-        attempt = CommandAttempt(
-            suggested_command=self.options.mask(candidate.command), command=self.options.mask(candidate.command),
-            explanation=self.options.mask(candidate.explanation), risk_level=verdict.level,
-            risk_reasons=verdict.reasons, cwd=shell.cwd,
-        )
-        state.command_attempts.append(attempt)
-        self.save()
-        self.ui.show_candidate(candidate, verdict, alternatives=remaining)
-        command, approval, verdict = self._decide(candidate, verdict)
-        if approval is None:  # alternative / skip / abort: recorded as declined
-            attempt.approval = Approval.declined
-            if command == "skip":
-                state.transition(StepStatus.skipped, by_user=True)
-            elif command == "abort":
-                state.transition(StepStatus.aborted, by_user=True)
-                reason = (f"declined a {verdict.level}-risk command under --yes"
-                          + ("" if self.options.auto_level == "medium" else f"={self.options.auto_level}")
-                          if self.options.auto_yes else "aborted by the user")
-                self.conversation.error = reason
-                self.conversation.transition(ConversationStatus.aborted)
-            self.save()
-            if command == "abort":
-                self.ui.say(f"Stopped: {self.conversation.error}", style="yellow")
-            return command
-        attempt.approval = approval
-        if approval == Approval.edited:
-            attempt.command = self.options.mask(command)
-            attempt.risk_level, attempt.risk_reasons = verdict.level, verdict.reasons
-        self._pending_command = command
-        self.save()
-        return "run"
-
-    def _decide(self, candidate: CommandCandidate, verdict: RiskVerdict) -> tuple[str, Approval | None, RiskVerdict]:
-        """(command to run, approval, its verdict) or (alternative|skip|abort, None, verdict).
-
-        An edited command goes back through the gate with its own verdict: editing `ls` into
-        `rm -rf ~` must still need an explicit yes."""
-        from . import gate
-        from .risk import assess
-
-        if self.options.auto_yes:
-            decision = gate.auto_decision(verdict, up_to=self.options.auto_level)
-            if decision.choice == gate.Choice.run:
-                return candidate.command, Approval.auto_approved, verdict
-            self.ui.say(decision.message, style="red")
-            return "abort", None, verdict
-        shown = candidate
-        while True:
-            decision = gate.interpret(self.ui.ask(gate.prompt_for(verdict)), verdict)
-            if decision.choice == gate.Choice.run:
-                edited = shown.command != candidate.command
-                return shown.command, Approval.edited if edited else Approval.approved, verdict
-            if decision.choice == gate.Choice.edit:
-                text = self.ui.edit(shown.command).strip()
-                if text and text != shown.command:
-                    shell = self._shell()
-                    shown = CommandCandidate(command=text, explanation="edited by you")
-                    verdict = assess(text, cwd=shell.cwd, home=shell.env.get("HOME"))
-                    self.ui.show_candidate(shown, verdict)
-                continue
-            if decision.choice == gate.Choice.explain:
-                self._explain(shown, verdict)
-                continue
-            if decision.choice == gate.Choice.ask_again:
-                self.ui.say(decision.message, style="yellow")
-                continue
-            return decision.choice.value, None, verdict
-
-    def _explain(self, candidate: CommandCandidate, verdict: RiskVerdict) -> None:
-        """`x` at the gate: what Parsec knows at once (the explanation, the risk reasons), then the
-        model's part-by-part explanation, streamed as it arrives. The request is the step's
-        messages plus this exchange, fitted to the budget (compaction, then truncation) as every
-        conversation-style list is."""
-        from ..models.chat import ChatMessage
-
-        self.ui.explain(candidate, verdict)
-        command = self.options.mask(candidate.command)
-        messages = [*self._step_messages, ChatMessage(role="assistant", content=command),
-                    ChatMessage(role="user", content=EXPLAIN_REQUEST.format(command=command))]
-        deltas = None
-        try:
-            deltas = self.provider.stream(self.context.fit_messages(messages), purpose="explain")
-            self.ui.stream_text(deltas)
-        except ParsecError as err:  # the local explanation above stands on its own
-            self.ui.say(f"(the model could not explain it: {err})", style="yellow")
-        except KeyboardInterrupt:  # Ctrl-C stops the explanation only; the question comes back
-            self.ui.say("\n(explanation stopped)", style="yellow")
-        finally:
-            close = getattr(deltas, "close", None)
-            if close is not None:
-                close()
-
-    def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
-        from .results import artifacts_between, environment_changes, take_snapshot
-
-        shell = self._shell()
-        command = self._pending_command
-        state.transition(StepStatus.running)
-        attempt.started_at = utcnow()
-        self.save()
-        before_cwd, before_env = shell.cwd, dict(shell.env)
-        before_files = take_snapshot(before_cwd)
-        out, stdin_fd = self.ui.command_streams()
-        result = shell.run(command, timeout=self.options.command_timeout_s or None, echo=out, stdin_fd=stdin_fd,
-                           detached_input=stdin_fd is None)
-        self.executed_commands.append(command)
-        attempt.executed = True
-        attempt.exit_status = result.exit_status
-        attempt.duration_ms = result.duration_ms
-        attempt.finished_at = utcnow()
-        attempt.interrupted = result.interrupted or result.timed_out
-        attempt.output = TruncatedText.from_output(self.options.mask(result.output), self.options.output_limit)
-        # The same directory before and after, even when the command moved (`mkdir p && cd p`
-        # makes p where it started).
-        after_files = take_snapshot(before_cwd)
-        index = state.step.index
-        for artifact in artifacts_between(before_files, after_files, index):
-            if artifact not in state.artifacts_produced:
-                state.artifacts_produced.append(artifact)
-        state.environment_changes.extend(
-            environment_changes(before_cwd, result.cwd, before_env, result.env, index, mask=self.options.mask))
-        self.save()
-        return result
-
-    @staticmethod
-    def _commands_run(state: WorkflowStepState) -> int:
-        return sum(1 for attempt in state.command_attempts if attempt.executed)
-
-    def _after_run(self, state: WorkflowStepState, result: ShellResult) -> str:
-        """Decide what follows a run; returns extra instructions for the next model call, which
-        sees the results and says whether the step is done."""
-        attempt = state.command_attempts[-1]
-        if result.interrupted or result.timed_out:
-            what = "timed out" if result.timed_out else "was interrupted (Ctrl-C)"
-            self._fail(state, attempt, f"The command `{attempt.command}` {what}.")
-            problem = f"The command {what}."
-            return self._recover(state, problem, on_retry=f"The user asked to retry after: {problem} "
-                                                          "Suggest the command again (or a better one).")
-        if result.exit_status == 0:
-            return ""
-        self._fail(state, attempt, None)
-        if state.retries < self.options.max_retries:
-            state.retries += 1
-            self.save()
-            self.ui.say(f"Exit status {result.exit_status}: asking for a fix "
-                        f"(retry {state.retries}/{self.options.max_retries})", style="yellow")
-            return "The previous command failed: see error_context, and suggest a corrected command."
-        return self._recover(state, f"Exit status {result.exit_status} after {state.retries} retries.",
-                             on_retry="The user asked to retry: suggest a corrected command.")
-
-    def _fail(self, state: WorkflowStepState, attempt: CommandAttempt, message: str | None) -> None:
-        tail = attempt.output.render()[-ERROR_TAIL_BYTES:] if attempt.output else ""
-        state.error_context = message or (
-            f"The command `{attempt.command}` exited with status {attempt.exit_status}.\nOutput (tail):\n{tail}")
-        state.transition(StepStatus.failed)
-        self.save()
-
-    def _recover(self, state: WorkflowStepState, problem: str, *, on_retry: str) -> str:
-        """retry / skip / abort after a failure the automatic retries did not fix, a Ctrl-C, or a
-        step that will not end; returns the instruction for the next model call: `on_retry` when
-        the user retries, nothing otherwise."""
-        from . import gate
-
-        if not self.ui.interactive:
-            state.transition(StepStatus.aborted, by_user=True)
-            self.conversation.error = f"step {state.step.index + 1}: {problem}"
-            self.conversation.transition(ConversationStatus.aborted)
-            self.save()
-            return ""
-        while True:
-            choice = gate.interpret_recovery(self.ui.ask(f"{problem} [r]etry  [s]kip  [q] abort > "))
-            if choice is not None:
-                break
-        if choice == "skip":
-            state.transition(StepStatus.skipped, by_user=True)
-        elif choice == "abort":
-            state.transition(StepStatus.aborted, by_user=True)
-            self.conversation.error = "aborted by the user"
-            self.conversation.transition(ConversationStatus.aborted)
-        else:
-            state.retries = 0
-        self.save()
-        return on_retry if choice == "retry" else ""
-
-    def _done_without_command(self, state: WorkflowStepState, summary: str) -> str:
-        """The model judges the step done and nothing ran: show its reason; the user may agree
-        (accept), disagree (run: ask for a command) or skip / abort. Under --yes: accept."""
-        from . import gate
-
-        reason = summary.strip() or "(the model gave no reason)"
-        self.ui.say(f"Step {state.step.index + 1} looks done already, without a command: {reason}", style="cyan")
-        if not self.ui.interactive:
-            return "accept"
-        while True:
-            choice = gate.interpret_done(self.ui.ask("[Enter] agree  [r]un it anyway  [s]kip  [q] abort > "))
-            if choice is not None:
-                break
-        if choice == "skip":
-            state.transition(StepStatus.skipped, by_user=True)
-        elif choice == "abort":
-            state.transition(StepStatus.aborted, by_user=True)
-            self.conversation.error = "aborted by the user"
-            self.conversation.transition(ConversationStatus.aborted)
-        if choice in ("skip", "abort"):
-            self.save()
-        return choice
-
-    def _complete(self, state: WorkflowStepState, summary: str) -> None:
-        commands = [a.command for a in state.command_attempts if a.succeeded]
-        if self._commands_run(state) == 0:
-            reason = summary.strip() or "(no reason given)"
-            achievement = f"Step {state.step.index + 1}: done without a command: {reason}"
-        else:
-            achievement = f"Step {state.step.index + 1}: {summary or state.step.description}"
-        if commands:
-            achievement += f" ({'; '.join(commands[-3:])})"
-        state.transition(StepStatus.complete)
-        state.error_context = None
-        self.conversation.context_summary.key_achievements.append(self.options.mask(achievement))
-        self.save()
-
-    def _recover_after_crash(self, state: WorkflowStepState) -> None:
-        """A step left `running` by a crash or a provider failure. Either its command finished
-        (exit status recorded) and only the model's confirmation is missing: the step goes on
-        and the model is asked, with the result. Or Parsec stopped while the command ran: the
-        attempt is interrupted, may have partly run, and the model is told so."""
-        if state.status != StepStatus.running or not state.command_attempts:
-            return
-        last = state.command_attempts[-1]
-        if last.exit_status is not None:
-            return  # command finished, model not yet confirmed: ask it
-        last.executed = last.started_at is not None or last.executed  # it started: it may have done part
-        last.interrupted = True
-        if last.approval is None:
-            last.approval = Approval.declined
-        state.error_context = (f"Parsec stopped while `{last.command}` ran; it was interrupted and may have "
-                               "partly run: check what it did before running it again.")
-        state.transition(StepStatus.failed)
-        self.save()
-
-    def _close_open_attempt_if_unrun(self) -> None:
-        index = self.conversation.current_step_index()
-        if index is not None:
-            state = self.conversation.steps[index]
-            if state.command_attempts and state.command_attempts[-1].approval is None:
-                state.command_attempts[-1].approval = Approval.declined
-
-    def _close_open_attempt(self, state: WorkflowStepState) -> None:
-        if state.command_attempts:
-            last = state.command_attempts[-1]
-            if last.approval is None:
-                last.approval = Approval.declined
-            elif last.exit_status is None:
-                last.interrupted = True
-
     # --- the end ---------------------------------------------------------------------------
     def _finish(self) -> None:
         conversation = self.conversation
@@ -610,6 +342,15 @@ class WorkflowRunner:
             if final_cwd != self.conversation.working_directory and self.conversation.status == ConversationStatus.finished:
                 write_final_directory(final_cwd, self.options.env)
         append_history(self.executed_commands, self.options.env)
+
+    def _masked(self, exchange: ModelExchange) -> ModelExchange:
+        """An exchange as it may be stored: the messages (the provider's gate masks what goes out,
+        after they were recorded) and the reply through the run's masker."""
+        messages = []
+        for message in exchange.messages:
+            masked = self.options.mask(message.content)
+            messages.append(message if masked == message.content else message.model_copy(update={"content": masked}))
+        return exchange.model_copy(update={"messages": messages, "reply": self.options.mask(exchange.reply)})
 
     def _warn_once(self, warning: str) -> None:
         if warning not in self._warned:

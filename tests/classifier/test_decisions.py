@@ -244,3 +244,14 @@ def test_prose_shapes_are_not_run(classifier: Classifier, line: str) -> None:
 )
 def test_the_same_syntax_in_commands_still_runs(classifier: Classifier, line: str) -> None:
     assert classifier.classify(line).decision == "command", classifier.classify(line)
+
+
+# Issue 16: commands whose sub-commands are English words, and programs that cannot be resolved
+# but are written like program names, are not sent to the model.
+@pytest.mark.parametrize(
+    "line",
+    ["ip a show up", "ufw allow from 192.168.1.0/24 to any port 22", "sudo ufw allow in on eth0 to any port 80",
+     "consul kv put key value", "VBoxManage list vms", "sudo ufw status verbose"],
+)
+def test_commands_with_english_sub_commands_are_not_sent_to_the_model(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "command", classifier.classify(line)

@@ -118,6 +118,12 @@ def test_a_broken_store_never_breaks_classification() -> None:
     assert classifier.classify("find all python files").decision == "command"  # ...but followed
 
 
+def test_shapes_never_keep_option_values() -> None:
+    classifier = Classifier()
+    assert classifier.shape("mysql -pHunter2secret -u root db") == "mysql <flag> -u root …"
+    assert classifier.shape("deploy --token=abc123 --force now") == "deploy --token=<value> --force now"
+
+
 def test_a_token_in_a_learned_line_is_stored_masked(store) -> None:
     """Issue 13: a `ghp_…` token typed into an ambiguous line was left in `preferences` in clear."""
     token = "ghp_" + "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2J3k4"

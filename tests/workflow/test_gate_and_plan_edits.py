@@ -67,3 +67,11 @@ def test_bad_plan_edits_say_why(edit: str) -> None:
 def test_last_step_cannot_be_dropped() -> None:
     with pytest.raises(ValueError):
         edit_plan(["only"], "d 1")
+
+
+@pytest.mark.parametrize("answer,choice", [("", "accept"), ("y", "accept"), ("r", "run"), ("no", "run"),
+                                           ("s", "skip"), ("q", "abort"), ("maybe", None)])
+def test_a_step_judged_done_without_a_command(answer: str, choice: str | None) -> None:
+    from parsec.workflow.gate import interpret_done
+
+    assert interpret_done(answer) == choice

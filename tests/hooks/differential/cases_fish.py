@@ -104,7 +104,7 @@ CONTINUATIONS = [
 
 TYPING = [
     case("ctrl-c at prompt", "echo partial\x03", "touch after"),
-    case("ctrl-c during command", Step("echo st''arted; sleep 30\r", wait=started("started")), "\x03"),
+    case("ctrl-c during command", Step("sh -c \"echo st''arted; exec sleep 30\"\r", wait=started("started")), "\x03"),
     case("ctrl-u", "echo gone\x15touch kept\r"),
     case("ctrl-w", "echo one two\x17three > out\r"),
     case("backspace", "touch abcd\x7f\x7fx\r"),

@@ -31,6 +31,8 @@ SIMPLE = [
     case("mkdir cd", "mkdir sub && cd sub"),
     case("cd fails", "cd ./no/such/dir"),
     case("cd dash", "mkdir d1", "cd d1", "cd -"),
+    case("last argument", "echo last-arg", "echo $_ > out"),
+    case("last argument prose-like", "echo some words here", "echo $_ > out"),
     case("pipe", "echo abc | tr a-c x-z"),
     case("pipe status", "false | true"),
     case("and or", "true && echo yes || echo no"),
@@ -103,7 +105,7 @@ CONTINUATIONS = [
 
 TYPING = [
     case("ctrl-c at prompt", "echo partial\x03", "touch after"),
-    case("ctrl-c during command", Step("echo st''arted; sleep 30\r", wait=started("started")), "\x03"),
+    case("ctrl-c during command", Step("sh -c \"echo st''arted; exec sleep 30\"\r", wait=started("started")), "\x03"),
     case("ctrl-u", "echo gone\x15touch kept\r"),
     case("ctrl-w", "echo one two\x17three > out\r"),
     case("ctrl-a comment", "touch nothing\x01# \r"),

@@ -68,7 +68,7 @@ class Results:
         try:
             return self._compare_group(sandbox, base, kind, group, ids, classified)
         except Exception as exc:  # noqa: BLE001 - a harness failure fails the group's cases, not the run
-            broken = Case("harness", [], note=f"{type(exc).__name__}: {exc}"[:3000])
+            broken = Case("harness", [], note=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}")
             return {i: Outcome(broken, None, None) for i in ids}
 
     def _compare_group(self, sandbox, base, kind, group, ids, classified):
@@ -110,7 +110,7 @@ def differences(o: Outcome) -> list[str]:
         if "ASKED<" in "\n".join(b.screen):
             found.append("the bare shell ran the ask stand-in")
         for key in ("pwd", "flags"):
-            if b.state.get(key) != h.state.get(key):
+            if "ended" not in b.state and b.state.get(key) != h.state.get(key):  # (set -e: not found ends bash)
                 found.append(f"{key}: bare {b.state.get(key)!r} hooked {h.state.get(key)!r}")
         return found
     if b.waits != h.waits:

@@ -135,7 +135,7 @@ __parsec_ready() {
     fi
     if ! builtin read -t 0 -u "$__parsec_fd" 2>/dev/null; then
         __parsec_unread=0
-    elif ((__parsec_unread >= 4)); then
+    elif [[ ${1-} != q ]] && ((__parsec_unread >= 4)); then # q: a question, see __parsec_request
         __parsec_autostart
         return 1
     fi
@@ -235,11 +235,12 @@ __parsec_reply_ready() {
 }
 
 # A request that needs an answer (classify). Sets REPLY to the reply line; fails fast: it gets
-# PARSEC_HOOK_TIMEOUT seconds to answer, and after a question that timed out the daemon is not
-# asked again until it has read the FIFO.
+# PARSEC_HOOK_TIMEOUT seconds to answer. Lines waiting in the shared FIFO (other shells') do not
+# stop a question, but after one that timed out the daemon is not asked again until it has read
+# the FIFO.
 __parsec_request() {
     REPLY=
-    __parsec_fits "$1" && __parsec_ready && __parsec_reply_ready || return 1
+    __parsec_fits "$1" && __parsec_ready q && __parsec_reply_ready || return 1
     if ((__parsec_unanswered && __parsec_unread)); then return 1; fi
     local id=$((++__parsec_qid))
     { builtin printf '%s\n' "{\"id\":$id,\"reply_to\":\"${__parsec_reply##*/}\",${1#\{}" >&"$__parsec_fd"; } 2>/dev/null || { __parsec_close; return 1; }

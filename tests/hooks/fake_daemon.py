@@ -79,8 +79,11 @@ class FakeDaemon:
                 continue
             *lines, buffer = buffer.split(b"\n")
             for raw in lines:
-                reply = self._handle(raw)
-                name = json.loads(raw).get("reply_to") if reply else None
+                try:  # as the real daemon: bytes that are not UTF-8 become U+FFFD, a bad line is skipped
+                    reply = self._handle(raw.decode("utf-8", "replace"))
+                    name = json.loads(raw.decode("utf-8", "replace")).get("reply_to") if reply else None
+                except ValueError:
+                    continue
                 if name:
                     write_reply(self.runtime / "reply" / name, (json.dumps(reply) + "\n").encode())
 
@@ -105,7 +108,7 @@ class FakeDaemon:
         finally:
             conn.close()
 
-    def _handle(self, raw: bytes) -> dict | None:
+    def _handle(self, raw: bytes | str) -> dict | None:
         msg = json.loads(raw)
         with self.lock:
             self.messages.append(msg)

@@ -10,7 +10,10 @@ directories, ~12% failures) it measures:
 - `parsec sessions` end to end;
 - `parsec prune` removing the older half (retention 30 days) while another process keeps
   recording one command every 10 ms: the prune's total time and the writer's longest stall;
-- `parsec import zsh` of --import-lines lines of EXTENDED_HISTORY into a fresh store (median of 3).
+- `parsec import zsh` of --import-lines lines of EXTENDED_HISTORY into a fresh store (median of 3);
+- the interactive search and `parsec history --search` against Atuin on the same history
+  (bench/history_search.py: open to first frame, keystroke to redraw, search end to end; skip
+  with --no-search; `python bench/history_search.py DATA_HOME` runs it alone on a kept store).
 """
 
 from __future__ import annotations
@@ -186,6 +189,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--import-lines", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="Keep the work directory here.")
+    parser.add_argument("--no-search", action="store_true", help="Skip the search figures against Atuin.")
+    parser.add_argument("--e2e-rows", type=int, default=200_000, help="History size for the search against Atuin.")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-history-"))
@@ -199,6 +204,11 @@ def main() -> None:
                    XDG_RUNTIME_DIR=str(workdir / "run"), PYTHONPATH=str(ROOT))
         parsec = [sys.executable, "-m", "parsec.cli.entry"]
         cwd = dirs[37]
+
+        if not args.no_search:
+            from history_search import run as run_search
+
+            run_search(Path(url.removeprefix("sqlite:///")), env, parsec, args.runs, args.e2e_rows, workdir)
 
         timed = time_processes({
             "baseline": [sys.executable, "-c", "pass"],

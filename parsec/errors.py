@@ -24,6 +24,11 @@ class StoreUnavailable(StoreError):
     """The store is unreachable right now (e.g. PostgreSQL down); writers spool and retry."""
 
 
+class StoreNotWritable(StoreUnavailable):
+    """The store's disk is full or read-only: a fault of the storage, never of the records, so the
+    journal keeps them and the writer retries until the store takes them."""
+
+
 class SchemaTooNew(StoreError):
     """The database was written by a newer Parsec; it is left untouched."""
 

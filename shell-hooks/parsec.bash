@@ -98,14 +98,15 @@ __parsec_alive() { # [q]
     return 0
 }
 
-# Starts the daemon in the background, at most once a minute, silently.
+# Starts the daemon in the background, at most once a minute, silently; never after the user's
+# `parsec daemon stop` (its marker lasts until `parsec daemon start` or a reboot).
 __parsec_autostart() {
-    [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* ]] || return 0
+    [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* && ! -e $__parsec_runtime/daemon.stopped ]] || return 0
     ((EPOCHSECONDS - __parsec_autostart_at >= 60)) || return 0
     __parsec_autostart_at=$EPOCHSECONDS
-    local bin=${PARSEC_BIN:-parsec}
+    local bin=${PARSEC_BIN:-${__parsec_bin:-parsec}} # __parsec_bin: written by `parsec init`
     builtin type -P "$bin" >/dev/null 2>&1 || [[ -x $bin ]] || return 0
-    (command "$bin" daemon start </dev/null >/dev/null 2>&1 &) 2>/dev/null
+    (command "$bin" daemon start --auto </dev/null >/dev/null 2>&1 &) 2>/dev/null
 }
 
 # True when the runtime directory is a real directory (not a symlink), ours, mode 0700; it is
@@ -518,6 +519,48 @@ for __parsec_map in emacs vi-insert vi-command; do
 done
 builtin unset __parsec_map
 if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
+
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# The key runs two internal sequences: the first calls __parsec_search (bind -x), which binds the
+# second to Enter (so the chosen line goes through the same Enter path as a typed one: routing,
+# recording) or to a redraw. [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another.
+__parsec_search() {
+    local out
+    out=$(command "${PARSEC_BIN:-parsec}" search --query "$READLINE_LINE" --session-key "$__parsec_session" \
+        "${__parsec_search_args[@]}" </dev/tty 2>/dev/tty)
+    builtin bind '"\C-x\C-]g": redraw-current-line'
+    case ${out%%$'\n'*} in
+    run) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE}; builtin bind '"\C-x\C-]g": "\C-m"' ;;
+    edit) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE} ;;
+    esac
+    __parsec_search_args=()
+}
+__parsec_search_up() { __parsec_search_args=(--filter session); __parsec_search; }
+__parsec_bind_search() {
+    local map key keys=()
+    [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('\C-r')
+    [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
+    for map in emacs vi-insert; do
+        builtin bind -m "$map" -x '"\C-x\C-]f": __parsec_search'
+        builtin bind -m "$map" -x '"\C-x\C-]u": __parsec_search_up'
+        builtin bind -m "$map" '"\C-x\C-]g": redraw-current-line'
+        for key in "${keys[@]}"; do
+            builtin bind -m "$map" "\"$key\": \"\C-x\C-]f\C-x\C-]g\""
+        done
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bind -m "$map" '"\e[A": "\C-x\C-]u\C-x\C-]g"'
+            builtin bind -m "$map" '"\eOA": "\C-x\C-]u\C-x\C-]g"'
+        fi
+    done
+}
+__parsec_search_args=()
+__parsec_bind_search
 
 fi
 if ((__parsec_aliases)); then \builtin shopt -s expand_aliases; fi

@@ -14,13 +14,28 @@ if not status is-interactive; or set -q __parsec_loaded; or test "$PARSEC_DISABL
 end
 set -g __parsec_loaded 1
 
-set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
-test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
-set __parsec_runtime $__parsec_runtime/parsec-(id -u)
+# Loading forks nothing where it can help it (a fork costs fish several ms of start-up).
 if string match -q '/*' -- "$XDG_RUNTIME_DIR"
-    set __parsec_runtime $XDG_RUNTIME_DIR/parsec
+    set -g __parsec_runtime $XDG_RUNTIME_DIR/parsec
+else
+    set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
+    test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
+    set __parsec_runtime $__parsec_runtime/parsec-(id -u)
 end
-set -g __parsec_session $fish_pid-(date +%s.%N)
+# The session is `<pid>-<start time>`; the start time is the boot time plus this process's start
+# in clock ticks (USER_HZ, 100 on Linux), both read by builtins, else `date`.
+function __parsec_start_time
+    set -l boot (string match -r '^btime [0-9]+$' </proc/stat 2>/dev/null | string replace 'btime ' '')
+    read -l stat </proc/self/stat 2>/dev/null
+    set -l ticks (string split ' ' -- (string replace -r '.*\) ' '' -- "$stat"))[20]
+    if string match -qr '^[0-9]+$' -- "$boot"; and string match -qr '^[0-9]+$' -- "$ticks"
+        math -s2 "$boot + $ticks / 100"
+    else
+        command date +%s.%N
+    end
+end
+set -g __parsec_session $fish_pid-(__parsec_start_time)
+functions -e __parsec_start_time
 set -g __parsec_seq 0
 set -g __parsec_spool $__parsec_runtime/spool/fish-$__parsec_session.jsonl
 set -g __parsec_kind ''
@@ -113,18 +128,21 @@ function __parsec_session_start
         $__parsec_session $fish_pid (__parsec_json "$USER") (__parsec_json "$hostname") (__parsec_json "$PWD") (string join , -- $env)
 end
 
-# Starts the daemon in the background, at most once a minute, when its socket is missing.
+# Starts the daemon in the background, at most once a minute, when its socket is missing; never
+# after the user's `parsec daemon stop` (its marker lasts until `parsec daemon start` or a reboot).
 # $argv[1] is the time now, in epoch seconds (fish has no clock builtin, `date` would fork).
 function __parsec_autostart --argument-names now
     test -S $__parsec_runtime/daemon.sock; and return 0
+    test -e $__parsec_runtime/daemon.stopped; and return 0
     test -n "$now"; or return 0
     __parsec_switch_on "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
     test (builtin math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
     set -g __parsec_autostart_at $now
     set -l bin parsec
+    set -q __parsec_bin; and set bin $__parsec_bin # written by `parsec init`
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
     command -q $bin; or return 0
-    command $bin daemon start </dev/null >/dev/null 2>&1 &
+    command $bin daemon start --auto </dev/null >/dev/null 2>&1 &
     disown 2>/dev/null
 end
 
@@ -336,4 +354,51 @@ __parsec_bind_enter
 # erasing ours: check before each prompt (a builtin call, no fork) and bind again if needed.
 function __parsec_keep_bound --on-event fish_prompt
     string match -q '*__parsec_enter*' -- (builtin bind \r 2>/dev/null); or __parsec_bind_enter
+end
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+set -gx PARSEC_SESSION $__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
+function __parsec_search --description 'search the recorded history (parsec search)'
+    set -l bin parsec
+    set -q PARSEC_BIN; and set bin $PARSEC_BIN
+    set -l out (command $bin search --query (commandline | string collect) --session-key $__parsec_session \
+        $argv </dev/tty 2>/dev/tty | string collect)
+    set -l parts (string split -m 1 \n -- $out)
+    switch "$parts[1]"
+        case run
+            commandline -r -- $parts[2]
+            commandline -f repaint execute
+        case edit
+            commandline -r -- $parts[2]
+            commandline -f repaint
+        case '*'
+            commandline -f repaint
+    end
+end
+
+set -g __parsec_search_keys
+__parsec_switch_on "$PARSEC_SEARCH_BIND_CTRL_R"; and set -a __parsec_search_keys \cr
+set -q PARSEC_SEARCH_KEY; and test -n "$PARSEC_SEARCH_KEY"; and set -a __parsec_search_keys $PARSEC_SEARCH_KEY
+
+function __parsec_bind_search
+    for mode in default insert
+        for key in $__parsec_search_keys
+            bind -M $mode $key __parsec_search 2>/dev/null
+        end
+        if set -q PARSEC_SEARCH_BIND_UP_ARROW; and string match -qr '^[1tT]' -- $PARSEC_SEARCH_BIND_UP_ARROW
+            bind -M $mode \e\[A '__parsec_search --filter session' 2>/dev/null
+            bind -M $mode \eOA '__parsec_search --filter session' 2>/dev/null
+        end
+    end
+end
+__parsec_bind_search
+# fish resets key bindings at the first prompt and on a mode change: bind again when they are gone.
+function __parsec_keep_search_bound --on-event fish_prompt
+    set -q __parsec_search_keys[1]; or return 0
+    string match -q '*__parsec_search*' -- (bind $__parsec_search_keys[1] 2>/dev/null); or __parsec_bind_search
 end

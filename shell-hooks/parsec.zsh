@@ -78,14 +78,15 @@ __parsec_alive() { # [q]
     done
 }
 
-# Starts the daemon in the background, at most once a minute, silently.
+# Starts the daemon in the background, at most once a minute, silently; never after the user's
+# `parsec daemon stop` (its marker lasts until `parsec daemon start` or a reboot).
 __parsec_autostart() {
-    [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* ]] || return 0
+    [[ ${PARSEC_HOOKS_AUTOSTART_DAEMON:-1} == [1tT]* && ! -e $__parsec_runtime/daemon.stopped ]] || return 0
     (( EPOCHSECONDS - __parsec_autostart_at >= 60 )) || return 0
     __parsec_autostart_at=$EPOCHSECONDS
-    local bin=${PARSEC_BIN:-parsec}
+    local bin=${PARSEC_BIN:-${__parsec_bin:-parsec}} # __parsec_bin: written by `parsec init`
     (( $+commands[$bin] )) || [[ -x $bin ]] || return 0
-    ( command $bin daemon start </dev/null >/dev/null 2>&1 &! ) 2>/dev/null
+    ( command $bin daemon start --auto </dev/null >/dev/null 2>&1 &! ) 2>/dev/null
 }
 
 # True when the runtime directory is a real directory (not a symlink), ours, mode 0700; it is
@@ -400,5 +401,44 @@ else
 fi
 builtin zle -N accept-line __parsec_accept_line
 if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
+
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# Enter accepts through the accept-line widget (ours: routing and recording as for a typed line).
+# [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
+__parsec_search_widget() {
+    local out
+    out=$(command ${PARSEC_BIN:-parsec} search --query "$BUFFER" --session-key "$__parsec_session" \
+        ${=__parsec_search_args} </dev/tty 2>/dev/tty)
+    __parsec_search_args=
+    case ${out%%$'\n'*} in
+    run) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle accept-line ;;
+    edit) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle redisplay ;;
+    *) builtin zle redisplay ;;
+    esac
+}
+__parsec_search_up_widget() { __parsec_search_args="--filter session"; __parsec_search_widget; }
+typeset -g __parsec_search_args=
+builtin zle -N __parsec_search_widget
+builtin zle -N __parsec_search_up_widget
+() {
+    local map key
+    local -a keys
+    [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('^R')
+    [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
+    for map in emacs viins; do
+        for key in $keys; do builtin bindkey -M $map "$key" __parsec_search_widget; done
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bindkey -M $map '^[[A' __parsec_search_up_widget
+            builtin bindkey -M $map '^[OA' __parsec_search_up_widget
+        fi
+    done
+    return 0
+}
 
 fi # the last status of the rc file is the first prompt's $?: this file ends with 0

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, Optional
 if TYPE_CHECKING:
     import typer
 
-_YES_HELP = "Run low-risk commands without asking; stop at any other."
-_JSON_HELP = "Print the finished conversation as JSON."
+_YES_HELP = ("Run low- and medium-risk commands without asking; stop at a high-risk one. "
+             "--yes=low: low-risk commands only.")
+_JSON_HELP = ("Print one JSON document on stdout however the run ends (docs/workflow.md § --json); "
+              "--json=full adds the whole conversation.")
 
 
 def register(app: typer.Typer) -> None:
@@ -60,16 +62,20 @@ def fast_main(args: list[str]) -> int | None:
     parser = argparse.ArgumentParser(prog=f"parsec {args[0]}", add_help=False)
     parser.add_argument("words", nargs="*")
     parser.add_argument("--yes", "-y", action="store_true")
+    parser.add_argument("--yes-level", choices=("low", "medium"))
     parser.add_argument("--json", dest="json_output", action="store_true")
+    parser.add_argument("--json-level", choices=("full",))
     if args[0] == "ask":
         parser.add_argument("--provider")
         parser.add_argument("--model")
     try:
-        options, unknown = parser.parse_known_args(args[1:])
+        options, unknown = parser.parse_known_args(_valued_flags(args[1:]))
     except SystemExit:
         return None
     if unknown or (args[0] == "resume" and len(options.words) > 1):
         return None  # let the full app explain the usage error
+    yes = options.yes_level or ("medium" if options.yes else None)
+    json_output = options.json_level or options.json_output
     from .failures import run_reporting_errors
 
     def run() -> int:
@@ -77,30 +83,48 @@ def fast_main(args: list[str]) -> int | None:
 
         settings = load_config().settings
         if args[0] == "ask":
-            return run_workflow(settings, prompt=" ".join(options.words), conversation_id=None, yes=options.yes,
-                                json_output=options.json_output, provider=options.provider, model=options.model)
+            return run_workflow(settings, prompt=" ".join(options.words), conversation_id=None, yes=yes,
+                                json_output=json_output, provider=options.provider, model=options.model)
         return run_workflow(settings, prompt=None, conversation_id=options.words[0] if options.words else "",
-                            yes=options.yes, json_output=options.json_output, provider=None, model=None)
+                            yes=yes, json_output=json_output, provider=None, model=None)
 
     return run_reporting_errors(run, debug="--debug" in args)
 
 
-def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | None, yes: bool, json_output: bool,
-                 provider: str | None, model: str | None) -> int:
-    """Run a new (prompt) or resumed (conversation_id) workflow; the exit code: 0 when it finished."""
-    from ..errors import UsageError
+def _valued_flags(args: list[str]) -> list[str]:
+    """`--yes=low` → `--yes-level low`: the value only ever comes after `=`, so `--yes list
+    files` keeps `list` as a word of the request."""
+    out: list[str] = []
+    for arg in args:
+        if arg.startswith("--yes="):
+            out += ["--yes-level", arg[len("--yes="):]]
+        elif arg.startswith("--json="):
+            out += ["--json-level", arg[len("--json="):]]
+        else:
+            out.append(arg)
+    return out
+
+
+def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | None, yes: str | bool | None,
+                 json_output: bool | str, provider: str | None, model: str | None) -> int:
+    """Run a new (prompt) or resumed (conversation_id) workflow; the exit code says how it ended
+    (workflow/outcome.py). With --json, stdout holds one JSON document whenever a conversation
+    exists, whatever happened; the error, if any, is also one line on stderr."""
+    from ..errors import ParsecError, UsageError
     from ..workflow.start import build_runner, find_conversation, warm_up
     from ..workflow.ui import TerminalUI, UnattendedUI
 
+    yes = "medium" if yes is True else (yes or None)  # None, "low" or "medium"
     if prompt is not None and not prompt.strip():
         raise UsageError('say what you want done: parsec ask "list the biggest files here"')
     if not yes and not sys.stdin.isatty():
-        raise UsageError("no terminal to confirm commands on: run it in a terminal, or add --yes (low-risk commands only)")
+        raise UsageError("no terminal to confirm commands on: run it in a terminal, or add --yes "
+                         "(low- and medium-risk commands only)")
     # With --json, stdout carries only the JSON: everything else goes to stderr.
     ui = UnattendedUI() if yes else TerminalUI(out=sys.stderr if json_output else None)
     pending_store, counter = warm_up(settings)
+    conversation = runner = failure = None
     try:
-        conversation = None
         if prompt is None:
             store = pending_store.result()
             conversation = find_conversation(store, conversation_id or None, open_only=True)
@@ -108,14 +132,40 @@ def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | No
                 raise UsageError(f"conversation {conversation.id} is {conversation.status.value}: nothing to resume")
             ui.say(f"Resuming {conversation.name} ({conversation.id})", style="bold")
         # A new conversation: the provider is set up while the store opens in the background.
-        runner = build_runner(settings, conversation, prompt=prompt, store=pending_store, ui=ui, auto_yes=yes,
-                              provider_name=provider, model=model, counter=counter)
-        finished = runner.run()
+        runner = build_runner(settings, conversation, prompt=prompt, store=pending_store, ui=ui, auto_yes=bool(yes),
+                              auto_level=yes or "medium", provider_name=provider, model=model, counter=counter)
+        runner.run()
+    except (ParsecError, KeyboardInterrupt) as err:
+        failure = err
+    except Exception as err:  # an internal error: the JSON document still says what happened
+        failure = err
     finally:
         try:
             pending_store.result().close()
         except Exception:  # the store never opened: its error is already on its way up
             pass
-    if json_output:
-        sys.stdout.write(finished.model_dump_json(indent=2) + "\n")
-    return 0 if finished.status.value == "finished" else 1
+    return _report(runner.conversation if runner is not None else conversation, failure, json_output,
+                   final_cwd=runner.final_cwd if runner is not None else None)
+
+
+def _report(conversation: Any, failure: BaseException | None, json_output: bool | str, *,
+            final_cwd: str | None) -> int:
+    """Print the JSON document (when asked and a conversation exists) and the error line; the exit code."""
+    from ..errors import ParsecError
+    from ..workflow.outcome import outcome_of
+
+    outcome = outcome_of(conversation, failure)
+    if json_output and conversation is not None:
+        import json
+
+        from ..workflow.document import result_document
+
+        document = result_document(conversation, outcome, final_cwd=final_cwd, full=json_output == "full")
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    if failure is None:
+        return outcome.exit_code
+    if not isinstance(failure, (ParsecError, KeyboardInterrupt)):
+        raise failure  # run_reporting_errors: one line (a traceback with --debug), exit 70
+    sys.stderr.write(f"parsec: {failure if isinstance(failure, ParsecError) else 'interrupted'}\n")
+    return outcome.exit_code

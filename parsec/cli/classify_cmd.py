@@ -21,7 +21,8 @@ def register(app: typer.Typer) -> None:
                                                  help="What the shell says the first word is."),
         learn: Optional[str] = typer.Option(None, "--learn", metavar="command|prompt",
                                             help="Remember this route for lines of the same shape."),
-        forget: bool = typer.Option(False, "--forget", help="Drop every learned choice."),
+        forget: bool = typer.Option(False, "--forget",
+                                    help="Drop the learned choice for LINE's shape (without LINE: every one)."),
         learned: bool = typer.Option(False, "--learned", help="List the learned choices."),
         fallback_127: bool = typer.Option(False, "--fallback-127",
                                           help="Exit 0 if a line that failed with 127 reads like prose, else 1."),
@@ -32,7 +33,7 @@ def register(app: typer.Typer) -> None:
         if first_word is not None and first_word not in FACTS.split("|"):
             raise UsageError(f"--first-word must be one of {FACTS}, got {first_word!r}")
         if forget or learned:
-            _preferences(forget)
+            _preferences(forget, line)
             return
         if line is None:
             raise UsageError('give a line to classify, e.g. parsec classify "find all python files", or - for stdin')
@@ -50,7 +51,7 @@ def register(app: typer.Typer) -> None:
             if not _classifier(require_store=True).learn(line, first_word, learn):
                 raise StoreError("could not save the choice in the store; run `parsec doctor` to check it")
             _tell_the_daemon()
-            typer.echo(f"learned: lines shaped like {line!r} are a {learn}")
+            typer.echo(f"learned: lines shaped like '{_classifier(require_store=False).shape(line, first_word)}' are a {learn}")
             return
         classifier = _classifier(require_store=False)
         if line == "-":
@@ -60,7 +61,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(decision.as_dict()))
         else:
-            typer.echo(f"{decision.decision} ({decision.confidence:.0%}): {decision.reason}")
+            typer.echo(decision.describe())
 
 
 def _classifier(require_store: bool) -> Any:
@@ -82,7 +83,7 @@ def _classifier(require_store: bool) -> Any:
     return Classifier(store=store, settings=settings)
 
 
-def _preferences(forget: bool) -> None:
+def _preferences(forget: bool, line: str | None) -> None:
     from ..store import open_store
     from ..routing import Classifier
     from .app import load_settings
@@ -90,15 +91,20 @@ def _preferences(forget: bool) -> None:
     settings = load_settings().settings
     classifier = Classifier(store=open_store(settings.store_url()), settings=None)
     if forget:
-        count = classifier.forget()
+        count = classifier.forget(line)
         _tell_the_daemon()
+        if line is not None:
+            shape = classifier.shape(line)
+            typer.echo(f"forgot the choice for lines shaped like '{shape}'" if count
+                       else f"no learned choice for lines shaped like '{shape}'")
+            return
         typer.echo(f"forgot {count} learned classifier choice{'s' if count != 1 else ''}")
         return
     choices = classifier.learned()
     if not choices:
         typer.echo("no learned classifier choices")
-    for key, choice in sorted(choices.items()):
-        typer.echo(f"{choice:8} {key}")
+    for shape, choice in sorted(choices.items()):
+        typer.echo(f"{choice:8} {shape}")
 
 
 def _batch(classifier: Any) -> None:

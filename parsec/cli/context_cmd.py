@@ -34,10 +34,12 @@ def register(app: typer.Typer) -> None:
                 messages = engine.planning_messages(conversation, None)
                 report = engine.last_report
                 title = f"planning context of conversation {conversation.id}"
+                if conversation.planning_exchanges:  # exactly what went out
+                    sent = conversation.planning_exchanges[-1]
+                    messages, title = sent.messages, f"{title}, as sent {sent.at:%Y-%m-%d %H:%M:%S}"
             else:
                 index = _step_index(conversation, step)
-                messages, _, report = engine.step_messages(conversation, index)
-                title = f"step {index + 1} of {len(conversation.steps)} in conversation {conversation.id}"
+                messages, report, title = _step_view(engine, conversation, index)
         except IndexError as err:
             raise UsageError(str(err)) from None
         finally:
@@ -47,6 +49,27 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
             return
         _print(title, messages, report, full)
+
+
+def _step_view(engine, conversation, index: int):
+    """(messages, report, title) for a step: the last request it sent, as stored; for a step not
+    asked yet, the request the workflow would send, built by the same functions (stepgen's
+    step_request), with the dynamic context commands' last output instead of running them again."""
+    from ..context.commands import BLOCK_END
+    from ..workflow.stepgen import request_overhead, step_request
+
+    title = f"step {index + 1} of {len(conversation.steps)} in conversation {conversation.id}"
+    exchanges = [e for s in conversation.steps for e in s.exchanges]
+    last_text = exchanges[-1].messages[-1].content if exchanges else ""
+    start, end = last_text.find("--- Context: "), last_text.rfind(BLOCK_END)
+    dynamic = last_text[start:end + len(BLOCK_END)] if start >= 0 and end > start else ""
+    built, _, report = engine.step_messages(conversation, index, reserve=request_overhead(engine.counter, "bash"),
+                                            dynamic=dynamic)
+    own = conversation.steps[index].exchanges
+    if own:
+        sent = own[-1]
+        return sent.messages, report, f"{title}, as sent {sent.at:%Y-%m-%d %H:%M:%S}"
+    return step_request(built, shell="bash"), report, f"{title}, as it would be sent now"
 
 
 def _open_store(settings):

@@ -12,13 +12,18 @@ def register(app: typer.Typer) -> None:
     app.add_typer(daemon_app, name="daemon")
 
     @daemon_app.command("start")
-    def start() -> None:
+    def start(
+        auto: bool = typer.Option(False, "--auto", help="As the shell hooks start it: not after `parsec daemon stop`."),
+    ) -> None:
         """Start the daemon in the background (nothing happens if it is already running)."""
         from ..protocol.control import start_background
         from .app import load_settings, state
 
         settings = load_settings().settings
-        pid, started = start_background(settings, _override_args(state.overrides))
+        pid, started = start_background(settings, _override_args(state.overrides), auto=auto)
+        if pid is None and not started:
+            typer.echo("daemon left stopped (`parsec daemon stop` was run; `parsec daemon start` starts it)")
+            return
         typer.echo(f"daemon {'started' if started else 'already running'} (pid {pid})")
 
     @daemon_app.command("stop")
@@ -29,6 +34,7 @@ def register(app: typer.Typer) -> None:
 
         pid = stop_daemon(load_settings().settings)
         typer.echo(f"daemon stopped (pid {pid})" if pid else "daemon was not running")
+        typer.echo("It stays stopped, also for the shell hooks' autostart, until `parsec daemon start` (or a reboot).")
 
     @daemon_app.command("restart")
     def restart() -> None:
@@ -37,7 +43,7 @@ def register(app: typer.Typer) -> None:
         from .app import load_settings, state
 
         settings = load_settings().settings
-        stop_daemon(settings)
+        stop_daemon(settings, hold=False)
         pid, _ = start_background(settings, _override_args(state.overrides))
         typer.echo(f"daemon restarted (pid {pid})")
 
@@ -68,9 +74,9 @@ def register(app: typer.Typer) -> None:
 
         load_settings()  # a broken config fails here, with the CLI's one-line error
         # The daemon package is the CLI's sibling layer: hand this process over to it.
-        args = [sys.executable, "-m", "parsec.daemon"]
-        args += [arg for item in _override_args(state.overrides) for arg in ("--set", item)]
-        os.execv(sys.executable, args)
+        from ..protocol.control import daemon_command
+
+        os.execv(sys.executable, daemon_command(_override_args(state.overrides)))
 
 
 def _override_args(overrides: dict) -> list[str]:
@@ -89,11 +95,20 @@ def _render_status(status: dict) -> str:
         f"connections    {status['connections']}",
         f"requests       {status['requests_served']}",
         f"queue depth    {status['queue_depth']}",
-        f"store          {status['store_url']} ({'ok' if status['store_ok'] else 'not written yet' if not status['last_error'] else 'failing'})",
+        f"store          {status['store_url']} ({_store_state(status)})",
+        f"journal        {status.get('journal_problem') or 'ok'}",
+        f"pending output {status.get('pending_output_bytes', 0)} bytes held, {status.get('outputs_dropped', 0)} outputs dropped "
+        f"({status.get('output_bytes_dropped', 0)} bytes) over [daemon] max_pending_output_bytes",
         f"last error     {status['last_error'] or '-'}",
         f"jobs           {jobs}",
     ]
     return "\n".join(lines)
+
+
+def _store_state(status: dict) -> str:
+    if status["store_ok"]:
+        return "ok"
+    return status.get("store_problem") or ("not written yet" if not status["last_error"] else "failing")
 
 
 def _duration(seconds: float) -> str:

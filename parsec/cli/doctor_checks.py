@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ def run_checks() -> Iterator[Check]:
     if settings is not None:
         yield _check_store(settings)
         yield _check_key_file(loaded.files, settings)
+        yield _check_model(loaded)
     yield _check_tokens()
     yield _check_daemon()
     yield from _check_hooks()
@@ -40,11 +40,19 @@ def _check_store(settings) -> Check:
     try:
         from ..store import open_store
 
+        from ..store.health import probe_write
+
         store = open_store(url, busy_timeout_ms=settings.store.busy_timeout_ms,
                            connect_timeout_s=settings.store.connect_timeout_s)
-        store.close()
-        return Check("store", "ok", f"reachable and migrated ({_safe_url(url)})")
+        try:
+            probe_write(store)  # a full or read-only disk still opens and reads
+        finally:
+            store.close()
+        return Check("store", "ok", f"reachable, migrated and writable ({_safe_url(url)})")
     except Exception as err:
+        if str(err).startswith("store not writable"):
+            return Check("store", "fail", str(err), "free space on that disk, or make it writable; "
+                         "the daemon keeps what it records in its journal meanwhile")
         return Check("store", "fail", f"{_safe_url(url)}: {err}",
                      "check [store] url, that the server runs, and that the directory is writable")
 
@@ -59,6 +67,26 @@ def _check_key_file(files, settings) -> Check:
         if problem:
             return Check("api key", "fail", problem, f"chmod 600 {path}")
     return Check("api key", "ok", "config file holding the key is private")
+
+
+def _check_model(loaded) -> Check:
+    """Whether a model is configured for `parsec ask`, and whether it answers (one model-list
+    request with short timeouts, as `parsec providers` sends)."""
+    from .providers_cmd import collect
+
+    try:
+        rows, problem = collect(loaded, probe=True)
+    except Exception as err:  # e.g. a malformed OLLAMA_HOST
+        return Check("model", "fail", str(err), "see `parsec providers`")
+    chosen = next((row for row in rows if row.selected), None)
+    if chosen is None:
+        return Check("model", "warn", f"none configured: {problem}",
+                     "export OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), or set OLLAMA_HOST")
+    where = f"{chosen.provider} {chosen.model} at {chosen.endpoint} ({chosen.reason})"
+    if chosen.answers:
+        return Check("model", "ok", f"{where}: {chosen.status}")
+    return Check("model", "fail", f"{where}: {chosen.status}", "start the server, or check the URL and key; "
+                 "`parsec providers` lists the alternatives")
 
 
 def _check_tokens() -> Check:
@@ -80,28 +108,33 @@ def _check_daemon() -> Check:
     try:
         with DaemonClient.connect(timeout=1.0) as client:
             status = client.request({"type": "status"})
-        return Check("daemon", "ok", f"running (pid {status.get('pid')}, version {status.get('version')})")
+        running = f"running (pid {status.get('pid')}, version {status.get('version')})"
+        problem = status.get("store_problem")
+        if problem:
+            return Check("daemon", "fail", f"{running}; {problem}; {status.get('queue_depth')} records wait in its journal",
+                         "free space on that disk, or make it writable; they flow in without a restart")
+        return Check("daemon", "ok", running)
     except Exception as err:
         return Check("daemon", "warn", f"not reachable ({err})", "parsec daemon start")
 
 
 def _check_hooks() -> Iterator[Check]:
-    home = os.path.expanduser("~")
-    rc_files = {"bash": ".bashrc", "zsh": ".zshrc", "fish": ".config/fish/config.fish"}
-    for shell, rc in rc_files.items():
+    from .rc_file import rc_path
+
+    for shell in ("bash", "zsh", "fish"):
         if not shutil.which(shell):
             continue
-        path = os.path.join(home, rc)
+        path = rc_path(shell)
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                installed = "parsec init" in handle.read()
+            text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
-            installed = False
-        if installed:
-            yield Check(f"{shell} hook", "ok", f"installed in ~/{rc}")
+            text = ""
+        # The block `parsec init SHELL --install` writes, a line sourcing the hook file, or the
+        # older `eval "$(parsec init SHELL)"`.
+        if "parsec init" in text or f"parsec/hook.{shell}" in text:
+            yield Check(f"{shell} hook", "ok", f"installed in {path}")
         else:
-            line = "parsec init fish | source" if shell == "fish" else f'eval "$(parsec init {shell})"'
-            yield Check(f"{shell} hook", "warn", f"not installed in ~/{rc}", f"add `{line}` to ~/{rc}")
+            yield Check(f"{shell} hook", "warn", f"not installed in {path}", f"parsec init {shell} --install")
 
 
 def _safe_url(url: str) -> str:

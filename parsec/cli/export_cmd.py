@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
 
         start = parse_when(since, "--since") if since else None
         try:
-            handle = output.open("w", encoding="utf-8") if output else sys.stdout
+            handle = _private_file(output) if output else sys.stdout
         except OSError as err:
             raise UsageError(f"cannot write {output}: {err.strerror}") from None
         count = 0
@@ -40,3 +40,16 @@ def register(app: typer.Typer) -> None:
                 handle.close()
         if output:
             typer.echo(f"wrote {count} records to {output}", err=True)
+
+
+def _private_file(path: Path):
+    """The export holds the whole history: readable by its owner only (0600), like the store,
+    whether the file is new or was already there."""
+    import os
+
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        pass  # a file system without modes (a FUSE mount): the creation mode is all there is
+    return os.fdopen(fd, "w", encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -18,12 +19,21 @@ def print_hook(shell: str) -> int:
         sys.stderr.write(f"parsec: unknown shell '{shell}' (choose one of: {', '.join(SHELLS)})\n")
         return 2
     try:
-        text = hook_path(shell).read_text()
+        body = hook_body(shell)
     except OSError as err:
         sys.stderr.write(f"parsec: hook script for {shell} is missing ({err.strerror}); reinstall parsec\n")
         return 1
-    sys.stdout.write(_config_defaults(shell) + text)
+    sys.stdout.write(body)
+    sys.stdout.flush()
+    from .hook_file import refresh
+
+    refresh(shell, body, hook_path(shell), config_path())  # what new shells source (hook_file.py)
     return 0
+
+
+def hook_body(shell: str) -> str:
+    """The settings from the user's config, then the hook script."""
+    return _config_defaults(shell) + hook_path(shell).read_text()
 
 
 HOOK_SWITCHES = ("route_prompts", "offer_prompt_on_127", "autostart_daemon")
@@ -44,9 +54,33 @@ def _config_defaults(shell: str) -> str:
         if hooks.get(key) is False:
             name = f"PARSEC_HOOKS_{key.upper()}"
             lines.append(f"set -q {name}; or set -g {name} 0\n" if shell == "fish" else f': "${{{name}:=0}}"\n')
+    lines += _search_keys(shell, _table(config, "search"))
     patterns = privacy.get("exclude_commands")
     lines.append(_exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else []))
+    from .hook_file import parsec_command
+
+    command = parsec_command()  # for the autostart, in a new terminal where `parsec` is off PATH
+    if command:
+        lines.append(f"set -g __parsec_bin {quote(command, shell)}\n" if shell == "fish" else f"__parsec_bin={quote(command, shell)}\n")
     return "".join(lines)
+
+
+_KEY_NOTATION = re.compile(r"[A-Za-z0-9\\^\[\]-]{1,16}")  # \es, \C-s, ^S, \cs: no quoting needed
+
+
+def _search_keys(shell: str, search: dict) -> list[str]:
+    """PARSEC_SEARCH_* for the hook's key bindings from `[search]` (defaults need no line)."""
+    values = {}
+    if search.get("bind_ctrl_r") is False:
+        values["PARSEC_SEARCH_BIND_CTRL_R"] = "0"
+    if search.get("bind_up_arrow") is True:
+        values["PARSEC_SEARCH_BIND_UP_ARROW"] = "1"
+    key = search.get("key")
+    if isinstance(key, str) and _KEY_NOTATION.fullmatch(key):
+        values["PARSEC_SEARCH_KEY"] = key
+    if shell == "fish":  # unquoted: fish reads the key's escapes (\es) when it parses the line
+        return [f"set -q {name}; or set -g {name} {value}\n" for name, value in values.items()]
+    return [f"[[ -n ${{{name}+x}} ]] || {name}='{value}'\n" for name, value in values.items()]
 
 
 def _table(config: dict, name: str) -> dict:
@@ -54,14 +88,19 @@ def _table(config: dict, name: str) -> dict:
     return table if isinstance(table, dict) else {}
 
 
-def _user_config() -> dict:
+def config_path() -> Path:
     import os
-    import tomllib
 
     from .. import paths
 
+    return Path(os.environ.get("PARSEC_CONFIG") or paths.user_config_file())
+
+
+def _user_config() -> dict:
+    import tomllib
+
     try:
-        with open(os.environ.get("PARSEC_CONFIG") or paths.user_config_file(), "rb") as handle:
+        with open(config_path(), "rb") as handle:
             return tomllib.load(handle)
     except (OSError, ValueError):
         return {}
@@ -78,7 +117,7 @@ def _exclude_line(shell: str, patterns: list[str]) -> str:
     mean the same as an extended regex for bash and zsh. Always set, so a re-init clears it."""
     if shell != "fish":
         patterns = [p for p in patterns if _portable_ere(p)]
-    quoted = " ".join(_quote(p, shell) for p in patterns)
+    quoted = " ".join(quote(p, shell) for p in patterns)
     return f"set -g __parsec_exclude {quoted}\n" if shell == "fish" else f"__parsec_exclude=({quoted})\n"
 
 
@@ -95,7 +134,7 @@ def _portable_ere(pattern: str) -> bool:
     return all(not ch.isalnum() for ch in re.findall(r"\\(.)", pattern))
 
 
-def _quote(text: str, shell: str) -> str:
+def quote(text: str, shell: str) -> str:
     if shell == "fish":  # inside fish's single quotes only \\ and \' are special
         return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
     return "'" + text.replace("'", "'\\''") + "'"

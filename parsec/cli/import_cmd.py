@@ -1,8 +1,10 @@
 """`parsec import bash|zsh|fish [FILE]`: a shell's own history file into the store.
 
 Each source file becomes one "imported" session. Ids are derived from the content, so importing
-the same file twice adds nothing (the store skips ids it already has). Secrets are masked and
-the privacy exclusions apply, as for live recording.
+the same file twice adds nothing (the store skips ids it already has), and an entry the shell
+hooks already recorded live (same text, time within the file's one-second resolution) is
+skipped too. A file that is not that shell's history is refused before anything is stored.
+Secrets are masked and the privacy exclusions apply, as for live recording.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import hashlib
 import os
 import socket
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Optional
 
@@ -30,12 +32,13 @@ class ImportReport:
     entries: int = 0
     added: int = 0
     excluded: int = 0  # leading space, exclude_commands
+    recorded_live: int = 0  # already in the store from the shell hooks
     malformed: int = 0
     examples: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def already_present(self) -> int:
-        return self.entries - self.excluded - self.added
+        return self.entries - self.excluded - self.recorded_live - self.added
 
 
 def default_history_file(shell: str) -> Path:
@@ -65,7 +68,7 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
     """Parse `path` as `shell` history and append what is new to `store`."""
     from ..errors import UsageError
     from ..models.session import DirectCommandExecution, Session
-    from ..store.importers import PARSERS
+    from ..store.importers import PARSERS, format_problem
 
     try:
         data = path.read_bytes()
@@ -73,6 +76,9 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror}; pass the history file as an argument") from None
     parsed = PARSERS[shell](data)
+    problem = format_problem(shell, data, parsed, _is_command)
+    if problem is not None:
+        raise UsageError(f"{path} is not {shell} history: {problem}; nothing imported")
     source = str(path.resolve())
     session_id = _ulid(0, f"import\0{shell}\0{host}\0{user}\0{source}")
     report = ImportReport(path, session_id, entries=len(parsed.entries), malformed=parsed.malformed,
@@ -83,6 +89,7 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
     base_micros = int(mtime * 1_000_000) - len(parsed.entries)
     seen: dict[tuple[int | None, str], int] = {}
     executions = []
+    timed_ids: set[str] = set()  # entries with the file's own timestamp, which live records can match
     for index, entry in enumerate(parsed.entries):
         if not privacy.should_record(entry.command, ""):
             report.excluded += 1
@@ -95,10 +102,13 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
             millis = entry.timestamp * 1000
         else:
             micros, millis = base_micros + index, 0
+        execution_id = _ulid(millis, f"{shell}\0{source}\0{entry.timestamp}\0{command}\0{occurrence}")
+        if entry.timestamp is not None:
+            timed_ids.add(execution_id)
         # model_construct: every value here is already valid (a ULID, clean text from the parser,
         # an aware datetime); validating 100,000 models would be the slowest part of an import.
         executions.append(DirectCommandExecution.model_construct(
-            id=_ulid(millis, f"{shell}\0{source}\0{entry.timestamp}\0{command}\0{occurrence}"),
+            id=execution_id,
             session_id=session_id,
             command=command,
             executed_at=datetime.fromtimestamp(micros // 1_000_000, timezone.utc).replace(microsecond=micros % 1_000_000),
@@ -109,6 +119,7 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
             exit_status=None, pipeline_statuses=[], stdout=None, stderr=None, working_directory="",
             cwd_after=None,
         ))
+    executions = _without_live(store, executions, timed_ids, report)
     if executions:
         first = min(e.executed_at for e in executions)
         last = max(e.executed_at for e in executions)
@@ -119,6 +130,66 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
     for start in range(0, len(executions), CHUNK):
         report.added += store.append_executions(executions[start:start + CHUNK])
     return report
+
+
+# A history file keeps whole seconds (zsh's start time, bash's time of entry, fish's `when`); a
+# live record keeps the hook's start time. One second of slack on each side covers the rounding
+# and the moment between the shell noting the line and the hook's preexec.
+LIVE_SLACK = timedelta(seconds=1)
+MATCH_CHUNK = 500  # entries per lookup of live records
+
+
+def _without_live(store: Any, executions: list, timed_ids: set[str], report: ImportReport) -> list:
+    """Drop the timed entries that the shell hooks already recorded: same (masked) text, time
+    within the file's resolution. Each live record answers for one entry only, so a command typed
+    twice in the same second and recorded twice is matched twice, not more."""
+    timed = sorted((e for e in executions if e.id in timed_ids), key=lambda e: e.executed_at)
+    live_used: set[str] = set()
+    duplicates: set[str] = set()
+    for start in range(0, len(timed), MATCH_CHUNK):
+        chunk = timed[start:start + MATCH_CHUNK]
+        since = chunk[0].executed_at.replace(microsecond=0) - LIVE_SLACK
+        until = chunk[-1].executed_at.replace(microsecond=0) + 2 * LIVE_SLACK
+        by_command: dict[str, list[tuple[datetime, str]]] = {}
+        for live_id, command, when in store.recorded_times(sorted({e.command for e in chunk}), since, until):
+            by_command.setdefault(command, []).append((when, live_id))
+        for execution in chunk:
+            second = execution.executed_at.replace(microsecond=0)
+            for when, live_id in sorted(by_command.get(execution.command, ())):
+                if live_id not in live_used and second - LIVE_SLACK <= when < second + 2 * LIVE_SLACK:
+                    live_used.add(live_id)
+                    duplicates.add(execution.id)
+                    break
+    report.recorded_live = len(duplicates)
+    return [e for e in executions if e.id not in duplicates]
+
+
+def _is_command(word: str) -> bool:
+    from ..routing.shell_facts import PathIndex, resolve
+
+    global _PATH_INDEX
+    if _PATH_INDEX is None:
+        _PATH_INDEX = PathIndex()
+    return resolve(word, _PATH_INDEX) != "none"
+
+
+_PATH_INDEX: Any = None
+
+
+def retention_notice(store: Any, report: ImportReport, policy: Any) -> str | None:
+    """How many of the imported commands a configured history retention would delete at the next
+    prune, said before any prune runs (by default the history is kept forever: None)."""
+    from ..store.base import ExecutionQuery
+
+    if not policy.history_retention_days:
+        return None
+    cutoff = datetime.now(timezone.utc) - timedelta(days=policy.history_retention_days)
+    doomed = store.count_executions(ExecutionQuery(session_id=report.session_id, until=cutoff))
+    if not doomed:
+        return None
+    return (f"note: history_retention_days = {policy.history_retention_days} will remove {doomed} of the imported "
+            f"commands (older than {policy.history_retention_days} days) at the next prune; "
+            "set [context_management] history_retention_days = 0 to keep them")
 
 
 def register(app: typer.Typer) -> None:
@@ -140,10 +211,14 @@ def register(app: typer.Typer) -> None:
         path = file or default_history_file(shell)
         with open_configured_store() as store:
             report = import_history(store, shell, path, privacy, host=socket.gethostname(), user=_user())
+            notice = retention_notice(store, report, settings.context_management.retention_policy())
         typer.echo(
             f"{path}: {report.entries} entries, {report.added} added, {report.already_present} already present, "
+            f"{report.recorded_live} already recorded live, "
             f"{report.excluded} excluded by privacy settings, {report.malformed} malformed lines skipped"
         )
+        if notice:
+            typer.echo(notice)
         for line, text in report.examples:
             typer.echo(f"  skipped line {line}: {text!r}", err=True)
         typer.echo(f"session {report.session_id} (parsec sessions show {report.session_id})")

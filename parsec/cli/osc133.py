@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..models.terminal import strip_ansi  # noqa: F401  (re-exported: the one stripper lives in models)
+
 # ESC ] 133 ; <kind>[;params] terminated by BEL or ST (ESC \)
 _MARK = re.compile(rb"\x1b\]133;([^\x07\x1b]*)(?:\x07|\x1b\\)")
 _ALT_SCREEN = re.compile(rb"\x1b\[\?(?:1049|1047|47)h")
@@ -91,21 +93,3 @@ def _partial_start(data: bytes) -> int | None:
     return None
 
 
-_CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
-_OSC = re.compile(rb"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
-_OTHER_ESC = re.compile(rb"\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_=>78]")
-_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]")
-
-
-def strip_ansi(data: bytes) -> str:
-    """Terminal output as plain text: escape sequences removed, CR-LF as LF, progress-bar
-    redraws (text before a lone CR) dropped."""
-    data = _OSC.sub(b"", data)
-    data = _CSI.sub(b"", data)
-    data = _OTHER_ESC.sub(b"", data)
-    data = data.replace(b"\x1b", b"")
-    data = _CONTROL.sub(b"", data)
-    text = data.decode("utf-8", "replace").replace("\r\n", "\n")
-    if "\r" in text:
-        text = "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
-    return text

@@ -10,7 +10,8 @@ def register(app: typer.Typer) -> None:
     def prune(
         dry_run: bool = typer.Option(False, "--dry-run", help="Only say what would be removed."),
     ) -> None:
-        """Remove sessions, commands and conversations older than the retention settings allow.
+        """Apply the retention settings, per tier: old output, context snapshots and conversations go;
+        the command history stays unless history_retention_days or max_sessions is set.
 
         Conversations leave their achievements behind; on SQLite the space goes back to the disk."""
         from .app import load_settings
@@ -23,15 +24,25 @@ def register(app: typer.Typer) -> None:
 
 
 def describe(report, policy) -> str:  # noqa: ANN001
-    def limit(days: int, unit: str = "days") -> str:
-        return "kept forever" if not days else f"older than {days} {unit}"
+    """What went (or would go), one line per retention tier."""
+
+    def limit(days: int) -> str:
+        return "kept forever" if not days else f"older than {days} days"
 
     verb = "would remove" if report.dry_run else "removed"
+    history = f"history_retention_days = {policy.history_retention_days}" if policy.history_retention_days else (
+        "history_retention_days = 0: kept forever")
+    if policy.max_sessions:
+        history += f", beyond the newest {policy.max_sessions} sessions"
     lines = [
-        f"{verb} {report.sessions} sessions and {report.executions} commands "
-        f"(sessions {limit(policy.session_retention_days)}"
-        + (f", beyond the newest {policy.max_sessions}" if policy.max_sessions else "") + ")",
-        f"{verb} {report.conversations} conversations "
+        ("by tier:" if report.dry_run else "pruned, by tier:"),
+        f"  history (command, time, exit, cwd, duration): {verb} {report.executions} commands and "
+        f"{report.sessions} sessions ({history})",
+        f"  captured output: {verb} the output of {report.outputs} commands "
+        f"({limit(policy.session_retention_days)}, session_retention_days; the commands stay)",
+        f"  session context (environment snapshot, tools): {verb} it from {report.contexts} sessions "
+        f"({limit(policy.session_retention_days)})",
+        f"  conversations: {verb} {report.conversations} "
         f"({limit(policy.conversation_retention_days)}"
         + (f", beyond the newest {policy.max_conversation_history}" if policy.max_conversation_history else "") + ")",
     ]

@@ -61,11 +61,13 @@ def score(candidates: list[Candidate], pool: CandidatePool, query: str, decay: f
 
 
 def build_step_dict(inputs: StepInputs, selection: Selection) -> dict[str, Any]:
+    # Stable parts first (the plan, then completed steps in order), what changes last: a provider
+    # caches the longest unchanged prefix of a request.
     context: dict[str, Any] = {
         "conversation": inputs.conversation,
         "workflow": inputs.workflow,
-        "current_step": {},
         "execution_history": [],
+        "current_step": {},
         "current_environment": {},
         "error_context": None,
         "session_context": dict(inputs.session_base),
@@ -93,9 +95,10 @@ def render_step_message(inputs: StepInputs, context: dict[str, Any]) -> str:
     """The user message. Its parts are masked already: the fixed ones by the engine, the items by
     `Candidate.ensure_masked` (cached per item, so a long conversation does not pay it twice)."""
     shown = {k: v for k, v in context.items() if v not in (None, {}, [])}
-    parts = [datetime_line(inputs.now), "Step context (JSON):\n" + to_json(shown)]
+    parts = ["Step context (JSON):\n" + to_json(shown)]
     if inputs.dynamic_blocks:
         parts.append(inputs.dynamic_blocks)
+    parts.append(datetime_line(inputs.now))  # last: it changes with every request
     return "\n\n".join(parts)
 
 

@@ -17,6 +17,7 @@ from .redact import clip, masked, masked_value
 LAST_SUCCESSES_KEPT = 3  # the seed's "last 3 successful executions"
 SUMMARY_OUTPUT_BYTES = 256  # the active error's output in its short form
 RELEVANCE_TEXT_CHARS = 600  # how much of an output relevance looks at
+EXCERPT_CHARS = 240  # the end of the newest completed command's output
 
 
 def conversation_facts(conversation: Conversation) -> tuple[dict, dict]:
@@ -26,11 +27,11 @@ def conversation_facts(conversation: Conversation) -> tuple[dict, dict]:
         "name": masked(conversation.name),
         "original_prompt": masked(conversation.original_prompt),
     }
-    steps = [
-        {"description": masked(state.step.description), "status": state.status.value}
-        for state in conversation.steps
-    ]
-    return facts, {"steps": steps}
+    # Descriptions only: a status would change the start of every request as steps go by (the
+    # execution history and the current step say where the workflow stands; the current step names skipped ones).
+    steps = [{"description": masked(state.step.description)} for state in conversation.steps]
+    workflow: dict = {"steps": steps}
+    return facts, workflow
 
 
 def current_step(conversation: Conversation, step_index: int) -> Candidate:
@@ -40,6 +41,9 @@ def current_step(conversation: Conversation, step_index: int) -> Candidate:
         "description": masked(state.step.description),
         "attempt": len([a for a in state.command_attempts if a.executed]) + 1,
     }
+    skipped = [i for i, earlier in enumerate(conversation.steps[:step_index]) if earlier.status.value == "skipped"]
+    if skipped:
+        payload["skipped_steps"] = skipped
     return Candidate(
         key=f"step:{step_index}", kind=ContextType.step_result, section="current_step", full=payload,
         text=payload["description"], importance=ImportanceLevel.critical, core=True,
@@ -102,6 +106,11 @@ def attempts(
     `cache` (kept by the engine across steps) saves re-masking the outputs of finished attempts.
     """
     executed = [(s, p, a) for s, p, a in _executed(conversation, step_index) if a.id != skip_id]
+    # Completed steps are sent as their summaries; only the newest completed command keeps an
+    # excerpt of its output. So a request grows by a summary per step, and what came before
+    # stays byte-identical from request to request (a stable prefix for prompt caching).
+    earlier = [a.id for s, _, a in executed if s < step_index]
+    excerpt_id = earlier[-1] if earlier else None
     successes = [a.id for _, _, a in executed if a.succeeded][-LAST_SUCCESSES_KEPT:]
     failures = [a.id for _, _, a in executed if not a.succeeded]
     preserved_failures = failures[-preserve_errors:] if preserve_errors else []
@@ -109,11 +118,12 @@ def attempts(
     for step, position, attempt in executed:
         state = conversation.steps[step]
         is_last_success = attempt.succeeded and attempt is _last_success(state.command_attempts)
+        detail = "full" if step == step_index else ("excerpt" if attempt.id == excerpt_id else "summary")
         key = (attempt.id, attempt.exit_status, is_last_success, state.step.description, max_output,
-               len(state.artifacts_produced), len(state.environment_changes))
+               len(state.artifacts_produced), len(state.environment_changes), detail)
         candidate = cache.get(key) if cache is not None else None
         if candidate is None:
-            candidate = _attempt_candidate(conversation, step, position, attempt, max_output, is_last_success)
+            candidate = _attempt_candidate(conversation, step, position, attempt, max_output, is_last_success, detail)
             if cache is not None:
                 cache[key] = candidate
         candidate.age = step_index - step
@@ -137,8 +147,10 @@ def _last_success(attempts_: list[CommandAttempt]) -> CommandAttempt | None:
 
 def _attempt_candidate(
     conversation: Conversation, step: int, position: int, attempt: CommandAttempt, max_output: int,
-    is_last_success: bool,
+    is_last_success: bool, detail: str = "full",
 ) -> Candidate:
+    """`detail`: full (the current step: the whole clipped output), excerpt (the newest completed
+    command: the summary and the end of its output) or summary (older completed commands)."""
     state = conversation.steps[step]
     description = masked(state.step.description)
     command = masked(attempt.command)
@@ -155,13 +167,19 @@ def _attempt_candidate(
     )
     if cwd_change and is_last_success:
         full["working_directory_changed"] = masked(cwd_change)
-    if output:
-        full["output"] = output
     outcome = "done" if attempt.succeeded else f"failed (exit {attempt.exit_status})"
     achievement = f"{description}: {outcome}"
     if artifacts:
         achievement += "; created " + ", ".join(artifacts[:3]) + (" ..." if len(artifacts) > 3 else "")
     summary = {"step_index": step, "commands_executed": [command], "success": attempt.succeeded, "summary": achievement}
+    if detail != "full":
+        full = {**full, "summary": achievement}
+        if detail == "summary":
+            full.pop("artifacts_created", None)  # the summary names the first three
+        if detail == "excerpt" and output:
+            full["output_excerpt"] = output[-EXCERPT_CHARS:]
+    elif output:
+        full["output"] = output
     return Candidate(
         key=f"attempt:{attempt.id}", kind=ContextType.command if attempt.succeeded else ContextType.error,
         section="execution_history", full=full, summary=summary,

@@ -130,9 +130,14 @@ class ContextEngine:
 
     # --- steps -------------------------------------------------------------------------------
     def step_messages(
-        self, conversation: Conversation, step_index: int, environment: dict[str, Any] | None = None
+        self, conversation: Conversation, step_index: int, environment: dict[str, Any] | None = None,
+        reserve: int = 0, dynamic: str | None = None,
     ) -> tuple[list[ChatMessage], StepContext, ContextReport]:
-        """Messages for the command of step `step_index`, the StepContext they carry and a report."""
+        """Messages for the command of step `step_index`, the StepContext they carry and a report.
+
+        `reserve`: tokens the caller adds to the request (instructions, the reply's JSON schema),
+        so the budget covers everything sent. `dynamic`: the dynamic context commands' blocks as
+        they were last sent (`parsec context show` never runs the commands again)."""
         if not 0 <= step_index < len(conversation.steps):
             raise IndexError(f"conversation {conversation.id} has no step {step_index}")
         system_prompt = self.ensure_system_prompt(conversation)
@@ -143,9 +148,11 @@ class ContextEngine:
         env.update(_environment_facts(environment, self.settings.privacy.environment_allowlist))
         env["working_directory"] = shown_cwd = redact.masked(cwd)
 
-        dynamic = [c for c in self.settings.context_commands if c.dynamic]
-        outputs = commands.run_all(dynamic, cwd, self.max_output)
-        step_warnings = commands.warnings(outputs)
+        if dynamic is None:
+            outputs = commands.run_all([c for c in self.settings.context_commands if c.dynamic], cwd, self.max_output)
+            step_warnings, dynamic = commands.warnings(outputs), commands.render_blocks(outputs)
+        else:
+            step_warnings = []
 
         error, error_attempt = collect.active_error(conversation, step_index, self.max_output)
         candidates: list[Candidate] = [collect.current_step(conversation, step_index), collect.environment(env)]
@@ -173,11 +180,11 @@ class ContextEngine:
             session_base={"working_directory": shown_cwd, "detected_tools": self._detected_tools(), "project_type": env.get("project_type")},
             query=redact.masked(query),
             now=self._clock(),
-            dynamic_blocks=commands.render_blocks(outputs),
+            dynamic_blocks=dynamic,
             warnings=step_warnings,
         )
         messages, step_context, report = assemble_step(
-            inputs, pool, candidates, self.budget, self.counter, pruning.importance_decay_factor
+            inputs, pool, candidates, max(self.budget - reserve, 0), self.counter, pruning.importance_decay_factor
         )
         self.last_report = report
         return messages, step_context, report

@@ -28,8 +28,11 @@ class HookSpool:
         for taken in self._files(f"*{TAKEN}"):
             await self._replay(taken)
         for fresh in self._files("*.jsonl"):
+            taken = fresh.with_name(fresh.name + TAKEN)
+            if taken.exists():
+                continue  # still being retried: renaming over it would lose what it holds
             try:
-                fresh.rename(fresh.with_name(fresh.name + TAKEN))
+                fresh.rename(taken)
             except OSError:
                 pass
 
@@ -49,22 +52,35 @@ class HookSpool:
         return [path for _, path in sorted(found)]
 
     async def _replay(self, path: Path) -> None:
+        journal = self.daemon.journal
+        if journal.write_error is not None:
+            return  # the journal cannot be written: the file is the only durable copy, keep it
         conn = {"tcp": False, "authenticated": True, "spool": True}
-        count = 0
+        count = bad = 0
         limit = self.daemon.limit
         try:
             with path.open("rb") as handle:
-                for line in handle:
+                for number, line in enumerate(handle, 1):
                     if len(line) > limit or not line.strip():
                         continue
-                    reply = await self.daemon.handle_line(line.rstrip(b"\n"), conn)
-                    if reply is not None and not reply["ok"] and reply["error"]["code"] == "unavailable":
-                        return  # the journal cannot be written: keep the file for later
+                    try:
+                        reply = await self.daemon.handle_line(line.rstrip(b"\n"), conn)
+                    except Exception as err:  # one bad line must not hold back the rest of the file
+                        reply = {"ok": False, "error": {"code": "internal", "message": f"{type(err).__name__}: {err}"}}
+                    if reply is not None and not reply["ok"]:
+                        if reply["error"]["code"] == "unavailable":
+                            return  # the journal cannot be written: keep the file for later
+                        bad += 1
+                        log.warning("spool file %s line %d refused (%s); the rest is ingested",
+                                    path.name, number, reply["error"]["code"])
+                        continue
                     count += 1
         except OSError as err:
             log.warning("cannot read spool file %s: %s", path, err)
             return
-        await self.daemon.journal.sync()  # fdatasynced before the spool copy is deleted
+        if journal.write_error is not None:
+            return  # some of it is only in memory: keep the file until the journal holds it
+        await journal.sync()  # fdatasynced before the spool copy is deleted
         path.unlink(missing_ok=True)
         self.ingested += count
         log.info("ingested %d spooled messages from %s", count, path.name)

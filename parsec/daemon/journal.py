@@ -28,6 +28,7 @@ log = logging.getLogger("parsec.daemon")
 SEGMENT_SUFFIX = ".jsonl"
 MAX_SEGMENT_BYTES = 8 * 1024 * 1024  # rotate even when the store is down, so replay is chunked
 SYNC_INTERVAL_S = 0.05  # background fdatasync period: the window a machine crash could lose
+MAX_HELD_BYTES = 4 * 1024 * 1024  # records kept in memory while the journal cannot be written
 
 
 class JournalError(Exception):
@@ -39,8 +40,16 @@ def journal_dir() -> Path:
 
 
 class Journal:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, max_held_bytes: int = MAX_HELD_BYTES) -> None:
         self.directory = directory
+        self.max_held_bytes = max_held_bytes
+        # Acknowledged records whose write failed (disk full, read-only): kept here, in order,
+        # up to max_held_bytes, and written first as soon as the journal takes writes again.
+        self._held: list[bytes] = []
+        self._held_records = 0
+        self._held_bytes = 0
+        self.refused = 0  # records refused because the journal failed and memory was full
+        self.write_error: str | None = None  # set while the journal cannot be written
         self._sync_io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-sync")  # fdatasync
         self._pending: list[bytes] = []
         self._waiters: list[asyncio.Future[None]] = []
@@ -68,8 +77,9 @@ class Journal:
         self._open_next()
 
     def segments(self) -> list[Path]:
-        """Every segment on disk, oldest first (the current one last)."""
-        return sorted(self.directory.glob(f"*{SEGMENT_SUFFIX}"))
+        """Every segment on disk, oldest first (the current one last). Segments are named by a
+        number; any other file here (rejected.jsonl, an editor's backup) is not one."""
+        return sorted(path for path in self.directory.glob(f"*{SEGMENT_SUFFIX}") if path.stem.isdigit())
 
     def closed_segments(self) -> list[Path]:
         return [segment for segment in self.segments() if segment != self._current]
@@ -85,7 +95,19 @@ class Journal:
     @property
     def depth(self) -> int:
         """Records appended but not yet in the store."""
-        return sum(self.counts.values()) + len(self._pending)
+        return sum(self.counts.values()) + len(self._pending) + self._held_records
+
+    @property
+    def held_records(self) -> int:
+        return self._held_records
+
+    @property
+    def problem(self) -> str | None:
+        """For `status`: the journal cannot be written, and what that costs."""
+        if self.write_error is None:
+            return None
+        return (f"journal not writable ({self.directory}): {self.write_error}; {self._held_records} acknowledged "
+                f"records held in memory, {self.refused} refused")
 
     def done(self, segment: Path, records: int) -> None:
         """`records` more lines of `segment` reached the store."""
@@ -101,11 +123,21 @@ class Journal:
 
     async def rotate(self) -> None:
         """Close the current segment (once what is pending is written) and start a new one."""
+        self.retry_held()
         await self.commit()
         async with self._lock:
             if self._current_records:
                 self._retire()
-                self._open_next()
+                self._try_open_next()
+
+    def _try_open_next(self) -> None:
+        """Start the next segment; on a full or read-only disk the next write tries again."""
+        try:
+            self._open_next()
+        except OSError as err:
+            self._current, self._fd = None, -1
+            self.write_error = err.strerror or str(err)
+            log.error("cannot start a journal segment: %s", self.write_error)
 
     def _retire(self) -> None:
         """Stop appending to the current segment; the sync thread syncs and closes its fd."""
@@ -153,34 +185,85 @@ class Journal:
 
     async def _commit_rounds(self) -> None:
         try:
-            while self._pending:
+            while self._pending or self._held:
                 async with self._lock:
                     batch, waiters = self._pending, self._waiters
                     self._pending, self._waiters = [], []
+                    try:
+                        self._write_held()
+                    except OSError as err:
+                        self._hold_or_refuse(batch, waiters, err)
+                        if not batch:
+                            break  # only old records waiting: the next append or flush retries
+                        continue
                     data = b"".join(batch)
                     try:
                         # On the event loop: a write() into the page cache takes microseconds, less
                         # than a hand-off to a thread and back (the fdatasync is what blocks, and it
                         # runs on the sync thread).
-                        _write_all(self._fd, data, self._current_bytes)
+                        self._write(data, len(batch))
                     except OSError as err:
-                        log.error("journal write failed: %s", err)
-                        _fail(waiters, JournalError(f"cannot write the journal: {err.strerror or err}"))
+                        self._hold_or_refuse(batch, waiters, err)
                         continue
-                    self._dirty = True
-                    self._current_records += len(batch)
-                    self._current_bytes += len(data)
-                    self.counts[self._current] = self.counts.get(self._current, 0) + len(batch)  # type: ignore[index]
-                    self.appended += len(batch)
                 for waiter in waiters:
                     if not waiter.done():
                         waiter.set_result(None)
                 if self._current_bytes > MAX_SEGMENT_BYTES:
                     async with self._lock:
                         self._retire()
-                        self._open_next()
+                        self._try_open_next()
         finally:
             self._committer = None
+
+    def retry_held(self) -> None:
+        """Called by the flush: write what was held in memory once the journal takes writes again."""
+        if self._held and self._committer is None:
+            self._committer = asyncio.create_task(self._commit_rounds())
+
+    def _write(self, data: bytes, records: int) -> None:
+        if self._fd < 0:
+            self._open_next()  # a segment that could not be created before (disk full)
+        _write_all(self._fd, data, self._current_bytes)
+        self._dirty = True
+        self._current_records += records
+        self._current_bytes += len(data)
+        self.counts[self._current] = self.counts.get(self._current, 0) + records  # type: ignore[index]
+        self.appended += records
+
+    def _write_held(self) -> None:
+        while self._held:
+            data = self._held[0]
+            records = data.count(b"\n")
+            self._write(data, records)
+            self._held.pop(0)
+            self._held_records -= records
+            self._held_bytes -= len(data)
+        if self.write_error is not None:
+            log.warning("the journal takes writes again; records held in memory are written")
+            self.write_error = None
+
+    def _hold_or_refuse(self, batch: list[bytes], waiters: list[asyncio.Future[None]], err: OSError) -> None:
+        """The journal cannot be written: keep the batch in memory (acknowledged, and `status`
+        says so) while there is room, else refuse it so that the hook spools it."""
+        reason = err.strerror or str(err)
+        if self.write_error is None:
+            log.error("journal write failed: %s", reason)
+        self.write_error = reason
+        if not batch:
+            return
+        data = b"".join(batch)
+        if self._held_bytes + len(data) <= self.max_held_bytes:
+            self._held.append(data)
+            self._held_records += len(batch)
+            self._held_bytes += len(data)
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+            return
+        self.refused += len(batch)
+        log.error("journal not writable and %d bytes already held in memory: %d records refused",
+                  self._held_bytes, len(batch))
+        _fail(waiters, JournalError(f"cannot write the journal: {reason}"))
 
     # --- background sync ---------------------------------------------------------------------
     async def _sync_rounds(self) -> None:

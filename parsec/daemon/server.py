@@ -58,7 +58,7 @@ class Daemon:
         self.runtime = runtime
         self.limit = cfg.max_message_bytes
         self.timeout = cfg.client_timeout_s
-        self.journal = Journal(journal_dir())
+        self.journal = Journal(journal_dir(), max_held_bytes=cfg.max_held_journal_bytes)
         self.writer = StoreWriter(self.journal, {
             "url": settings.store_url(), "busy_timeout_ms": settings.store.busy_timeout_ms,
             "connect_timeout_s": settings.store.connect_timeout_s, "batch_size": cfg.batch_size,
@@ -67,6 +67,7 @@ class Daemon:
             privacy_filter,
             privacy_mode=settings.context_management.privacy_mode,
             output_limit=settings.context_pruning.max_command_output_length,
+            max_pending_output_bytes=cfg.max_pending_output_bytes,
         )
         self.hook_spool = HookSpool([endpoints.runtime_spool_dir(runtime), endpoints.state_spool_dir()], self)
         self.scheduler = Scheduler()
@@ -263,7 +264,7 @@ class Daemon:
         if classifier is None:
             return m.error_reply(req.id, "unavailable", "classifier unavailable")
         decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd)
-        return m.ok_reply(req.id, decision=decision.decision, confidence=decision.confidence, reason=decision.reason)
+        return m.ok_reply(req.id, **decision.as_dict())
 
     async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> dict[str, Any]:
         classifier = await self._get_classifier()
@@ -286,8 +287,9 @@ class Daemon:
         return m.ok_reply(req.id, session_id=self.recorder.session_id(key=req.session, pid=req.pid))
 
     async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> dict[str, Any]:
-        in_store = await self.writer.flush(force=True)
-        return m.ok_reply(req.id, in_store=in_store, queue_depth=self.journal.depth)
+        in_store = await self.writer.flush_within(self.writer.hung_after_s)
+        return m.ok_reply(req.id, in_store=in_store, queue_depth=self.journal.depth,
+                          **({} if in_store else {"store_problem": self.writer.problem}))
 
     # --- helpers ---------------------------------------------------------------------------
     async def _journal(self, records: Records) -> None:
@@ -346,7 +348,11 @@ class Daemon:
             "records_written": self.writer.written,
             "store_url": self.store_url,
             "store_ok": self.writer.store_ok,
-            "last_error": self.writer.last_error or self.last_error or self.journal.last_error,
+            "store_problem": self.writer.problem,
+            "journal_problem": self.journal.problem,
+            "journal_held_records": self.journal.held_records,
+            **self.recorder.outputs.describe(),
+            "last_error": self.journal.problem or self.writer.last_error or self.last_error or self.journal.last_error,
             "jobs": self.scheduler.describe(),
         }
 

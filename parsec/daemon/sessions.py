@@ -7,7 +7,6 @@ message replayed from a spool file, or resent after a daemon restart, maps to th
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import time
@@ -20,8 +19,11 @@ import psutil
 
 from ..context import environment
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
+from ..models.session_ids import derived_id, epoch, key_pid, key_time
 from ..models.text import TruncatedText
+from ..privacy.memory import SecretValues
 from ..protocol.messages import CommandFinished, CommandOutput, CommandStarted, SessionStart
+from .output_buffer import OutputBuffer
 
 # Looked up on the daemon's event loop for each new directory or PATH, so cached here; a
 # workflow step asks `environment` directly, since its directory changes under it.
@@ -32,39 +34,8 @@ tool_of = environment.tool_of
 MAX_LIVE_SESSIONS = 4096  # beyond this the least recently active session is forgotten (not lost)
 MAX_PENDING_PER_SESSION = 64  # started-but-unfinished commands remembered per session
 SESSION_SAVE_INTERVAL_S = 30.0  # last_active reaches the store at most this often per session
-_MIN_EPOCH, _MAX_EPOCH = 0.0, 32503680000.0  # year 3000: anything outside is a bogus clock
-
-
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # the ULID alphabet
-_PAIRS = [a + b for a in _CROCKFORD for b in _CROCKFORD]  # every 10-bit value as two digits
-
-
-def derived_id(timestamp: float, *parts: str) -> str:
-    """A ULID whose time part is `timestamp` and whose random part is a hash of `parts`."""
-    millis = int(max(_MIN_EPOCH, min(timestamp, _MAX_EPOCH)) * 1000)
-    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()[:10]
-    value = (millis << 80) | int.from_bytes(digest, "big")
-    # 26 digits = 130 bits (two leading zero bits), looked up 10 bits at a time: what python-ulid
-    # computes, at a fraction of its cost on this hot path.
-    return "".join([_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
-
-
-def _epoch(value: float | None) -> float | None:
-    return value if value is not None and _MIN_EPOCH < value < _MAX_EPOCH else None
-
-
-def _key_time(key: str) -> float | None:
-    """`<pid>-<start time>` → the start time, when the key has that shape."""
-    _, _, tail = key.partition("-")
-    try:
-        return _epoch(float(tail))
-    except ValueError:
-        return None
-
-
-def _key_pid(key: str) -> int | None:
-    head, _, _ = key.partition("-")
-    return int(head) if head.isdigit() and len(head) < 10 else None
+# The ids are derived in parsec/models/session_ids.py, so the CLI computes the same ones.
+_epoch, _key_time, _key_pid = epoch, key_time, key_pid
 
 
 @dataclass
@@ -72,11 +43,12 @@ class LiveSession:
     key: str
     session: Session
     started: OrderedDict[int, CommandStarted] = field(default_factory=OrderedDict)
-    outputs: OrderedDict[int, CommandOutput] = field(default_factory=OrderedDict)
     last_saved: float = float("-inf")  # monotonic time it was last journaled
     last_saved_wall: float = 0.0  # its last_active (epoch) at that time
     active: float = 0.0  # epoch of the last message; copied to session.last_active when saved
     partial: bool = False  # created from a command message: the store may know it better
+    # Secret values this shell has shown (keyed hashes only): masked wherever they appear again.
+    secret_values: SecretValues = field(default_factory=SecretValues)
 
 
 @dataclass
@@ -88,8 +60,10 @@ class Records:
 
 
 class SessionRecorder:
-    def __init__(self, privacy_filter, privacy_mode: bool, output_limit: int, host: str | None = None) -> None:
+    def __init__(self, privacy_filter, privacy_mode: bool, output_limit: int, host: str | None = None,
+                 max_pending_output_bytes: int = 64 * 1024 * 1024) -> None:
         self.filter = privacy_filter
+        self.outputs = OutputBuffer(max_pending_output_bytes)  # of all sessions, one bound
         self.privacy_mode = privacy_mode
         self.output_limit = output_limit
         self.host = host or socket.gethostname()
@@ -108,6 +82,7 @@ class SessionRecorder:
         previous = session.global_context
         env = previous.environment_snapshot
         if msg.env:
+            live.secret_values.remember_environment(msg.env)
             env = {} if self.privacy_mode else self.filter.filter_environment(msg.env)
         cwd = msg.cwd or previous.working_directory
         on_path = tools_on_path(msg.env.get("PATH", os.environ.get("PATH", "")))
@@ -132,8 +107,7 @@ class SessionRecorder:
     def command_output(self, msg: CommandOutput) -> None:
         live = self._get(msg.session, create=True)
         if not self.privacy_mode:
-            live.outputs[msg.seq] = msg
-            _bound(live.outputs)
+            self.outputs.put(live.key, msg.seq, msg, len(msg.output))
 
     def command_finished(self, msg: CommandFinished) -> Records:
         live = self._get(msg.session, create=True)
@@ -157,7 +131,7 @@ class SessionRecorder:
         started_at: float | None, finished_at: float | None, duration: int | None,
         exit_status: int | None, pipeline_statuses: list[int],
     ) -> DirectCommandExecution | None:
-        output = live.outputs.pop(seq, None)
+        output = self.outputs.take(live.key, seq)
         if command is None or not command.strip() or not self.filter.should_record(command, cwd):
             return None
         context = live.session.global_context
@@ -171,12 +145,12 @@ class SessionRecorder:
         return DirectCommandExecution(
             id=derived_id(when, session.id, str(seq)),
             session_id=session.id,
-            command=self.filter.mask(command),
+            command=self.filter.mask(command, live.secret_values),
             executed_at=datetime.fromtimestamp(when, timezone.utc),
             duration_ms=duration,
             exit_status=exit_status,
             pipeline_statuses=pipeline_statuses,
-            stdout=self._output(output),
+            stdout=self._output(output, live.secret_values),
             working_directory=cwd,
             cwd_after=cwd_after,
             host=session.host or self.host,
@@ -200,6 +174,7 @@ class SessionRecorder:
             if execution is not None:
                 records.executions.append(execution)
         live.started.clear()
+        self.outputs.forget_session(key)
         return records
 
     # --- queries and housekeeping ----------------------------------------------------------
@@ -236,6 +211,7 @@ class SessionRecorder:
             while len(self.live) > MAX_LIVE_SESSIONS:
                 _, evicted = self.live.popitem(last=False)
                 self._forget_pid(evicted)
+                self.outputs.forget_session(evicted.key)
         else:
             self.live.move_to_end(key)
         return live
@@ -273,10 +249,10 @@ class SessionRecorder:
             context.working_directory = cwd
             context.detected_project_type = detect_project_type(cwd)
 
-    def _output(self, output: CommandOutput | None) -> TruncatedText | None:
+    def _output(self, output: CommandOutput | None, values: SecretValues) -> TruncatedText | None:
         if output is None or self.privacy_mode:
             return None
-        return TruncatedText.from_output(self.filter.mask(output.output), limit=self.output_limit)
+        return TruncatedText.from_output(self.filter.mask(output.output, values), limit=self.output_limit)
 
     def _forget_pid(self, live: LiveSession) -> None:
         pid = live.session.pid

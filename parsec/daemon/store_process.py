@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import NotFound, StoreUnavailable
+from ..errors import NotFound, StoreNotWritable, StoreUnavailable
 from ..models.session import DirectCommandExecution, Session
 from .records import decode_record
 
@@ -93,8 +93,11 @@ class SegmentApplier:
         except FileNotFoundError:
             return True  # already applied and deleted (a retry after a lost reply)
         except Exception as err:
-            self._failures[key] = self._failures.get(key, 0) + 1
+            if not _is_unavailable(err):  # only a refusal by a working store points at a bad record
+                self._failures[key] = self._failures.get(key, 0) + 1
             self._close_store()  # a broken connection pool is rebuilt on the next try
+            if isinstance(err, StoreNotWritable):
+                return self._failed(str(err))  # "store not writable: disk full (path; …)"
             return self._failed(f"store write failed: {_describe(err)}")
         return True
 
@@ -173,7 +176,13 @@ def _describe(err: BaseException) -> str:
 
 
 def _is_unavailable(err: BaseException) -> bool:
-    return isinstance(err, StoreUnavailable) or type(err).__name__ in ("OperationalError", "InterfaceError", "DisconnectionError")
+    """A fault of the store (down, busy, disk full, read-only), not of the record: never rejected."""
+    if isinstance(err, (StoreUnavailable, OSError, MemoryError)):
+        return True
+    if type(err).__name__ in ("OperationalError", "InterfaceError", "DisconnectionError"):
+        return True
+    text = str(err).lower()
+    return any(sign in text for sign in ("disk is full", "no space left", "readonly", "read-only", "disk i/o error"))
 
 
 def main(argv: list[str]) -> int:

@@ -20,6 +20,12 @@ from .journal import Journal
 log = logging.getLogger("parsec.daemon")
 
 MAX_BACKOFF_S = 30.0
+# A store that accepts connections but never answers (a PostgreSQL stopped with SIGSTOP, a hung
+# NFS mount) leaves the writer process waiting forever. `status` and `flush` say so after
+# `answer_timeout_s` (twice store.connect_timeout_s, at least 4 s); a call still unanswered after
+# HUNG_AFTER_S is abandoned and the writer process replaced (the journal keeps every record, and
+# ids make a replay harmless).
+HUNG_AFTER_S = 30.0
 
 
 class StoreWriter:
@@ -34,16 +40,37 @@ class StoreWriter:
         self._retry_at = 0.0
         self._backoff = 0.5
         self._lock = asyncio.Lock()
+        self._call_started: float | None = None
+        self.answer_timeout_s = max(4.0, 2 * float(store_options.get("connect_timeout_s", 5.0)))
+        self.hung_after_s = max(HUNG_AFTER_S, 2 * self.answer_timeout_s)
+
+    @property
+    def problem(self) -> str | None:
+        """What `status` shows about the store: not answering, or the last failure."""
+        if self._call_started is not None and time.monotonic() - self._call_started > self.answer_timeout_s:
+            waited = time.monotonic() - self._call_started
+            return f"store not answering within {self.answer_timeout_s:.0f} s (waiting for {waited:.0f} s)"
+        return None if self.store_ok else self.last_error
+
+    async def flush_within(self, timeout: float) -> bool:
+        """flush(force=True), but answer within `timeout`: False while the store does not answer
+        (the flush goes on in the background)."""
+        task = asyncio.ensure_future(self.flush(force=True))
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), timeout)
+        except asyncio.TimeoutError:
+            return False
 
     async def flush(self, force: bool = False) -> bool:
         """Rotate the current segment and apply every closed one. True when all reached the store."""
+        self.journal.retry_held()  # records held in memory while the journal could not be written
         if not force and time.monotonic() < self._retry_at:
             return False
         async with self._lock:
             await self.journal.rotate()  # commits what is pending first; no-op when empty
             segments = [str(path) for path in self.journal.closed_segments()]
             if not segments:
-                return True
+                return not self.journal.held_records
             reply = await self._call({"op": "apply", "segments": segments})
             if reply is None:
                 return self._failed()
@@ -85,10 +112,22 @@ class StoreWriter:
             assert child.stdin is not None and child.stdout is not None
             child.stdin.write(json.dumps(request).encode() + b"\n")
             await child.stdin.drain()
-            line = await child.stdout.readline()
+            self._call_started = time.monotonic()
+            line = await asyncio.wait_for(child.stdout.readline(), self.hung_after_s)
+        except asyncio.TimeoutError:
+            self.last_error = f"store not answering within {self.hung_after_s:.0f} s; the store writer was restarted"
+            log.error(self.last_error)
+            child.kill()
+            await child.wait()
+            self._child = None
+            self._progress.clear()
+            self.store_ok = False
+            return None
         except (OSError, ConnectionError) as err:
             self.last_error = f"the store writer process failed: {err}"
             return None
+        finally:
+            self._call_started = None
         if not line:
             self.last_error = f"the store writer process exited ({await child.wait()}); restarting it"
             log.error(self.last_error)

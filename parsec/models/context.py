@@ -77,6 +77,7 @@ class StepExecutionRecord(ParsecModel):
     summary: str | None = None  # set when older results are summarised into achievements
     exit_status: int | None = None
     output: str | None = None  # masked head + tail of the output (max_command_output_length)
+    output_excerpt: str | None = None  # the newest completed command: the end of its output
 
 
 class StepContext(ParsecModel):

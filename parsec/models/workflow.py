@@ -9,6 +9,7 @@ from pydantic import Field
 
 from ..errors import InvalidTransition
 from .base import ParsecModel, Ulid, UtcDatetime, new_id, utcnow
+from .chat import ChatMessage
 from .context import ArtifactInfo, ContextSummary, EnvironmentChange, StepContext
 from .text import TruncatedText
 
@@ -43,10 +44,12 @@ _CONVERSATION_MOVES: dict[ConversationStatus, set[ConversationStatus]] = {
 _STEP_TERMINAL = {StepStatus.complete, StepStatus.skipped, StepStatus.aborted}
 _STEP_MOVES: dict[StepStatus, set[StepStatus]] = {
     StepStatus.pending: {StepStatus.command_suggested, StepStatus.complete},
-    StepStatus.command_suggested: {StepStatus.running, StepStatus.command_suggested},
+    # command_suggested → complete: the model judged the step done after a declined suggestion.
+    StepStatus.command_suggested: {StepStatus.running, StepStatus.command_suggested, StepStatus.complete},
     # running → command_suggested: the command succeeded but the step needs another one.
     StepStatus.running: {StepStatus.complete, StepStatus.failed, StepStatus.command_suggested},
-    StepStatus.failed: {StepStatus.command_suggested},
+    # failed → complete: after a failure the model judged the step done (e.g. an interrupted run did it).
+    StepStatus.failed: {StepStatus.command_suggested, StepStatus.complete},
 }
 
 
@@ -71,6 +74,16 @@ class Approval(StrEnum):
     edited = "edited"  # the user changed it, then ran it
     auto_approved = "auto_approved"  # --yes on a low-risk command
     declined = "declined"  # not run
+
+
+class ModelExchange(ParsecModel):
+    """One model call as sent: the messages (the system prompt first, the instructions in the
+    last one) and the reply text, so a conversation can be replayed and inspected exactly."""
+
+    purpose: str  # plan | step
+    messages: list[ChatMessage]
+    reply: str = ""
+    at: UtcDatetime = Field(default_factory=utcnow)
 
 
 class CommandAttempt(ParsecModel):
@@ -100,6 +113,7 @@ class WorkflowStepState(ParsecModel):
     status: StepStatus = StepStatus.pending
     command_attempts: list[CommandAttempt] = Field(default_factory=list)
     context_used: StepContext | None = None
+    exchanges: list[ModelExchange] = Field(default_factory=list)  # every model call for this step
     artifacts_produced: list[ArtifactInfo] = Field(default_factory=list)
     environment_changes: list[EnvironmentChange] = Field(default_factory=list)
     error_context: str | None = None
@@ -144,6 +158,7 @@ class Conversation(ParsecModel):
     context_summary: ContextSummary = Field(default_factory=ContextSummary)
     # Captured once when the conversation starts; a resumed conversation keeps it (cllm ADR-0020).
     system_prompt: str | None = None
+    planning_exchanges: list[ModelExchange] = Field(default_factory=list)  # each plan (and re-plan) call
     working_directory: str = ""
     provider: str = ""
     model: str = ""

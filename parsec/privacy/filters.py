@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ..errors import ConfigError
-from .masking import compile_extra_patterns, mask
+from .masking import compile_extra_patterns, mask_collecting
+from .memory import SecretValues
 
 # Variable names that may hold a credential: never kept, whatever the allowlist says.
 _SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION_ID|_PWD$|^PWD_", re.I)
@@ -54,15 +55,18 @@ class PrivacyFilter:
             return False
         return True
 
-    def mask(self, text: str) -> str:
-        """`text` with secrets replaced by markers. With mask_secrets off only extra_patterns apply."""
+    def mask(self, text: str, values: SecretValues | None = None) -> str:
+        """`text` with secrets replaced by markers. With mask_secrets off only extra_patterns apply.
+        With a session's `values`, the secrets found are remembered and known values masked."""
         if not text:
             return text
-        if self.mask_secrets:
-            return mask(text, self._extra)
-        if self._extra:
-            return _mask_extra_only(text, self._extra)
-        return text
+        if not self.mask_secrets and not self._extra:
+            return values.mask(text) if values is not None else text
+        masked, found = mask_collecting(text, self._extra, builtin=self.mask_secrets)
+        if values is None:
+            return masked
+        values.remember_all(found)
+        return values.mask(masked)
 
     def filter_environment(self, env: Mapping[str, str]) -> dict[str, str]:
         """Allow-listed, harmless-looking variables with masked values; nothing in privacy mode."""
@@ -88,21 +92,3 @@ def _compile_all(patterns: Sequence[str], origin: str) -> tuple[re.Pattern[str],
         except re.error as err:
             raise ConfigError(f"{origin}: invalid regex {raw!r}: {err}; fix it in config.toml") from None
     return tuple(compiled)
-
-
-def _mask_extra_only(text: str, extra: tuple[str, ...]) -> str:
-    from .masking import MARKER
-
-    spans: list[tuple[int, int]] = []
-    for pattern in compile_extra_patterns(extra):
-        spans.extend(pattern.spans(text))
-    spans.sort()
-    parts, position = [], 0
-    for start, end in spans:
-        if start < position:
-            continue
-        parts.append(text[position:start])
-        parts.append(MARKER.format(kind="custom"))
-        position = end
-    parts.append(text[position:])
-    return "".join(parts)

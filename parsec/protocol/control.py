@@ -75,17 +75,29 @@ def ping(runtime: Path, timeout: float = 1.0) -> bool:
         return False
 
 
-def start_background(settings: Settings, overrides: list[str], timeout: float = 15.0) -> tuple[int | None, bool]:
-    """Start a daemon unless one answers. Returns (pid, started_now) once the socket answers."""
+def start_background(
+    settings: Settings, overrides: list[str], timeout: float = 15.0, auto: bool = False
+) -> tuple[int | None, bool]:
+    """Start a daemon unless one answers. Returns (pid, started_now) once the socket answers.
+
+    A start by the user lifts a stop by the user (`stopped_marker`); an automatic one (`auto`,
+    the hooks') does nothing while it is there and returns (None, False)."""
     runtime = runtime_for(settings)
+    marker = endpoints.stopped_marker(runtime)
+    if auto and marker.exists():
+        return None, False
+    marker.unlink(missing_ok=True)
     if ping(runtime):
         return read_pid(runtime), False
-    command = [sys.executable, "-m", "parsec.daemon", *(arg for item in overrides for arg in ("--set", item))]
-    log_dir = paths.ensure_private_dir(paths.state_dir())
-    out_fd = os.open(log_dir / "daemon.out", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    out_path = paths.ensure_private_dir(paths.state_dir()) / "daemon.out"
+    out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    start_offset = os.fstat(out_fd).st_size
     with os.fdopen(out_fd, "ab") as out:
+        # From "/": a `parsec/` folder or a project's .parsec.toml in the caller's directory is
+        # none of the per-user daemon's business (`-P` keeps the cwd off sys.path as well).
         child = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, close_fds=True
+            daemon_command(overrides), stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd="/",
+            start_new_session=True, close_fds=True,
         )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -93,14 +105,39 @@ def start_background(settings: Settings, overrides: list[str], timeout: float = 
             return read_pid(runtime), child.poll() is None
         code = child.poll()
         if code not in (None, EXIT_ALREADY_RUNNING):
-            raise DaemonUnavailable(f"the daemon exited with status {code} at start: see {log_dir / 'daemon.log'}")
+            why = _last_line(out_path, start_offset)
+            raise DaemonUnavailable(f"the daemon exited with status {code} at start{': ' + why if why else ''} (its output: {out_path})")
         time.sleep(0.02)
-    raise DaemonUnavailable(f"the daemon did not answer within {timeout:.0f}s: see {log_dir / 'daemon.log'}")
+    raise DaemonUnavailable(f"the daemon did not answer within {timeout:.0f}s: see {out_path} and {out_path.with_name('daemon.log')}")
 
 
-def stop(settings: Settings, timeout: float = 20.0) -> int | None:
-    """SIGTERM the daemon and wait for it to finish draining. Returns its pid, None if none ran."""
+def daemon_command(overrides: list[str]) -> list[str]:
+    """The daemon's argv. `-P`: `python -m` would otherwise put the working directory first on
+    sys.path, and a `parsec/` folder there (a clone of this repository in ~) would be imported."""
+    return [sys.executable, "-P", "-m", "parsec.daemon", *(arg for item in overrides for arg in ("--set", item))]
+
+
+def _last_line(path: Path, offset: int) -> str:
+    """The last non-empty line the child wrote (the exception of a traceback), shortened."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            lines = handle.read()[-8192:].decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+    return last[:300]
+
+
+def stop(settings: Settings, timeout: float = 20.0, hold: bool = True) -> int | None:
+    """SIGTERM the daemon and wait for it to finish draining. Returns its pid, None if none ran.
+
+    `hold`: the stop holds (`stopped_marker`, written first so no autostart slips in between)
+    until a `start`; `restart` does not hold."""
     runtime = runtime_for(settings)
+    if hold:
+        marker = endpoints.stopped_marker(runtime)
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
     pid = read_pid(runtime)
     if not lock_is_held(runtime):
         _remove_stale(runtime)

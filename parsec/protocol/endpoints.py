@@ -29,6 +29,12 @@ def pid_file(runtime: Path) -> Path:
     return runtime / "daemon.pid"
 
 
+def stopped_marker(runtime: Path) -> Path:
+    """Present after `parsec daemon stop`, until `parsec daemon start`: the hooks' autostart then
+    leaves the daemon off. The runtime directory is emptied at reboot, and so is the stop."""
+    return runtime / "daemon.stopped"
+
+
 def runtime_spool_dir(runtime: Path) -> Path:
     """Where hooks append messages when the daemon is down (fast, but lost on reboot)."""
     return runtime / "spool"

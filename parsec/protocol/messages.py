@@ -194,6 +194,8 @@ def parse_request(line: bytes | str) -> Request:
         data = json.loads(line)
     except (ValueError, UnicodeDecodeError):
         raise BadMessage("bad_request", "not a JSON object") from None
+    except RecursionError:  # `[[[[…` thousands deep: the parser's stack, not the daemon's problem
+        raise BadMessage("bad_request", "JSON nested too deeply") from None
     if not isinstance(data, dict):
         raise BadMessage("bad_request", "not a JSON object")
     version = data.get("v")
@@ -215,7 +217,7 @@ def envelope(line: bytes | str) -> tuple[int | str | None, bool]:
     """(`id`, `noreply`) of a line that failed to parse, as far as they can still be read."""
     try:
         data = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None, False
     if not isinstance(data, dict):
         return None, False

@@ -50,7 +50,9 @@ class AnthropicProvider(Provider):
             "messages": [{"role": m.role, "content": m.content} for m in rest],
         }
         if system:
-            body["system"] = system
+            # The system prompt (captured once per conversation, the reply schema with it) starts
+            # every request the same way: mark it for Anthropic's prompt cache.
+            body["system"] = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
         if self.temperature is not None:
             body["temperature"] = min(self.temperature, 1.0)  # Anthropic's range is 0..1
         if stream:

@@ -7,6 +7,8 @@ An adapter only says how its wire format looks: `_url`, `_headers`, `_body`, `_p
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import logging
 import re
@@ -48,6 +50,9 @@ class ChatResult:
     usage: TokenUsage
     model: str
     provider: str
+    # What went out for this answer, as the adapter received it: masked, with the JSON instructions
+    # (set by `structured`, for callers that keep a record of each exchange).
+    sent: tuple[ChatMessage, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,11 +103,12 @@ class Provider(ABC):
         self._native_schema_works = True  # until the endpoint refuses a JSON-schema request
         self._mask_secrets = options.mask_secrets
         self._extra_secret_patterns = options.extra_secret_patterns
+        self._secret_values = None  # a session's remembered values (privacy.memory.SecretValues)
         self._on_usage = options.on_usage
         endpoint = Endpoint(self.name, self.base_url, self.model, options.key_hint or "[llm] api_key", options.api_key)
         self._transport = Transport(
             endpoint, connect_timeout_s=options.connect_timeout_s, read_timeout_s=options.read_timeout_s,
-            retry=options.retry or RetryPolicy(), http_transport=options.http_transport,
+            retry=options.retry or RetryPolicy(), http_transport=options.http_transport, outbound=self._outbound,
         )
 
     def __repr__(self) -> str:
@@ -167,7 +173,7 @@ class Provider(ABC):
             first = self._complete(request, purpose=purpose, max_tokens=max_tokens, schema=None)
         value, problem = _parse_json(first.text, output_model)
         if value is not None:
-            return value, first
+            return value, dataclasses.replace(first, sent=tuple(request))
         repair = [
             *request,
             ChatMessage(role="assistant", content=first.text),
@@ -181,7 +187,7 @@ class Provider(ABC):
         value, problem = _parse_json(second.text, output_model)
         total = TokenUsage(input_tokens=first.usage.input_tokens + second.usage.input_tokens,
                            output_tokens=first.usage.output_tokens + second.usage.output_tokens)
-        result = ChatResult(text=second.text, usage=total, model=second.model, provider=self.name)
+        result = ChatResult(text=second.text, usage=total, model=second.model, provider=self.name, sent=tuple(repair))
         if value is None:
             raise StructuredOutputError(redact(
                 f"{self.name} ({self.model}) did not return a valid {output_model.__name__} even after a repair "
@@ -202,19 +208,25 @@ class Provider(ABC):
         """The models the endpoint serves (also a cheap "does it answer" probe)."""
         return self._model_names(self._transport.get_json(self._models_url(), self._headers()))
 
+    def use_secret_values(self, values: object) -> None:
+        """Also mask, at the gate, the values a session has seen as secrets (privacy.memory)."""
+        self._secret_values = values
+
     # -- shared machinery -------------------------------------------------------------------------
-    def _prepared(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
-        """Checked messages with any secret still in them masked; nothing is dropped silently."""
-        checked = _checked(messages)
-        if not self._mask_secrets:
-            return checked
+    def _outbound(self, text: str) -> str:
+        """The gate: every string of every request body passes here, in Transport, right before
+        the HTTP request is built (whatever assembled it should have masked secrets already)."""
         from ..privacy.masking import mask
 
-        out = []
-        for message in checked:
-            masked = mask(message.content, self._extra_secret_patterns)
-            out.append(message if masked == message.content else ChatMessage(role=message.role, content=masked))
-        return out
+        if self._mask_secrets or self._extra_secret_patterns:
+            text = mask(text, self._extra_secret_patterns, builtin=self._mask_secrets)
+        if self._secret_values is not None:
+            text = self._secret_values.mask(text)
+        return text
+
+    def _prepared(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+        """Checked messages; nothing is dropped silently (masking happens at the gate, _outbound)."""
+        return _checked(messages)
 
     def _complete(self, messages: list[ChatMessage], *, purpose: str, max_tokens: int | None,
                   schema: tuple[str, dict[str, Any]] | None) -> ChatResult:

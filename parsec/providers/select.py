@@ -1,6 +1,7 @@
 """Choosing a provider: command-line flag ← PARSEC_PROVIDER / PARSEC_MODEL ← config [llm] ←
-auto-detection (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY / GOOGLE_API_KEY, then an
-Ollama answering on OLLAMA_HOST or localhost:11434).
+auto-detection (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY / GOOGLE_API_KEY, then
+OPENAI_BASE_URL alone (a local OpenAI-compatible server), OLLAMA_HOST, then an Ollama answering on
+localhost:11434).
 
 PARSEC_PROVIDER / PARSEC_MODEL are already folded into `settings.llm` by the config loader, with
 precedence over the config files. OPENAI_BASE_URL, ANTHROPIC_BASE_URL and OLLAMA_HOST are honoured
@@ -36,8 +37,9 @@ _KEY_WITHOUT_PROVIDER = ("[llm] api_key is set but [llm] provider is empty: set 
                          "gemini or ollama")
 
 HOW_TO_CONFIGURE = (
-    "no LLM provider configured: export OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, start Ollama "
-    "(`ollama serve`), or set [llm] provider and model in ~/.config/parsec/config.toml"
+    "no LLM provider configured: export OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, OPENAI_BASE_URL "
+    "for a local OpenAI-compatible server, start Ollama (`ollama serve`) or set OLLAMA_HOST, or set [llm] "
+    "provider and model in ~/.config/parsec/config.toml"
 )
 
 # A model name says which provider serves it when none is named.
@@ -133,6 +135,11 @@ def _auto_detect(env: Mapping[str, str], *, probe_ollama: bool) -> tuple[str, st
         key, variable = key_from_environment(name, env)
         if key:
             return name, f"{variable} is set", None
+    # A local OpenAI-compatible server (llama.cpp, vLLM, LM Studio) needs no key: its URL is enough.
+    if env.get(BASE_URL_VARIABLES["openai"], "").strip():
+        return "openai", f"{BASE_URL_VARIABLES['openai']} is set (an OpenAI-compatible server)", None
+    if env.get(BASE_URL_VARIABLES["ollama"], "").strip():  # named on purpose: used even if it is down now
+        return "ollama", f"{BASE_URL_VARIABLES['ollama']} is set", None
     if probe_ollama:
         url = _base_url_from_env("ollama", env) or _default_base_url("ollama")  # a malformed OLLAMA_HOST says so
         models = probe_ollama_models(url)

@@ -110,8 +110,10 @@ def _retryable(status: int) -> bool:
 
 class Transport:
     def __init__(self, endpoint: Endpoint, *, connect_timeout_s: float, read_timeout_s: float,
-                 retry: RetryPolicy, http_transport: httpx.BaseTransport | None = None) -> None:
+                 retry: RetryPolicy, http_transport: httpx.BaseTransport | None = None,
+                 outbound: Callable[[str], str] | None = None) -> None:
         self.endpoint = endpoint
+        self.outbound = outbound  # the masking gate every request body passes
         self.retry = retry
         self.read_timeout_s = read_timeout_s
         timeout = httpx.Timeout(read_timeout_s, connect=connect_timeout_s)
@@ -154,6 +156,10 @@ class Transport:
     @contextmanager
     def _send(self, method: str, url: str, headers: dict[str, str], body: dict[str, Any] | None,
               *, stream: bool) -> Iterator[httpx.Response]:
+        if body is not None and self.outbound is not None:
+            from ..privacy.masking import mask_json
+
+            body = mask_json(body, self.outbound)
         attempt = 0
         while True:
             started = time.perf_counter()

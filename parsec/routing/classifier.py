@@ -69,12 +69,12 @@ class Classifier:
         if p < self.command_threshold:
             cue = prose_cue(analysis)
             if cue is not None:  # prose that would change state is never run without asking
-                return Decision("ambiguous", round(1.0 - p, 3), f"{cue}: asking first (leans command)", round(p, 3))
+                return Decision("ambiguous", round(1.0 - p, 3), f"{cue}: asking first", round(p, 3))
             label, confidence, sign = "command", 1.0 - p, -1
         elif p > self.prompt_threshold:
             label, confidence, sign = "prompt", p, 1
         else:
-            label, confidence, sign = "ambiguous", 1.0 - abs(p - 0.5) * 2, 0
+            label, confidence, sign = "ambiguous", max(p, 1.0 - p), 0  # how far it leans
         return Decision(label, round(confidence, 3), _reason(analysis, label, sign), round(p, 3))
 
     # --- learning ----------------------------------------------------------------------------
@@ -86,13 +86,17 @@ class Classifier:
         text = _as_text(text)
         if not self.learning or explicit_override(text) is not None or not text.strip():
             return True
-        fact = first_word if first_word in SHELL_FACTS else None
-        analysis = analyse(text, fact, None, self.path_index)
-        return self.preferences.remember(shape_key(analysis), text, chosen)
+        return self.preferences.remember(self.shape(text, first_word), text, chosen)
 
-    def forget(self) -> int:
-        """Drop every learned choice; returns how many there were."""
-        return self.preferences.forget()
+    def forget(self, text: str | None = None) -> int:
+        """Drop the learned choice for the shape of `text`, or every learned choice; returns how
+        many were dropped."""
+        return self.preferences.forget(None if text is None else self.shape(text))
+
+    def shape(self, text: str, first_word: str | None = None) -> str:
+        """The readable shape a choice about `text` is learned under (`watch the logs`)."""
+        fact = first_word if first_word in SHELL_FACTS else None
+        return shape_key(analyse(_as_text(text), fact, None, self.path_index))
 
     def learned(self) -> dict[str, str]:
         return self.preferences.items()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .language import bare, function_word_weight
+from .usage import NAMES_ONLY, malformed, unexpected_words
 
 if TYPE_CHECKING:
     from .scoring import Analysis
@@ -20,14 +21,9 @@ STATE_CHANGING = frozenset(
     chgrp ln install shutdown reboot halt poweroff init telinit mkfs wipefs fdisk sfdisk parted
     crontab userdel groupdel passwd""".split()
 )
-# Their arguments are numbers, signals, job specs or flags; an ordinary word is not one of them.
-TAKES_NO_WORDS = frozenset("exit logout kill shift shutdown reboot halt poweroff init telinit".split())
-# ... except these, which they do take (`shutdown now`, `kill %1` is a job spec, not a word).
-WORDS_THEY_TAKE = frozenset("now".split())
-# `set` takes flags (`-e`, `-o vi`, `+x`) or `--` before positional words; `set alias ...` is prose.
-FLAGS_FIRST = frozenset("set".split())
 PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)
-NOT_CUES = ("only plain words", "long, with no shell operators", "English function words")  # weak alone: `mv Makefile docs`  # this many plain words after a state-changing command read as a phrase
+# Evidence too weak alone to stop a state-changing command (`mv Makefile docs`, `mv a b`).
+NOT_CUES = ("only plain words", "long, with no shell operators", "English function words")
 
 
 def prose_cue(analysis: Analysis) -> str | None:
@@ -43,15 +39,19 @@ def prose_cue(analysis: Analysis) -> str | None:
     content = [w for w, k in zip(words, kinds) if k == "word" and len(bare(w)) > 2 and not function_word_weight(w)]
     if analysis.function_words and content:  # `unset a secret`, not `mv a b` or `chown me: /srv`
         return f"'{head}' changes state and the line has English function words"
-    if head in TAKES_NO_WORDS:
-        odd = [w for w, k in zip(words, kinds)
-               if (k == "word" or (k == "quoted" and "$" not in w and any(c.isalpha() for c in w)))
-               and w.lower() not in WORDS_THEY_TAKE]
-        if odd:
-            return f"'{head}' takes no words like '{odd[0]}'"
-    if head in FLAGS_FIRST and words and not words[0].startswith(("-", "+")):
-        return f"'{head} {words[0]}' is not how '{head}' is used (it takes options first)"
+    odd = unexpected_words(head, words, kinds)
+    if odd:
+        return f"'{head}' takes no words like '{odd[0]}'"
+    misfit = malformed(head, words, kinds)
+    if misfit:
+        return misfit
     existing_files = any(weight < 0 and why.startswith("names existing files") for weight, why in analysis.evidence)
+    strong = [w for w, k in zip(words, kinds) if k == "word" and w.isalpha() and function_word_weight(w) >= 1.0]
+    if strong and len(words) >= 2:
+        return f"'{head}' changes state and '{strong[0]}' reads as English"
+    titled = [w for w, k in zip(words, kinds) if k == "word" and w[:1].isupper() and w[1:].islower()]
+    if titled and head in NAMES_ONLY:  # `local Path`: variables are not named like sentence words
+        return f"'{head}' changes state and '{titled[0]}' reads as a name in a sentence"
     if sum(k == "word" for k in kinds) >= PLAIN_WORDS_CUE and set(kinds) <= {"word", "quoted"} and not existing_files:
         return f"'{head}' changes state and is followed by a phrase of plain words"
     prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(NOT_CUES)]

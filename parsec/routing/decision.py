@@ -13,9 +13,22 @@ SHELL_FACTS: tuple[str, ...] = ("file", "alias", "builtin", "function", "keyword
 @dataclass(frozen=True, slots=True)
 class Decision:
     decision: Label
-    confidence: float  # 0..1: how sure the classifier is of `decision`
+    confidence: float  # 0..1: how sure the classifier is of `decision` (ambiguous: of the way it leans)
     reason: str  # the evidence that decided, for the user and for debugging misroutes
     prose_score: float = 0.5  # calibrated probability that the line is prose (0 for overrides)
 
+    @property
+    def leans(self) -> str:
+        """The route an ambiguous line would take if it had to: command or prompt."""
+        if self.decision != "ambiguous":
+            return self.decision
+        return "prompt" if self.prose_score > 0.5 else "command"
+
+    def describe(self) -> str:
+        """One line for people: `prompt (72%): ...`, `ambiguous, leans command (62%): ...`."""
+        label = self.decision if self.decision != "ambiguous" else f"ambiguous, leans {self.leans}"
+        return f"{label} ({self.confidence:.0%}): {self.reason}"
+
     def as_dict(self) -> dict[str, object]:
-        return {"decision": self.decision, "confidence": round(self.confidence, 3), "reason": self.reason}
+        return {"decision": self.decision, "leans": self.leans, "confidence": round(self.confidence, 3),
+                "reason": self.reason}

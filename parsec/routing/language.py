@@ -14,7 +14,8 @@ STRONG_FUNCTION_WORDS = frozenset(
     is are was were be been being am has have had does did can could would should shall must might
     may will and or but nor because although though unless whether while than into onto from with
     without within about between through during before after since until towards toward upon
-    against among across along around behind beyond i me we us you they them he she him it
+    against among across along around behind beyond under above below beneath inside outside except
+    i me we us you they them he she him it
     something anything everything nothing someone somebody everyone everything please there here
     how why when where every each another other both either neither such very just also only
     not don't doesn't can't won't isn't aren't didn't shouldn't wouldn't couldn't it's that's
@@ -34,6 +35,17 @@ REQUEST_STARTERS = frozenset(
 # A line of just one of these words is a reply to Parsec, not a program to run.
 ONE_WORD_PROSE = frozenset(
     "hello hi hey hiya thanks thank thx ty ok okay yes yep yeah no nope continue proceed go why how what explain help? sure cool nice great".split()
+)
+# Verbs that open requests ("list containers", "show help"): as an unresolved first word they
+# are an instruction, not a program that happens to be missing.
+IMPERATIVE_VERBS = frozenset(
+    """list show display print get set enable disable start stop restart create delete remove add
+    install uninstall update upgrade find search check open close change make build run view edit
+    use convert count copy move rename download upload connect disconnect generate specify select
+    ignore force skip suppress allow deny write read output send save load clear reset compress
+    extract verify test sort fetch describe query lookup return include exclude limit prevent
+    enroll reload toggle turn switch go give tell explain summarize summarise fix"""
+    .split()
 )
 DETERMINERS = frozenset("the a an all every each some any this that these those my your our its their".split())
 PARTICLES = frozenset("up out down off over away around back through".split())

@@ -1,42 +1,62 @@
 """Learning from the user: the route they chose for a line shape, kept in the ContextStore.
 
-A line's shape is its first word plus a coarse outline of its arguments (function word, plain
-word, flag, path, quoted, other) and their number, so "make the tests pass" and "make the docs
-build" share a shape while "make test" does not. Preferences live in the store's "classifier"
-namespace; a failing store never breaks classification.
+A line's shape is what a person would write to describe it: the command word, its first three
+arguments as typed when they are plain words or options, and a placeholder for the rest
+(`<number>`, `<path>`, `<quoted>`, `<name>` ...), plus `…` for more arguments and `| …` when the
+line has shell operators. So `kill 1234` and `kill 5678` share `kill <number>`, while `watch the
+logs` and `watch the build` stay apart. No quoted text, path or name is kept in a shape.
+Preferences live in the store's "classifier" namespace; a failing store never breaks
+classification.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import Any
 
+from .language import bare
 from .scoring import Analysis
 
 NAMESPACE = "classifier"
 CHOICES = ("command", "prompt")
-_SHAPE_LETTERS = {"word": "w", "flag": "f", "path": "p", "glob": "p", "quoted": "q", "url": "p"}
+LITERAL_ARGS = 3  # arguments kept in the shape; the rest only count
+
+_OLD_KEY = re.compile(r"^\S*\|[dwfpqo]*\|(\d|4\+)(\|s)?$")  # the coarse shapes of earlier versions
 
 log = logging.getLogger(__name__)
 
 
 def shape_key(analysis: Analysis) -> str:
-    """The key learned choices are stored under, e.g. 'make|dww|3' or 'find|dww|3'."""
-    from .language import function_word_weight
+    """The readable shape learned choices are stored under, e.g. 'watch the logs', 'kill <number>'."""
+    parts = [bare(analysis.head) or analysis.head.lower()]
+    for word, kind in zip(analysis.args[:LITERAL_ARGS], analysis.arg_kinds):
+        parts.append(_readable(word.text, kind))
+    if len(analysis.arg_kinds) > LITERAL_ARGS:
+        parts.append("…")
+    if analysis.lexed and (analysis.lexed.operators or analysis.lexed.substitution):
+        parts.append("| …")
+    return " ".join(parts)
 
-    outline = []
-    words = analysis.lexed.words if analysis.lexed else []
-    start = next((i for i, w in enumerate(words) if w.text == analysis.head), 0) + 1
-    for word, kind in zip(words[start : start + 3], analysis.arg_kinds[:3]):
-        letter = _SHAPE_LETTERS.get(kind, "o")
-        if letter == "w" and function_word_weight(word.text):
-            letter = "d"
-        outline.append(letter)
-    n = len(analysis.arg_kinds)
-    size = str(n) if n < 4 else "4+"
-    ops = "|s" if analysis.lexed and (analysis.lexed.operators or analysis.lexed.substitution) else ""
-    return f"{analysis.head.lower()}|{''.join(outline)}|{size}{ops}"
+
+def _readable(text: str, kind: str) -> str:
+    """An argument as it appears in a shape: plain words and options as typed, the rest as a
+    placeholder. Option values never appear (`--password=<value>`, `-pSECRET` → `<flag>`)."""
+    if kind == "word" and len(text) <= 40:
+        return bare(text)
+    if kind == "flag":
+        if text.startswith("--"):
+            name, eq, _ = text.partition("=")
+            return name + ("=<value>" if eq else "") if len(name) <= 40 else "<flag>"
+        return text if len(text) <= 3 else "<flag>"  # -la, -m; not -pSECRET
+    return f"<{kind}>"
+
+
+def _masked(text: str) -> str:
+    from ..privacy.masking import mask
+
+    return mask(text)
 
 
 class Preferences:
@@ -58,20 +78,23 @@ class Preferences:
             return
         for key, value in (stored or {}).items():
             choice = value.get("choice") if isinstance(value, dict) else value
-            if choice in CHOICES:
+            if choice in CHOICES and not _OLD_KEY.match(key):  # `make|dww|3` keys no longer match
                 self._choices[key] = choice
 
     def get(self, key: str) -> str | None:
-        return self._choices.get(key)
+        if not self._choices:  # the common case: nothing learned, nothing to mask on the hot path
+            return None
+        return self._choices.get(_masked(key))
 
     def remember(self, key: str, text: str, choice: str) -> bool:
         """Keep the choice in memory and in the store; False if the store could not take it."""
         if choice not in CHOICES:
             raise ValueError(f"choice must be 'command' or 'prompt', got {choice!r}")
+        key = _masked(key)  # a token typed as a line's first word must not become a key in clear
         self._choices[key] = choice
         if self._store is None:
             return True
-        value = {"choice": choice, "example": text[:200], "updated": time.time()}
+        value = {"choice": choice, "example": _masked(text)[:200], "updated": time.time()}
         try:
             self._store.set_preference(NAMESPACE, key, value)
         except Exception as err:  # the daemon keeps the choice for this run and carries on
@@ -79,11 +102,16 @@ class Preferences:
             return False
         return True
 
-    def forget(self) -> int:
-        count = len(self._choices)
-        self._choices = {}
+    def forget(self, key: str | None = None) -> int:
+        """Drop one learned shape (or all of them); returns how many were dropped."""
+        if key is None:
+            count = len(self._choices)
+            self._choices = {}
+        else:
+            key = _masked(key)  # stored masked (see remember)
+            count = int(self._choices.pop(key, None) is not None)
         if self._store is not None:
-            count = self._store.delete_preferences(NAMESPACE)
+            count = self._store.delete_preferences(NAMESPACE, key)
         return count
 
     def items(self) -> dict[str, str]:

@@ -7,11 +7,13 @@ at a glance, in a few microseconds, for every line. Apostrophes inside words ("w
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 MAX_CHARS = 4096  # longer input is judged on its start; evidence is plentiful by then
 
 _OPERATOR_CHARS = frozenset("|&;<>()")
+_PLACEHOLDER = re.compile(r"<[A-Za-z][\w-]*>(?=[\s,.;:!?)'\"]|$)")  # <name>, <file-path>
 _SPECIAL = frozenset("'\"\\|&;<>()$`#")
 
 
@@ -26,6 +28,8 @@ class Lexed:
     words: list[Word] = field(default_factory=list)
     operators: set[str] = field(default_factory=set)  # "|", "&&", ";", ">", "<", "&", "(", ")"
     substitution: bool = False  # $( ... ) or backticks
+    dollar_paren: bool = False  # the substitution is $( ... ), not only `backticks`
+    placeholders: int = 0  # <name>: a placeholder in a usage line or a question, not redirections
     variable: bool = False  # $NAME, ${...}, $1
     unbalanced_quote: bool = False
     contractions: int = 0  # letter'letter inside an unquoted word
@@ -80,6 +84,7 @@ def lex(line: str) -> Lexed:
             if ch == '"' and "$" in inner:
                 out.variable = True
                 out.substitution = out.substitution or "$(" in inner or "`" in inner
+                out.dollar_paren = out.dollar_paren or "$(" in inner
             buf.append(inner)
             quoted = True
             i = end
@@ -89,10 +94,14 @@ def lex(line: str) -> Lexed:
         elif ch == "$":
             nxt = line[i + 1] if i + 1 < n else ""
             if nxt == "(":
-                out.substitution = True
+                out.substitution = out.dollar_paren = True
             elif nxt == "{" or nxt.isalnum() or nxt in "_?#@*!$-":
                 out.variable = True
             buf.append(ch)
+        elif ch == "<" and (placeholder := _PLACEHOLDER.match(line, i)):
+            buf.append(placeholder.group(0))
+            out.placeholders += 1
+            i = placeholder.end() - 1
         elif ch in _OPERATOR_CHARS:
             if ch in "<>" and buf and "".join(buf).isdigit():
                 buf = []  # "2>file": the descriptor number belongs to the redirection

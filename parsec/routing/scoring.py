@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 from .language import (
     DETERMINERS,
+    IMPERATIVE_VERBS,
     ONE_WORD_PROSE,
     PARTICLES,
     QUESTION_STARTERS,
@@ -27,9 +29,13 @@ from .lexer import Lexed, Word, lex
 from .lexicon import ENGLISH_WORDS
 from .shell_facts import WRAPPERS, PathIndex, resolve
 from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
+from .usage import ENGLISH_GRAMMAR, unexpected_words
 from .vocabulary import KNOWN_COMMANDS
+from .word_odds import WORD_ODDS
 
 BIAS = -0.5
+WORD_ODDS_SCALE = 0.3  # the trained log-odds are per word and overlap the other evidence
+WORD_ODDS_CAP = 2.0
 # Past this log-odds the parse cannot change the outcome, so bashlex (slow) is not consulted.
 SETTLED = 1.5
 MAX_ARGS = 40  # the first 40 arguments carry all the evidence a line has
@@ -39,6 +45,13 @@ COMPOUND_KEYWORDS = frozenset("if for while until case select function { [[ copr
 CLOSERS = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac",
            "{": "}", "[[": "]]"}
 
+# `Enable/Disable ufw`, `Read/Write mode`: words joined by a slash, unless the first is a directory
+# that programs live in (`bin/rails`, `scripts/deploy`).
+_SLASH_WORDS = re.compile(r"^[A-Za-z]{2,}(/[A-Za-z]{2,})+$")
+PROGRAM_DIRS = frozenset("bin sbin scripts script tools tool build out dist target vendor node_modules src test tests hack ci util utils usr opt local libexec lib dev venv env".split())
+# Words of the man-page lexicon that are program names: no vowel (`btrfs`, `cf`) or a `ctl` end.
+_PROGRAM_LIKE = re.compile(r"^[^aeiouy]+$|ctl$")
+_CAMEL_CASE = re.compile(r"[a-z][A-Z]")  # VBoxManage, PowerShell: a program's name, not a sentence's start
 # (weight per occurrence, cap on the total) for each kind of argument
 ARG_WEIGHTS: dict[str, tuple[float, float]] = {
     "flag": (-1.5, -4.5),
@@ -70,6 +83,7 @@ class Analysis:
     lexed: Lexed | None = None
     # evidence that depends on whether bashlex parses the line: (if it parses, if not, why, why not)
     pending: tuple[float, float, str, str] | None = None
+    inline_code: float = 0.0  # the weight of `backticks` / $VAR, decided after the language evidence
 
     def add(self, weight: float, why: str) -> None:
         if weight:
@@ -81,7 +95,7 @@ class Analysis:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.score))))
 
 
-def _command_position(words: list[Word], analysis: Analysis) -> int:
+def _command_position(words: list[Word], analysis: Analysis, path_index: PathIndex) -> int:
     """Index of the word that names the program, past `FOO=1` prefixes and `sudo`-like wrappers."""
     i = 0
     while i < len(words) - 1 and not words[i].quoted and arg_kind(words[i]) == "assignment":
@@ -89,10 +103,22 @@ def _command_position(words: list[Word], analysis: Analysis) -> int:
     if i:
         analysis.add(-3.0, "starts with a variable assignment")
     while i < len(words) - 1 and words[i].text in WRAPPERS | {"time", "!"}:
-        i += 1
-        while i < len(words) - 1 and words[i].text.startswith("-"):
-            i += 1
+        j = i + 1
+        while j < len(words) - 1 and words[j].text.startswith("-"):
+            j += 1
+            if j < len(words) - 1 and not _names_a_program(words[j], path_index):
+                j += 1  # the option's value: `sudo -u bob ls`, `watch -n 5 df`
+        if j == i + 1 and not _names_a_program(words[j], path_index):
+            break  # `watch the logs`, `time how long it takes`: the wrapper is the command word
+        i = j
     return i
+
+
+def _names_a_program(word: Word, path_index: PathIndex) -> bool:
+    text = word.text
+    if text[:1] in "./~" or "/" in text:
+        return True
+    return resolve(text, path_index) != "none" or text in KNOWN_COMMANDS or not (is_plain_word(text) or text.isdigit())
 
 
 def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
@@ -112,19 +138,33 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
         analysis.add(-0.9, f"'{word}' is a well-known command (not found here)")
     elif fact in ("builtin", "file", "keyword"):
         analysis.add(-1.2, f"'{word}' is a {'command on PATH' if fact == 'file' else 'shell ' + fact}")
+    elif _SLASH_WORDS.match(word) and word.split("/", 1)[0].lower() not in PROGRAM_DIRS:
+        analysis.add(1.2, f"'{word}' joins words with '/' (it is no path to a program)")
     elif word[:1] in "./~" or "/" in word:
         analysis.add(-2.0, f"'{word}' is a path to a program")
+    elif word[:1].isupper() and len(word) >= 6 and _CAMEL_CASE.search(word) and is_plain_word(word):
+        analysis.add(-1.0, f"'{word}' is written like a program name (VBoxManage)")
     elif word[:1].isupper() and word[1:].islower() and is_plain_word(word):
         analysis.add(1.5, f"starts with the capitalised word '{bare(word)}', not a command")
     elif word[:1].isupper() and is_plain_word(word):
         analysis.add(0.8, f"starts with the capitalised word '{word}', not a command")
-    elif is_plain_word(word) and bare(word) in ENGLISH_WORDS:
+    elif is_plain_word(word) and _verb(bare(word)) in IMPERATIVE_VERBS:
+        analysis.add(1.2, f"'{word}' is a verb that opens a request, not a command here")
+    elif is_plain_word(word) and bare(word) in ENGLISH_WORDS and not _PROGRAM_LIKE.search(bare(word)):
         analysis.add(0.7, f"'{word}' is an English word, not a command")
     elif is_plain_word(word):
         analysis.add(-0.3, f"'{word}' is not a command here, nor a common English word")
     else:
         analysis.add(-1.0, f"'{word}' looks like a program name")
     return True
+
+
+def _verb(word: str) -> str:
+    """`lists` → `list`, `searches` → `search`: third-person requests ("Counts lines in ...")."""
+    for ending in ("es", "s"):
+        if word.endswith(ending) and word[: -len(ending)] in IMPERATIVE_VERBS:
+            return word[: -len(ending)]
+    return word
 
 
 def _syntax(analysis: Analysis, lexed: Lexed, line: str, parses: bool | None) -> None:
@@ -134,6 +174,9 @@ def _syntax(analysis: Analysis, lexed: Lexed, line: str, parses: bool | None) ->
         weight -= 3.0
     if lexed.variable:
         weight -= 2.0
+    if weight and _inline_code(lexed, shell_ops):
+        analysis.inline_code = weight  # weighed once the rest of the line is known
+        weight = 0.0
     if weight:
         structural = any(op not in ("(", ")") for op in shell_ops) or lexed.substitution
         ops = _describe_ops(lexed)
@@ -152,6 +195,28 @@ def _syntax(analysis: Analysis, lexed: Lexed, line: str, parses: bool | None) ->
         analysis.add(1.0, "an unclosed quote")
     if parses is False:
         analysis.add(1.5, "the shell cannot parse it")
+
+
+def _inline_code(lexed: Lexed, shell_ops: list[str]) -> bool:
+    """Only `backticks` or $VAR, no operators: code quoted in a sentence, or part of a command."""
+    return not shell_ops and not lexed.dollar_paren and (lexed.substitution or lexed.variable)
+
+
+def _weigh_inline_code(analysis: Analysis) -> None:
+    """`what does `set -e` mean`, `print the value of $HOME`: in a sentence (English function
+    words, a question, a capitalised word first) backticks and $VAR quote code; otherwise they
+    are the shell's."""
+    weight, analysis.inline_code = analysis.inline_code, 0.0
+    if not weight:
+        return
+    sentence = analysis.function_words >= 1.0 or any(
+        w > 0 and why.startswith(("starts with the capitalised", "starts like a question")) for w, why in analysis.evidence)
+    if sentence:
+        analysis.add(weight / 4, "code quoted in a sentence (`...` or $VAR)")
+    elif analysis.lexed and analysis.lexed.substitution:
+        analysis.add(weight - 1.0, f"shell syntax: {_describe_ops(analysis.lexed)}")
+    else:
+        analysis.add(weight / 2, "a shell variable ($VAR)")
 
 
 def _describe_ops(lexed: Lexed) -> str:
@@ -176,10 +241,15 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
     if free_text:
         analysis.add(-2.0, f"'{analysis.head}' takes free text as its arguments")
         return
+    if analysis.head in ENGLISH_GRAMMAR:
+        analysis.add(-1.0, f"'{analysis.head}' has a grammar of English words")
+        return
     plain = [w.text for w, k in zip(args, kinds) if k == "word"]
     weights = [function_word_weight(w) for w in plain]
     if len(args) < 3:  # `make all`, `xset s off`, `yes no`: weak words need company to count
         weights = [x if x >= 1.0 else x / 2 for x in weights]
+    if len(args) == 1 and analysis.head_kind != "none":  # `touch here`, `cat this`: a file name
+        weights = [x / 2 for x in weights]
     analysis.function_words = sum(weights)
     if analysis.function_words:
         found = [bare(w) for w, x in zip(plain, weights) if x][:3]
@@ -191,6 +261,10 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
             analysis.add(1.4, f"'{second}' right after the command word")
         elif second in PARTICLES:
             analysis.add(0.8, f"'{analysis.head} {second}' reads as a phrasal verb")
+    _word_odds(analysis, args, kinds)
+    odd = unexpected_words(analysis.head, [w.text for w in args], kinds) if analysis.head_kind != "none" else []
+    if odd:  # `enable debug mode`: bash itself would refuse these words
+        analysis.add(min(3.0, 1.5 * len(odd)), f"'{analysis.head}' takes no words like '{bare(odd[0])}'")
     if len(args) >= 2 and len(plain) == len(args):
         analysis.add(0.6 if len(args) < 4 else 1.2, "only plain words after the command")
     if cwd and not analysis.function_words:  # "make the tests pass" in a repo with tests/ is prose
@@ -198,6 +272,21 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
                     if k in ("word", "name") and os.path.exists(os.path.join(cwd, w.text))]
         if existing:
             analysis.add(max(-1.6, -0.8 * len(existing)), f"names existing files ({', '.join(existing[:2])})")
+
+
+def _word_odds(analysis: Analysis, args: list[Word], kinds: list[str]) -> None:
+    """After a verb that opens requests (`print`, `mount`, `sort`, `list` ...), plain argument words
+    that lean one way in the tuning corpus (word_odds.py): `information`, `mode` are what
+    descriptions are made of; `dev`, `origin`, `status` are what commands take."""
+    if _verb(bare(analysis.head)) not in IMPERATIVE_VERBS:
+        return  # `systemctl status docker`, `pip install data`: sub-commands and names, not objects
+    found = [(WORD_ODDS[low], low) for w, k in zip(args, kinds)
+             if k == "word" and w.text.islower() and (low := bare(w.text)) in WORD_ODDS]
+    if not found:
+        return
+    total = max(-WORD_ODDS_CAP, min(WORD_ODDS_CAP, WORD_ODDS_SCALE * sum(value for value, _ in found)))
+    words = ", ".join(word for value, word in sorted(found, key=lambda item: -abs(item[0]))[:2])
+    analysis.add(round(total, 2), f"words typical of {'requests' if total > 0 else 'command arguments'} ({words})")
 
 
 def _sentence_shape(analysis: Analysis, line: str, words: list[Word], n_args: int) -> None:
@@ -245,7 +334,7 @@ def _analyse(
     words = lexed.words
     if not words:
         return analysis
-    index = _command_position(words, analysis)
+    index = _command_position(words, analysis, path_index)
     head = words[index].text
     if index == 0 and words[0].quoted:
         fact = fact or "none"
@@ -256,11 +345,12 @@ def _analyse(
         return analysis
     _syntax(analysis, lexed, line, parses)
     if not args:
-        if low in ONE_WORD_PROSE and kind not in ("alias", "function"):
+        if low in ONE_WORD_PROSE and kind == "none":  # `yes` on PATH runs, as the hook runs it
             analysis.add(4.0, f"'{head}' on its own is a reply, not a program")
         elif kind == "none" and is_plain_word(head) and not head[:1].isupper():
             analysis.add(-1.7, "a single unknown word: most likely a mistyped command")
         _sentence_shape(analysis, line, words, 0)
+        _weigh_inline_code(analysis)
         return analysis
     if (low in QUESTION_STARTERS and (len(args) >= 2 or line.rstrip().endswith("?"))) or low in REQUEST_STARTERS:
         analysis.add(2.0, f"starts like a question or request ('{low}')")
@@ -268,4 +358,5 @@ def _analyse(
     _arguments(analysis, args, free_text, cwd)
     if not free_text:
         _sentence_shape(analysis, line, words, len(args))
+    _weigh_inline_code(analysis)
     return analysis

@@ -55,7 +55,10 @@ def resolve(word: str, path_index: PathIndex) -> str:
     if word in BUILTINS:
         return "builtin"
     if "/" in word:
-        return "file" if os.access(os.path.expanduser(word), os.X_OK) else "none"
+        try:
+            return "file" if os.access(os.path.expanduser(word), os.X_OK) else "none"
+        except ValueError:  # an embedded NUL byte: no such file
+            return "none"
     if word in path_index:
         return "file"
     return "none"

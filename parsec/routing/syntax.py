@@ -18,14 +18,16 @@ _GLOB_CHARS = frozenset("*?[")
 
 
 def arg_kind(word: Word) -> str:
-    """flag, assignment, url, path, glob, number, quoted, name (identifier-ish) or word (plain)."""
+    """flag, assignment, url, path, glob, number, quoted, placeholder, name (identifier-ish) or word."""
     text = word.text
     if word.quoted:
         return "quoted"
+    if text[:1] == "<" and text[-1:] == ">" and len(text) > 2:
+        return "placeholder"  # <name> in a usage line or a question
     if not text:
         return "name"
     if text[0] == "-" and len(text) > 1 and text != "--":
-        return "flag" if not text[1:].isdigit() else "number"
+        return "flag" if not text[1:].isdigit() or len(text) == 2 else "number"  # `ls -1`, `telnet -4`
     if _ASSIGNMENT.match(text):
         return "assignment"
     if _URL.match(text):
@@ -46,18 +48,27 @@ def arg_kind(word: Word) -> str:
     return "name"  # foo_bar, v1.2, HEAD~3, user@host, {a,b}
 
 
+_CASE = re.compile(r"\bcase\s.*?\besac\b", re.DOTALL)
+
+
+def _bashlex(line: str) -> list | None:
+    try:
+        import bashlex
+
+        return bashlex.parse(line)
+    except Exception:  # bashlex raises its own errors, and occasionally others, on bad input
+        return None
+
+
 @lru_cache(maxsize=4096)
 def parses_as_shell(line: str) -> str | None:
     """The top bashlex node kind ("command", "pipeline", "list", "compound", ...) or None when the
     line is not valid shell (or too long to parse on the hot path)."""
     if len(line) > MAX_PARSE_CHARS:
         return None
-    try:
-        import bashlex
-
-        nodes = bashlex.parse(line)
-    except Exception:  # bashlex raises its own errors, and occasionally others, on bad input
-        return None
+    nodes = _bashlex(line)
+    if nodes is None and "esac" in line:  # bashlex cannot parse `case`: judge the rest of the line
+        nodes = _bashlex(_CASE.sub(":", line))
     if not nodes:
         return None
     kinds = {node.kind for node in nodes}

@@ -211,3 +211,58 @@ def parse_fish(data: bytes) -> ParsedHistory:
 
 
 PARSERS = {"bash": parse_bash, "zsh": parse_zsh, "fish": parse_fish}
+
+
+# --- is this file that shell's history at all? ------------------------------------------------------
+
+_SIGNATURES = {  # a line only that shell's history file is made of
+    "zsh": re.compile(r": *\d+:\d+;"),
+    "bash": re.compile(r"#\d{9,11}\s*$"),
+    "fish": re.compile(r"- cmd: |  when: \d+\s*$"),
+}
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+MIN_COMMAND_SHARE = 0.5  # of untimed entries whose first word is a command
+
+
+def format_problem(shell: str, data: bytes, parsed: ParsedHistory, is_command) -> str | None:  # noqa: ANN001
+    """Why `data` is not `shell`'s history file (one line), or None when it is.
+
+    `is_command(word)` says whether a word is something a shell runs (keyword, builtin, program);
+    the caller supplies it because that knowledge lives above the store. A timed format (zsh's
+    EXTENDED_HISTORY, bash's `#<epoch>` lines, fish's `- cmd:`) is recognised by its own syntax;
+    a plain list of lines is history only when most of them start with a command, which is what
+    tells `~/.bash_history` from `/etc/passwd`."""
+    if b"\0" in data[:65536]:
+        return "it is a binary file"
+    lines = [line for line in _decode(data).split("\n") if line.strip()]
+    if not lines:
+        return None  # an empty history imports nothing, which is right
+    for other, signature in _SIGNATURES.items():
+        if other != shell and sum(1 for line in lines if signature.match(line)) * 2 >= len(lines):
+            return f"it looks like {other} history; use `parsec import {other}`"
+    if not parsed.entries:
+        return f"none of its {len(lines)} lines is a {shell} history entry"
+    if shell == "fish":
+        return None if parsed.malformed * 2 <= len(parsed.entries) else (
+            f"{parsed.malformed} of its lines are not fish history (line {parsed.examples[0][0]}: {parsed.examples[0][1]!r})")
+    untimed = [entry for entry in parsed.entries if entry.timestamp is None]
+    if len(untimed) * 2 <= len(parsed.entries):
+        return None  # mostly in the shell's timed format
+    strangers = [entry for entry in untimed if not _starts_with_command(entry.command, is_command)]
+    if len(strangers) > len(untimed) * (1 - MIN_COMMAND_SHARE):
+        first = strangers[0]
+        return (f"only {len(untimed) - len(strangers)} of its {len(untimed)} lines start with a command "
+                f"(line {first.line}: {first.command[:60]!r})")
+    return None
+
+
+def _starts_with_command(command: str, is_command) -> bool:  # noqa: ANN001
+    words = command.split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words.pop(0)  # NAME=value cmd …, or a bare assignment
+        if not words:
+            return True
+    if not words:
+        return False
+    word = words[0]
+    return word.startswith(("./", "~/", "../", "$", "(", "{")) or is_command(word)

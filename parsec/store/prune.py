@@ -1,4 +1,4 @@
-"""Retention: delete old sessions, executions and conversations in short batches.
+"""Retention, per tier, in short batches.
 
 Each batch is its own transaction of at most `policy.batch_size` rows, sized to hold the write
 lock about BATCH_SECONDS, and the lock is then left free for YIELD_SECONDS so that the daemon's
@@ -6,23 +6,29 @@ writer gets in: it never waits much more than one batch (well under 100 ms). Con
 behind (cross-conversation learning). On SQLite the freed pages go back to the file system with
 `PRAGMA incremental_vacuum` (the store is created with auto_vacuum=INCREMENTAL).
 
-What goes:
-- sessions not active for `session_retention_days`, and all but the newest `max_sessions`,
-  with their executions; executions older than `session_retention_days` in any session;
-- conversations not updated for `conversation_retention_days`, and all but the newest
+The tiers (see docs/history.md):
+- history — commands (text, time, exit, cwd, duration) and their sessions. Kept forever unless
+  the user sets `history_retention_days` (sessions not active for that long go with their
+  commands, and older commands of any session) or `max_sessions`;
+- output — the captured stdout/stderr of commands older than `session_retention_days` is
+  dropped; the command itself stays in the history;
+- context — sessions not active for `session_retention_days` lose their context snapshot
+  (environment, detected tools, project type); the session row stays;
+- conversations — not updated for `conversation_retention_days`, and all but the newest
   `max_conversation_history`. A session's conversations have their own retention and stay.
 A limit of 0 means "no limit".
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Column, ColumnElement, Connection, Table, delete, func, select, text
+from sqlalchemy import Column, ColumnElement, Connection, Table, delete, func, select, text, true, update
 
 from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
@@ -41,7 +47,7 @@ KEYS_PER_STATEMENT = 500  # ids bound into one IN (...) list
 # handler's step at that point: a waiting writer's next retry lands in the gap and its wait stays
 # near BATCH_SECONDS plus one step. Taking the lock back at once (no gap) starved writers for
 # over a second: they only got in when a retry happened to hit the microseconds between batches.
-BATCH_SECONDS = 0.04  # the longest a delete batch should hold the write lock
+BATCH_SECONDS = 0.03  # the longest a batch should hold the write lock (a writer retrying at 33 ms gets in)
 YIELD_SECONDS = 0.025  # the lock stays free this long after each batch
 FIRST_BATCH = 500  # rows in the first batch, before the time per row is known
 MIN_BATCH = 50
@@ -51,20 +57,21 @@ MAX_VACUUM_PAGES = 20_000
 
 def prune(store: SqlStore, policy: RetentionPolicy, *, dry_run: bool = False) -> PruneReport:
     now = utcnow()
-    session_cutoff = now - timedelta(days=policy.session_retention_days) if policy.session_retention_days else None
-    conversation_cutoff = (
-        now - timedelta(days=policy.conversation_retention_days) if policy.conversation_retention_days else None
-    )
-    doomed_sessions = _doomed(store, sessions, sessions.c.last_active, session_cutoff, policy.max_sessions)
+    history_cutoff = _cutoff(now, policy.history_retention_days)
+    aged_cutoff = _cutoff(now, policy.session_retention_days)
+    conversation_cutoff = _cutoff(now, policy.conversation_retention_days)
+    doomed_sessions = _doomed(store, sessions, sessions.c.last_active, history_cutoff, policy.max_sessions)
     doomed_conversations = _doomed(
         store, conversations, conversations.c.updated_at, conversation_cutoff, policy.max_conversation_history
     )
-    old_executions = executions.c.executed_at < session_cutoff if session_cutoff is not None else None
+    old_executions = executions.c.executed_at < history_cutoff if history_cutoff is not None else None
 
     if dry_run:
         return PruneReport(
             sessions=len(doomed_sessions),
             executions=_count_executions(store, doomed_sessions, old_executions),
+            outputs=_count_outputs(store, aged_cutoff, history_cutoff),
+            contexts=len(_stale_contexts(store, aged_cutoff, doomed_sessions)),
             conversations=len(doomed_conversations),
             dry_run=True,
         )
@@ -73,7 +80,7 @@ def prune(store: SqlStore, policy: RetentionPolicy, *, dry_run: bool = False) ->
     for chunk in _chunks(doomed_conversations, min(KEYS_PER_STATEMENT, policy.batch_size)):
         kept += _drop_conversations(store, chunk, policy.keep_achievements)
 
-    removed_executions = 0
+    removed_executions = outputs = 0
     pacer = _Pacer(store, policy.batch_size)
     with pacer.connection() as connection:
         for chunk in _chunks(doomed_sessions, KEYS_PER_STATEMENT):
@@ -82,15 +89,24 @@ def prune(store: SqlStore, policy: RetentionPolicy, *, dry_run: bool = False) ->
                 connection.execute(delete(sessions).where(sessions.c.id.in_(chunk)))
         if old_executions is not None:
             removed_executions += _delete_where(connection, old_executions, pacer)
+        if aged_cutoff is not None:
+            outputs = _drop_outputs(connection, aged_cutoff, pacer)
+    contexts = _drop_contexts(store, _stale_contexts(store, aged_cutoff, []))
 
     freed = give_space_back(store) if store.dialect == "sqlite" else 0
     return PruneReport(
         sessions=len(doomed_sessions),
         executions=removed_executions,
+        outputs=outputs,
+        contexts=contexts,
         conversations=len(doomed_conversations),
         achievements_kept=kept,
         bytes_freed=freed,
     )
+
+
+def _cutoff(now, days: int):  # noqa: ANN001, ANN202
+    return now - timedelta(days=days) if days else None
 
 
 def _doomed(store: SqlStore, table: Table, when: Column, cutoff, keep: int) -> list[str]:  # noqa: ANN001
@@ -117,6 +133,75 @@ def _count_executions(store: SqlStore, doomed_sessions: list[str], old: ColumnEl
             condition = old if survivors is None else old & executions.c.session_id.not_in(survivors)
             total += connection.execute(select(func.count()).select_from(executions).where(condition)).scalar_one()
     return total
+
+
+_HAS_OUTPUT = executions.c.stdout.is_not(None) | executions.c.stderr.is_not(None)
+
+
+def _count_outputs(store: SqlStore, cutoff, history_cutoff) -> int:  # noqa: ANN001
+    """Commands older than `cutoff` that still carry output (and that the history tier keeps)."""
+    if cutoff is None:
+        return 0
+    condition = (executions.c.executed_at < cutoff) & _HAS_OUTPUT
+    if history_cutoff is not None:
+        condition &= executions.c.executed_at >= history_cutoff
+    with store._read() as connection:
+        return connection.execute(select(func.count()).select_from(executions).where(condition)).scalar_one()
+
+
+def _drop_outputs(connection: Connection, cutoff, pacer: _Pacer) -> int:  # noqa: ANN001
+    """Set stdout/stderr to NULL on commands older than `cutoff`, oldest first, in paced batches.
+
+    Each batch is a range of the executed_at index: an index-only probe finds where the next
+    `size` rows end, and one UPDATE clears the range (rows already without output are skipped by
+    its condition). One statement per batch, no key lists: about ten times the rate of selecting
+    keys and updating by them. The full-text index, on `command` only, is not touched."""
+    when = executions.c.executed_at
+    cleared, after = 0, None
+    while True:
+        size = pacer.size
+        lower = (when > after) if after is not None else true()
+        started = time.monotonic()
+        with connection.begin():
+            edge = connection.execute(
+                select(when).where(lower & (when < cutoff)).order_by(when).offset(size - 1).limit(1)
+            ).scalar()
+            upper = (when <= edge) if edge is not None else (when < cutoff)
+            cleared += connection.execute(
+                update(executions).where(lower & upper & _HAS_OUTPUT).values(stdout=None, stderr=None)
+            ).rowcount
+        pacer.took(size if edge is not None else 0, time.monotonic() - started)
+        if edge is None:
+            return cleared
+        after = edge
+
+
+def _stale_contexts(store: SqlStore, cutoff, doomed: list[str]) -> list[tuple[str, dict]]:  # noqa: ANN001
+    """Sessions not active since `cutoff` whose context snapshot is not empty yet, with their data."""
+    if cutoff is None:
+        return []
+    going = set(doomed)
+    stale = []
+    with store._read() as connection:
+        found = connection.execute(select(sessions.c.id, sessions.c.data).where(sessions.c.last_active < cutoff))
+        for session_id, raw in found:
+            data = json.loads(raw or "{}")
+            context = data.get("global_context") or {}
+            if session_id not in going and (context.get("environment_snapshot") or context.get("active_tools")
+                                            or context.get("detected_project_type")):
+                stale.append((session_id, data))
+    return stale
+
+
+def _drop_contexts(store: SqlStore, stale: list[tuple[str, dict]]) -> int:
+    """Empty the environment snapshot, tools and project type; the working directory stays."""
+    for chunk in _chunks(stale, KEYS_PER_STATEMENT):
+        with store._write() as connection:
+            for session_id, data in chunk:
+                context = data.setdefault("global_context", {})
+                context.update(environment_snapshot={}, active_tools=[], detected_project_type=None)
+                connection.execute(update(sessions).where(sessions.c.id == session_id).values(data=json.dumps(data)))
+    return len(stale)
 
 
 class _Pacer:

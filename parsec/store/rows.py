@@ -9,6 +9,7 @@ from typing import Any
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
 from ..models.text import TruncatedText, clean_text
 from ..models.workflow import Conversation
+from ..privacy.masking import mask_json, store_gate
 from .micros import to_micros
 
 
@@ -25,19 +26,26 @@ def _text(value: str) -> str:
     return clean_text(value) if "\x00" in value else value
 
 
+def _masked_output(text: TruncatedText | None) -> str | None:
+    if text is None:
+        return None
+    return text.model_copy(update={"head": store_gate(text.head), "tail": store_gate(text.tail)}).model_dump_json()
+
+
 def execution_row(item: DirectCommandExecution) -> dict[str, Any]:
     """The row of one execution. Hot path of bulk recording: plain attribute reads, no dumps of
-    the whole model. Times are converted here so the bulk insert binds plain integers."""
+    the whole model. Times are converted here so the bulk insert binds plain integers. Text
+    passes the store's masking gate (store_gate) whoever built the record."""
     return {
         "id": item.id,
         "session_id": item.session_id,
-        "command": _text(item.command),
+        "command": _text(store_gate(item.command)),
         "executed_at": to_micros(item.executed_at),
         "duration_ms": item.duration_ms,
         "exit_status": item.exit_status,
         "pipeline_statuses": json.dumps(item.pipeline_statuses) if item.pipeline_statuses else None,
-        "stdout": item.stdout.model_dump_json() if item.stdout is not None else None,
-        "stderr": item.stderr.model_dump_json() if item.stderr is not None else None,
+        "stdout": _masked_output(item.stdout),
+        "stderr": _masked_output(item.stderr),
         "cwd": _text(item.working_directory),
         "cwd_after": _text(item.cwd_after) if item.cwd_after else item.cwd_after,
         "host": _text(item.host),
@@ -81,7 +89,7 @@ def session_row(session: Session) -> dict[str, Any]:
         "tty": _text(session.tty),
         "user": _text(session.user),
         "host": _text(session.host),
-        "data": json.dumps(data),
+        "data": json.dumps(mask_json(data, store_gate)),
     }
 
 
@@ -108,15 +116,15 @@ def conversation_row(conversation: Conversation) -> dict[str, Any]:
     return {
         "id": conversation.id,
         "session_id": conversation.session_id,
-        "name": _text(conversation.name),
-        "original_prompt": _text(conversation.original_prompt),
+        "name": _text(store_gate(conversation.name)),
+        "original_prompt": _text(store_gate(conversation.original_prompt)),
         "status": conversation.status.value,
         "created_at": conversation.created_at,
         "updated_at": conversation.updated_at,
         "finished_at": conversation.finished_at,
         "working_directory": _text(conversation.working_directory),
         "step_count": len(conversation.steps),
-        "data": conversation.model_dump_json(),
+        "data": json.dumps(mask_json(conversation.model_dump(mode="json"), store_gate)),
     }
 
 

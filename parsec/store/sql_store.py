@@ -7,6 +7,7 @@ front (BEGIN IMMEDIATE) so concurrent writers wait on the busy timeout instead o
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -17,11 +18,12 @@ from sqlalchemy import Connection, Engine, case, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
-from ..errors import NotFound, StoreError, StoreUnavailable, UsageError
+from ..errors import NotFound, StoreError, StoreNotWritable, StoreUnavailable, UsageError
 from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
 from ..models.workflow import Conversation, ConversationStatus
+from ..privacy.masking import mask_json, store_gate
 from . import rows
 from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
 from .engine import WRITE
@@ -38,6 +40,18 @@ from .schema import (
     sessions,
     to_micros,
 )
+
+def storage_fault(message: str) -> str | None:
+    """"disk full" / "read-only" / "I/O error" when a database error is the disk's fault."""
+    lowered = message.lower()
+    if "disk is full" in lowered or "no space left" in lowered or "disk full" in lowered:
+        return "disk full"
+    if "readonly" in lowered or "read-only" in lowered:
+        return "read-only"
+    if "disk i/o error" in lowered:
+        return "I/O error"
+    return None
+
 
 INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one transaction per call
 
@@ -72,6 +86,9 @@ class SqlStore:
         except DBAPIError as err:
             if err.connection_invalidated:
                 raise StoreUnavailable(f"lost the connection to the store: {_first_line(err)}") from err
+            fault = storage_fault(_first_line(err))
+            if fault is not None:
+                raise StoreNotWritable(f"store not writable: {self._disk_says(fault)} ({self._where()}; {_first_line(err)})") from err
             raise StoreError(f"the store refused the operation: {_first_line(err)}") from err
         except SQLAlchemyError as err:
             raise StoreError(f"store error: {_first_line(err)}") from err
@@ -82,11 +99,38 @@ class SqlStore:
             return StoreUnavailable(f"the store is busy ({message}); retry, or raise store.busy_timeout_ms")
         if "malformed" in message or "not a database" in message:
             return StoreError(f"the store is damaged ({message}); move the file away to start afresh")
-        if "readonly" in message or "read-only" in message or "unable to open" in message:
+        fault = storage_fault(message)
+        if fault is not None:
+            return StoreNotWritable(f"store not writable: {self._disk_says(fault)} ({self._where()}; {message})")
+        if "unable to open" in message:
             return StoreError(f"cannot write the store ({message}); check the permissions of its directory")
         if self.dialect == "sqlite":
             return StoreError(f"store error: {message}")
         return StoreUnavailable(f"cannot reach the store: {message}; check store.url and that the server runs")
+
+    def _disk_says(self, fault: str) -> str:
+        """SQLite reports a write refused by a read-only mount as a "disk I/O error": ask the file
+        system of a SQLite store which it is."""
+        from .engine import sqlite_path
+
+        path = sqlite_path(self.url)
+        if path is None:
+            return fault
+        try:
+            info = os.statvfs(path.parent)
+        except OSError:
+            return fault
+        if info.f_flag & os.ST_RDONLY:
+            return "read-only"
+        if info.f_bavail == 0:
+            return "disk full"
+        return fault
+
+    def _where(self) -> str:
+        from .engine import sqlite_path
+
+        path = sqlite_path(self.url)
+        return str(path) if path is not None else self.url.split("@")[-1]
 
     def close(self) -> None:
         self.engine.dispose()
@@ -239,6 +283,15 @@ class SqlStore:
                 select(func.count()).select_from(executions).where(*conditions)
             ).scalar_one()
 
+    def recorded_times(self, commands: list[str], since: datetime, until: datetime) -> list[tuple[str, str, datetime]]:
+        """(id, command, executed_at) of commands recorded by a shell hook (not imported) whose text
+        is one of `commands`, in [since, until): what an import matches its entries against."""
+        condition = ((executions.c.executed_at >= since) & (executions.c.executed_at < until)
+                     & (executions.c.source != "import") & executions.c.command.in_(commands))
+        with self._read() as connection:
+            found = connection.execute(select(executions.c.id, executions.c.command, executions.c.executed_at).where(condition))
+            return [tuple(row) for row in found]
+
     def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
         """Delete every execution whose command matches `pattern` (a Python regex searched
         anywhere in the command, or a literal substring with regex=False), full-text index
@@ -345,7 +398,8 @@ class SqlStore:
     # --- learned preferences -----------------------------------------------------------------
 
     def set_preference(self, namespace: str, key: str, value: dict) -> None:
-        row = {"namespace": namespace, "key": key, "value": json.dumps(value), "updated_at": utcnow()}
+        row = {"namespace": namespace, "key": store_gate(key), "value": json.dumps(mask_json(value, store_gate)),
+               "updated_at": utcnow()}
         statement = self._insert(preferences).values(row)
         statement = statement.on_conflict_do_update(
             index_elements=["namespace", "key"],
@@ -360,6 +414,19 @@ class SqlStore:
                 select(preferences.c.key, preferences.c.value).where(preferences.c.namespace == namespace)
             ).all()
         return {key: json.loads(value) for key, value in found}
+
+    def forget_preferences(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
+        """Delete every learned preference whose key or stored text matches `pattern` (the
+        classifier keeps an example line per choice): `parsec forget` reaches them too."""
+        matches = _text_matcher(pattern, regex)
+        with self._read() as connection:
+            found = connection.execute(select(preferences.c.namespace, preferences.c.key, preferences.c.value)).all()
+        doomed = [(namespace, key) for namespace, key, value in found
+                  if matches(key) or any(matches(v) for v in _strings(json.loads(value)))]
+        if not dry_run:
+            for namespace, key in doomed:
+                self.delete_preferences(namespace, key)
+        return len(doomed)
 
     def delete_preferences(self, namespace: str, key: str | None = None) -> int:
         statement = delete(preferences).where(preferences.c.namespace == namespace)
@@ -419,9 +486,10 @@ class SqlStore:
                            working_directory: str, done: list[str], artifacts: list[str],
                            completed_at: datetime) -> None:
         row = {
-            "conversation_id": conversation_id, "name": rows._text(name),
+            "conversation_id": conversation_id, "name": rows._text(store_gate(name)),
             "working_directory": rows._text(working_directory),
-            "achievements": json.dumps(list(done)), "artifacts": json.dumps(list(artifacts)),
+            "achievements": json.dumps(mask_json(list(done), store_gate)),
+            "artifacts": json.dumps(mask_json(list(artifacts), store_gate)),
             "completed_at": completed_at,
         }
         connection.execute(self._replace(achievements_table, row, key="conversation_id"))
@@ -506,3 +574,14 @@ def _first_line(err: Exception) -> str:
 
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a decoded JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []

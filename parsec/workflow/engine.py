@@ -8,42 +8,36 @@ conversation that `parsec resume` can pick up from the last completed step.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ParsecError
 from ..models.base import utcnow
-from ..models.text import TruncatedText
 from ..models.workflow import (
-    Approval, CommandAttempt, Conversation, ConversationStatus, StepStatus, WorkflowPlan, WorkflowStepState,
+    Approval, Conversation, ConversationStatus, ModelExchange, StepStatus, WorkflowPlan, WorkflowStepState,
 )
+from .execution import ExecutionSteps
+from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan
 from .quickstart import REQUEST_SETTLE_S, planning_messages, run_later, when_request_sent
-from .schemas import CommandCandidate
-from .shell import PersistentShell, ShellResult
-from .stepgen import suggest
-
-if TYPE_CHECKING:
-    from .risk import RiskVerdict
+from .schemas import CommandCandidate, meets
+from .shell import PersistentShell
+from .stepgen import ask_step, request_overhead, step_request
 
 # Needed once the plan is back, not before the planning request: imported in the methods that
 # use them (and in the background while the model thinks, see _warm_up).
 AFTER_PLAN_MODULES = ("parsec.workflow.gate", "parsec.workflow.risk", "parsec.workflow.results",
                       "parsec.workflow.handoff", "bashlex", "rich.console")
 
-ERROR_TAIL_BYTES = 2000
-EXPLAIN_REQUEST = (
-    "Explain `{command}` part by part for the user deciding whether to run it: each program, flag, "
-    "pipe and redirection, what it will read or change, and what could go wrong. Plain text, at "
-    "most 150 words, no commands to run instead."
-)
-
 
 class WorkflowPaused(ParsecError):
     """The workflow stopped on an error it can resume from (e.g. the provider is unreachable)."""
+
+    original: Exception | None = None
 
 
 class WorkflowInterrupted(ParsecError):
@@ -54,7 +48,8 @@ class WorkflowInterrupted(ParsecError):
 
 @dataclass
 class RunOptions:
-    auto_yes: bool = False  # approve low-risk commands without asking; decline the rest
+    auto_yes: bool = False  # approve commands up to auto_level without asking; decline the rest
+    auto_level: str = "medium"  # --yes: low and medium; --yes=low: low only (high: never)
     max_retries: int = 2
     max_plan_steps: int = 12
     max_commands_per_step: int = 10  # a model that never says done cannot loop for ever under --yes
@@ -66,7 +61,10 @@ class RunOptions:
     shell: str | None = None
 
 
-class WorkflowRunner:
+class WorkflowRunner(GateSteps, ExecutionSteps):
+    """The life cycle: planning, the step loop, the end; the gate (gatekeeping.py) and running
+    commands, retries and recovery (execution.py) are its other two parts."""
+
     def __init__(self, conversation: Conversation, *, store: Any, provider: Any, context: Any, ui: Any,
                  options: RunOptions, session: Any = None) -> None:
         self.conversation = conversation
@@ -77,6 +75,8 @@ class WorkflowRunner:
         self.options = options
         self.session = session
         self.shell: PersistentShell | None = None
+        self.final_cwd: str | None = None  # where the conversation's shell stood at the end
+        self._warned: set[str] = set()
         self.executed_commands: list[str] = []
         self._pending_command = ""  # what the gate approved, for _execute
         self._step_messages: list[Any] = []  # the current step's request, for explain
@@ -102,7 +102,9 @@ class WorkflowRunner:
         except Exception as err:
             paused = self._stop_on_error(err)
             if paused and isinstance(err, ParsecError):
-                raise WorkflowPaused(f"{err} (then continue with `parsec resume {conversation.id}`)") from None
+                stopped = WorkflowPaused(f"{err} (then continue with `parsec resume {conversation.id}`)")
+                stopped.original = err  # what stopped it, for the exit status (see outcome.py)
+                raise stopped from None
             raise
         finally:
             self._hand_back()
@@ -159,11 +161,16 @@ class WorkflowRunner:
         conversation = self.conversation
         self.ui.say(f"Planning: {conversation.original_prompt}")
         messages = planning_messages(self.context, conversation, self.session)
+        for warning in getattr(self.context, "warnings", []):  # e.g. a failing static context command
+            self._warn_once(warning)
         # While the model thinks, not before it is asked: open the store (writing what it held),
         # load the token encoding and the modules the steps need.
         when_request_sent(self.provider, self._warm_up)
         previous = conversation.workflow
-        name, plan = make_plan(self.provider, messages, max_steps=self.options.max_plan_steps, remark=remark, previous=previous)
+        with self._waiting("Planning"):
+            name, plan = make_plan(self.provider, messages, max_steps=self.options.max_plan_steps, remark=remark,
+                                   previous=previous, exchanges=conversation.planning_exchanges)
+        conversation.planning_exchanges[-1:] = [self._masked(e) for e in conversation.planning_exchanges[-1:]]
         if previous is None:
             conversation.name = clean_name(name, conversation.original_prompt)
         conversation.set_plan(plan)
@@ -246,14 +253,27 @@ class WorkflowRunner:
         while not state.is_terminal and self.conversation.status == ConversationStatus.in_progress:
             self.ui.status(self.conversation, self.provider_label)
             if not pending:
-                messages, step_context, _report = self.context.step_messages(
-                    self.conversation, index, environment=self._environment())
+                shell_name, extra = os.path.basename(shell.shell), " ".join(filter(None, [declined_note(state), extra]))
+                messages, step_context, report = self.context.step_messages(
+                    self.conversation, index, environment=self._environment(),
+                    reserve=request_overhead(self.context.counter, shell_name, extra))
                 state.context_used = step_context
                 self._step_messages = messages
-                reply = suggest(self.provider, messages, shell=os.path.basename(shell.shell),
-                                extra=" ".join(filter(None, [declined_note(state), extra])))
+                for warning in report.warnings:  # a failing or timed-out dynamic context command
+                    self._warn_once(warning)
+                with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
+                    reply, exchange = ask_step(self.provider, step_request(messages, shell=shell_name, extra=extra))
+                state.exchanges.append(self._masked(exchange))
                 extra = ""
                 if reply.done and not reply.candidates:
+                    if self._commands_run(state) == 0:
+                        verdict = self._done_without_command(state, reply.summary)
+                        if verdict == "run":
+                            extra = ("The user disagrees that this step is already done: give a command "
+                                     "that carries it out.")
+                            continue
+                        if verdict != "accept":
+                            return
                     self._complete(state, reply.summary)
                     return
                 if not reply.candidates:
@@ -284,235 +304,13 @@ class WorkflowRunner:
                 return
             result = self._execute(state, state.command_attempts[-1])
             pending = []
+            # The model said beforehand what success looks like: a command that meets it (as
+            # suggested, not edited) completes the step without another call.
+            if (state.command_attempts[-1].approval != Approval.edited and not (result.interrupted or result.timed_out)
+                    and meets(candidate.expect, result.exit_status, result.output)):
+                self._complete(state, reply.summary or candidate.explanation)
+                return
             extra = self._after_run(state, result)
-
-    def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> str:
-        """Show a candidate and ask; returns run / alternative / skip / abort (the attempt is recorded)."""
-        from .risk import assess
-
-        shell = self._shell()
-        verdict = assess(candidate.command, cwd=shell.cwd, home=shell.env.get("HOME"))
-        if state.status != StepStatus.command_suggested:
-            state.transition(StepStatus.command_suggested)
-        attempt = CommandAttempt(
-            suggested_command=self.options.mask(candidate.command), command=self.options.mask(candidate.command),
-            explanation=self.options.mask(candidate.explanation), risk_level=verdict.level,
-            risk_reasons=verdict.reasons, cwd=shell.cwd,
-        )
-        state.command_attempts.append(attempt)
-        self.save()
-        self.ui.show_candidate(candidate, verdict, alternatives=remaining)
-        command, approval, verdict = self._decide(candidate, verdict)
-        if approval is None:  # alternative / skip / abort: recorded as declined
-            attempt.approval = Approval.declined
-            if command == "skip":
-                state.transition(StepStatus.skipped, by_user=True)
-            elif command == "abort":
-                state.transition(StepStatus.aborted, by_user=True)
-                reason = (f"declined a {verdict.level}-risk command under --yes"
-                          if self.options.auto_yes else "aborted by the user")
-                self.conversation.error = reason
-                self.conversation.transition(ConversationStatus.aborted)
-            self.save()
-            if command == "abort":
-                self.ui.say(f"Stopped: {self.conversation.error}", style="yellow")
-            return command
-        attempt.approval = approval
-        if approval == Approval.edited:
-            attempt.command = self.options.mask(command)
-            attempt.risk_level, attempt.risk_reasons = verdict.level, verdict.reasons
-        self._pending_command = command
-        self.save()
-        return "run"
-
-    def _decide(self, candidate: CommandCandidate, verdict: RiskVerdict) -> tuple[str, Approval | None, RiskVerdict]:
-        """(command to run, approval, its verdict) or (alternative|skip|abort, None, verdict).
-
-        An edited command goes back through the gate with its own verdict: editing `ls` into
-        `rm -rf ~` must still need an explicit yes."""
-        from . import gate
-        from .risk import assess
-
-        if self.options.auto_yes:
-            decision = gate.auto_decision(verdict)
-            if decision.choice == gate.Choice.run:
-                return candidate.command, Approval.auto_approved, verdict
-            self.ui.say(decision.message, style="red")
-            return "abort", None, verdict
-        shown = candidate
-        while True:
-            decision = gate.interpret(self.ui.ask(gate.prompt_for(verdict)), verdict)
-            if decision.choice == gate.Choice.run:
-                edited = shown.command != candidate.command
-                return shown.command, Approval.edited if edited else Approval.approved, verdict
-            if decision.choice == gate.Choice.edit:
-                text = self.ui.edit(shown.command).strip()
-                if text and text != shown.command:
-                    shell = self._shell()
-                    shown = CommandCandidate(command=text, explanation="edited by you")
-                    verdict = assess(text, cwd=shell.cwd, home=shell.env.get("HOME"))
-                    self.ui.show_candidate(shown, verdict)
-                continue
-            if decision.choice == gate.Choice.explain:
-                self._explain(shown, verdict)
-                continue
-            if decision.choice == gate.Choice.ask_again:
-                self.ui.say(decision.message, style="yellow")
-                continue
-            return decision.choice.value, None, verdict
-
-    def _explain(self, candidate: CommandCandidate, verdict: RiskVerdict) -> None:
-        """`x` at the gate: what Parsec knows at once (the explanation, the risk reasons), then the
-        model's part-by-part explanation, streamed as it arrives. The request is the step's
-        messages plus this exchange, fitted to the budget (compaction, then truncation) as every
-        conversation-style list is."""
-        from ..models.chat import ChatMessage
-
-        self.ui.explain(candidate, verdict)
-        command = self.options.mask(candidate.command)
-        messages = [*self._step_messages, ChatMessage(role="assistant", content=command),
-                    ChatMessage(role="user", content=EXPLAIN_REQUEST.format(command=command))]
-        deltas = None
-        try:
-            deltas = self.provider.stream(self.context.fit_messages(messages), purpose="explain")
-            self.ui.stream_text(deltas)
-        except ParsecError as err:  # the local explanation above stands on its own
-            self.ui.say(f"(the model could not explain it: {err})", style="yellow")
-        except KeyboardInterrupt:  # Ctrl-C stops the explanation only; the question comes back
-            self.ui.say("\n(explanation stopped)", style="yellow")
-        finally:
-            close = getattr(deltas, "close", None)
-            if close is not None:
-                close()
-
-    def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
-        from .results import artifacts_between, environment_changes, take_snapshot
-
-        shell = self._shell()
-        command = self._pending_command
-        state.transition(StepStatus.running)
-        attempt.started_at = utcnow()
-        self.save()
-        before_cwd, before_env = shell.cwd, dict(shell.env)
-        before_files = take_snapshot(before_cwd)
-        out, stdin_fd = self.ui.command_streams()
-        result = shell.run(command, timeout=self.options.command_timeout_s or None, echo=out, stdin_fd=stdin_fd,
-                           detached_input=stdin_fd is None)
-        self.executed_commands.append(command)
-        attempt.executed = True
-        attempt.exit_status = result.exit_status
-        attempt.duration_ms = result.duration_ms
-        attempt.finished_at = utcnow()
-        attempt.interrupted = result.interrupted or result.timed_out
-        attempt.output = TruncatedText.from_output(self.options.mask(result.output), self.options.output_limit)
-        after_files = take_snapshot(result.cwd) if result.cwd != before_cwd else take_snapshot(before_cwd)
-        index = state.step.index
-        for artifact in artifacts_between(before_files, after_files, index):
-            if artifact not in state.artifacts_produced:
-                state.artifacts_produced.append(artifact)
-        state.environment_changes.extend(
-            environment_changes(before_cwd, result.cwd, before_env, result.env, index, mask=self.options.mask))
-        self.save()
-        return result
-
-    @staticmethod
-    def _commands_run(state: WorkflowStepState) -> int:
-        return sum(1 for attempt in state.command_attempts if attempt.executed)
-
-    def _after_run(self, state: WorkflowStepState, result: ShellResult) -> str:
-        """Decide what follows a run; returns extra instructions for the next model call, which
-        sees the results and says whether the step is done."""
-        attempt = state.command_attempts[-1]
-        if result.interrupted or result.timed_out:
-            what = "timed out" if result.timed_out else "was interrupted (Ctrl-C)"
-            self._fail(state, attempt, f"The command `{attempt.command}` {what}.")
-            problem = f"The command {what}."
-            return self._recover(state, problem, on_retry=f"The user asked to retry after: {problem} "
-                                                          "Suggest the command again (or a better one).")
-        if result.exit_status == 0:
-            return ""
-        self._fail(state, attempt, None)
-        if state.retries < self.options.max_retries:
-            state.retries += 1
-            self.save()
-            self.ui.say(f"Exit status {result.exit_status}: asking for a fix "
-                        f"(retry {state.retries}/{self.options.max_retries})", style="yellow")
-            return "The previous command failed: see error_context, and suggest a corrected command."
-        return self._recover(state, f"Exit status {result.exit_status} after {state.retries} retries.",
-                             on_retry="The user asked to retry: suggest a corrected command.")
-
-    def _fail(self, state: WorkflowStepState, attempt: CommandAttempt, message: str | None) -> None:
-        tail = attempt.output.render()[-ERROR_TAIL_BYTES:] if attempt.output else ""
-        state.error_context = message or (
-            f"The command `{attempt.command}` exited with status {attempt.exit_status}.\nOutput (tail):\n{tail}")
-        state.transition(StepStatus.failed)
-        self.save()
-
-    def _recover(self, state: WorkflowStepState, problem: str, *, on_retry: str) -> str:
-        """retry / skip / abort after a failure the automatic retries did not fix, a Ctrl-C, or a
-        step that will not end; returns the instruction for the next model call: `on_retry` when
-        the user retries, nothing otherwise."""
-        from . import gate
-
-        if not self.ui.interactive:
-            state.transition(StepStatus.aborted, by_user=True)
-            self.conversation.error = f"step {state.step.index + 1}: {problem}"
-            self.conversation.transition(ConversationStatus.aborted)
-            self.save()
-            return ""
-        while True:
-            choice = gate.interpret_recovery(self.ui.ask(f"{problem} [r]etry  [s]kip  [q] abort > "))
-            if choice is not None:
-                break
-        if choice == "skip":
-            state.transition(StepStatus.skipped, by_user=True)
-        elif choice == "abort":
-            state.transition(StepStatus.aborted, by_user=True)
-            self.conversation.error = "aborted by the user"
-            self.conversation.transition(ConversationStatus.aborted)
-        else:
-            state.retries = 0
-        self.save()
-        return on_retry if choice == "retry" else ""
-
-    def _complete(self, state: WorkflowStepState, summary: str) -> None:
-        commands = [a.command for a in state.command_attempts if a.succeeded]
-        achievement = f"Step {state.step.index + 1}: {summary or state.step.description}"
-        if commands:
-            achievement += f" ({'; '.join(commands[-3:])})"
-        if state.status in (StepStatus.pending, StepStatus.running):
-            state.transition(StepStatus.complete)
-        else:
-            # The state machine completes a step only after a run; the model judged it done
-            # without one (e.g. after a declined suggestion), so it is skipped on its word.
-            state.transition(StepStatus.skipped, by_user=True)
-            achievement += " (judged done without running a command)"
-        state.error_context = None
-        self.conversation.context_summary.key_achievements.append(self.options.mask(achievement))
-        self.save()
-
-    def _recover_after_crash(self, state: WorkflowStepState) -> None:
-        """A step left open by a crash: its unfinished attempt counts as interrupted."""
-        if state.status == StepStatus.running:
-            self._close_open_attempt(state)
-            state.error_context = "Parsec stopped while this command ran; it may have partly run."
-            state.transition(StepStatus.failed)
-            self.save()
-
-    def _close_open_attempt_if_unrun(self) -> None:
-        index = self.conversation.current_step_index()
-        if index is not None:
-            state = self.conversation.steps[index]
-            if state.command_attempts and state.command_attempts[-1].approval is None:
-                state.command_attempts[-1].approval = Approval.declined
-
-    def _close_open_attempt(self, state: WorkflowStepState) -> None:
-        if state.command_attempts:
-            last = state.command_attempts[-1]
-            if last.approval is None:
-                last.approval = Approval.declined
-            elif last.exit_status is None:
-                last.interrupted = True
 
     # --- the end ---------------------------------------------------------------------------
     def _finish(self) -> None:
@@ -527,17 +325,41 @@ class WorkflowRunner:
             saver(conversation.id, conversation.name, conversation.working_directory, summary.key_achievements,
                   [a.path for a in summary.generated_artifacts], conversation.finished_at or utcnow())
         self.ui.say(f"Finished: {conversation.name}", style="bold green")
+        from .wrapup import final_summary
+
+        shell = self.shell
+        for line in final_summary(conversation, shell.cwd if shell else "", dict(shell.env) if shell else {},
+                                  cd_carried=bool(self.options.env.get("PARSEC_CD_FILE"))):
+            self.ui.say(line)
 
     def _hand_back(self) -> None:
         from .handoff import append_history, write_final_directory
 
         if self.shell is not None:
-            final_cwd = self.shell.cwd
+            final_cwd = self.final_cwd = self.shell.cwd
             self.shell.close()
             self.shell = None
             if final_cwd != self.conversation.working_directory and self.conversation.status == ConversationStatus.finished:
                 write_final_directory(final_cwd, self.options.env)
         append_history(self.executed_commands, self.options.env)
+
+    def _masked(self, exchange: ModelExchange) -> ModelExchange:
+        """An exchange as it may be stored: the messages (the provider's gate masks what goes out,
+        after they were recorded) and the reply through the run's masker."""
+        messages = []
+        for message in exchange.messages:
+            masked = self.options.mask(message.content)
+            messages.append(message if masked == message.content else message.model_copy(update={"content": masked}))
+        return exchange.model_copy(update={"messages": messages, "reply": self.options.mask(exchange.reply)})
+
+    def _warn_once(self, warning: str) -> None:
+        if warning not in self._warned:
+            self._warned.add(warning)
+            self.ui.say(f"warning: {warning}", style="yellow")
+
+    def _waiting(self, label: str) -> Any:
+        waiting = getattr(self.ui, "waiting", None)
+        return waiting(label) if waiting is not None else contextlib.nullcontext()
 
     # --- the shell -------------------------------------------------------------------------
     def _shell(self) -> PersistentShell:
@@ -567,8 +389,10 @@ def _commands_only(conversation: Conversation) -> Conversation:
     output, the variables they set or the context the model saw. The running workflow keeps all
     of it in memory, so the model still sees each result."""
     stored = conversation.model_copy(deep=True)
+    stored.planning_exchanges = []
     for state in stored.steps:
         state.context_used = None
+        state.exchanges = []
         state.environment_changes = [c for c in state.environment_changes if c.kind == "cwd"]
         for attempt in state.command_attempts:
             attempt.output = None

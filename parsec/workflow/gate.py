@@ -1,7 +1,8 @@
 """The confirmation gate's rules: what an answer means for a command of a given risk.
 
 Kept apart from the terminal so the rules are tested as a table: an empty answer runs only a
-low-risk command, a high-risk one needs the word `yes`, and `--yes` approves low-risk ones only.
+low-risk command, a high-risk one needs the word `yes`, and `--yes` approves low and medium risk
+(`--yes=low`: low only) and never high.
 """
 
 from __future__ import annotations
@@ -58,11 +59,17 @@ def interpret(answer: str, verdict: RiskVerdict) -> Decision:
     return Decision(Choice.ask_again, f"Unknown answer {answer.strip()!r}.")
 
 
-def auto_decision(verdict: RiskVerdict) -> Decision:
-    """`--yes`: approve low-risk commands only; anything else is declined."""
-    if verdict.is_low:
+AUTO_LEVELS = ("low", "medium")  # what `--yes=LEVEL` may approve up to; high never
+
+
+def auto_decision(verdict: RiskVerdict, up_to: str = "medium") -> Decision:
+    """`--yes`: approve commands up to `up_to` risk (medium by default, `--yes=low`: low only);
+    a high-risk command is never approved without a person."""
+    allowed = AUTO_LEVELS[: AUTO_LEVELS.index(up_to) + 1]
+    if verdict.level in allowed:
         return Decision(Choice.run)
-    return Decision(Choice.abort, f"declined under --yes: {verdict.level} risk ({'; '.join(verdict.reasons)})")
+    flag = "--yes" if up_to == "medium" else f"--yes={up_to}"
+    return Decision(Choice.abort, f"declined under {flag}: {verdict.level} risk ({'; '.join(verdict.reasons)})")
 
 
 def interpret_recovery(answer: str) -> str | None:
@@ -76,3 +83,10 @@ def interpret_plan(answer: str) -> str | None:
     word = answer.strip().lower()
     return {"": "accept", "y": "accept", "yes": "accept", "e": "edit", "edit": "edit", "r": "replan", "replan": "replan",
             "q": "abort", "abort": "abort", "n": "abort"}.get(word)
+
+
+def interpret_done(answer: str) -> str | None:
+    """When the model says a step is done without a command: accept / run / skip / abort."""
+    word = answer.strip().lower()
+    return {"": "accept", "y": "accept", "yes": "accept", "r": "run", "run": "run", "n": "run", "no": "run",
+            "s": "skip", "skip": "skip", "q": "abort", "abort": "abort"}.get(word)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..models.chat import ChatMessage
-from ..models.workflow import WorkflowPlan
+from ..models.workflow import ModelExchange, WorkflowPlan
 from .schemas import PlanReply
 
 PLAN_INSTRUCTIONS = (
@@ -26,15 +26,20 @@ def with_instructions(messages: list[ChatMessage], instructions: str) -> list[Ch
 
 
 def make_plan(provider: Any, messages: list[ChatMessage], *, max_steps: int = 12, remark: str | None = None,
-              previous: WorkflowPlan | None = None) -> tuple[str, WorkflowPlan]:
-    """(name, plan). A re-plan carries the previous plan and the user's remark."""
+              previous: WorkflowPlan | None = None, exchanges: list | None = None) -> tuple[str, WorkflowPlan]:
+    """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
+    and answered, is appended to `exchanges`."""
     instructions = PLAN_INSTRUCTIONS.format(max_steps=max_steps)
     if previous is not None and remark:
         listed = "\n".join(f"{i + 1}. {s.description}" for i, s in enumerate(previous.steps))
         instructions += f"\n\nThe user rejected this plan:\n{listed}\nTheir remark: {remark}"
-    reply, _ = provider.structured(with_instructions(messages, instructions), PlanReply, purpose="plan")
+    request = with_instructions(messages, instructions)
+    reply, result = provider.structured(request, PlanReply, purpose="plan")
     steps = reply.steps[:max_steps]
     revision = previous.revision + 1 if previous is not None else 1
+    if exchanges is not None:
+        sent = list(getattr(result, "sent", ()) or request)  # as the adapter sent it
+        exchanges.append(ModelExchange(purpose="plan", messages=sent, reply=getattr(result, "text", "") or ""))
     return reply.name, WorkflowPlan.from_descriptions(steps, revision=revision)
 
 

@@ -28,17 +28,19 @@ def take_snapshot(root: str) -> FileSnapshot:
     count = 0
     base_depth = root.rstrip("/").count("/")
     for directory, dirs, names in os.walk(root):
+        # .venv, node_modules ...: recorded (a new one is an artifact), never walked into.
+        unwalked = [d for d in dirs if d in _SKIP_DIRS]
         dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
         if directory.count("/") - base_depth >= SNAPSHOT_DEPTH:
             dirs[:] = []
-        for name in names + dirs:  # new directories are artifacts too
+        for name in names + dirs + unwalked:  # new directories are artifacts too
             path = os.path.join(directory, name)
             try:
                 info = os.lstat(path)
             except OSError:
                 continue
             # A directory's mtime changes with its content; only its existence matters.
-            is_dir = name in dirs and os.path.isdir(path)
+            is_dir = name not in names and os.path.isdir(path)
             snapshot.files[path] = (0.0, 0) if is_dir else (info.st_mtime, info.st_size)
             count += 1
             if count >= SNAPSHOT_LIMIT:
@@ -77,6 +79,9 @@ def _git_artifacts(before: FileSnapshot, after: FileSnapshot, step_index: int) -
             change = "modified"
         size = after.files.get(path, (0, None))[1]
         out.append(ArtifactInfo(path=path, change=change, size_bytes=size, step_index=step_index))
+    for path in after.files.keys() - before.files.keys():  # git names files, never a new directory
+        if path not in after.git and os.path.isdir(path):
+            out.append(ArtifactInfo(path=path, change="created", step_index=step_index))
     return sorted(out, key=lambda a: a.path)
 
 
@@ -109,6 +114,8 @@ def _git_status(root: str) -> dict[str, str] | None:
 def environment_changes(before_cwd: str, after_cwd: str, before_env: dict[str, str], after_env: dict[str, str],
                         step_index: int, mask=lambda value: value) -> list[EnvironmentChange]:
     out: list[EnvironmentChange] = []
+    # A session masker also hides (and remembers) the whole value of a secret-named variable.
+    shown = getattr(mask, "value", None) or (lambda name, value: mask(value))
     if before_cwd != after_cwd:
         out.append(EnvironmentChange(kind="cwd", old_value=before_cwd, new_value=after_cwd, step_index=step_index))
     for name in sorted(before_env.keys() | after_env.keys()):
@@ -117,6 +124,6 @@ def environment_changes(before_cwd: str, after_cwd: str, before_env: dict[str, s
         old, new = before_env.get(name), after_env.get(name)
         if old != new:
             kind = "path" if name == "PATH" else "env_var"
-            out.append(EnvironmentChange(kind=kind, name=name, old_value=None if old is None else mask(old),
-                                         new_value=None if new is None else mask(new), step_index=step_index))
+            out.append(EnvironmentChange(kind=kind, name=name, old_value=None if old is None else shown(name, old),
+                                         new_value=None if new is None else shown(name, new), step_index=step_index))
     return out

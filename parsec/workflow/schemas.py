@@ -20,9 +20,23 @@ class PlanReply(BaseModel):
         return cleaned
 
 
+CONTRACT_VERSION = 2  # docs/workflow.md § The model contract: bump with any change of these shapes
+
+
+class Expectation(BaseModel):
+    """What a command's result looks like when it achieves the step: a command that meets it
+    completes the step without another model call."""
+
+    exit_status: int = Field(0, description="the exit status that means success")
+    output_contains: str = Field("", description="text the output must contain, or empty for any output")
+
+
 class CommandCandidate(BaseModel):
     command: str = Field(min_length=1, description="one shell command line")
     explanation: str = Field("", description="one sentence: what it does and why")
+    expect: Expectation | None = Field(
+        None, description="when success can be read from the exit status and output: that result; a command "
+                          "meeting it completes the step. Omit when the result needs judging")
 
 
 class StepReply(BaseModel):
@@ -30,4 +44,12 @@ class StepReply(BaseModel):
 
     done: bool = Field(False, description="true, with no candidates, when the results so far achieve the step")
     candidates: list[CommandCandidate] = Field(default_factory=list, max_length=5)
-    summary: str = Field("", description="when done: one line saying what the step achieved")
+    summary: str = Field("", description="one line saying what the step achieved (when done), or will have "
+                                         "achieved when the first candidate meets its expect")
+
+
+def meets(expect: Expectation | None, exit_status: int, output: str) -> bool:
+    """Whether a finished command's result is the one its expectation describes."""
+    if expect is None or exit_status != expect.exit_status:
+        return False
+    return not expect.output_contains or expect.output_contains in output

@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import re
 import secrets
 import select
 import signal
@@ -29,6 +28,8 @@ import time
 import tty
 from dataclasses import dataclass, field
 from typing import BinaryIO
+
+from ..models.terminal import strip_ansi
 
 # bash runs this driver (zsh understands it too, see pick_shell). `set -m` gives each command its
 # own process group; `trap : INT` keeps the shell alive when a Ctrl-C reaches it between commands
@@ -43,7 +44,6 @@ while IFS= read -r -d '' __parsec_cmd <&3; do
   printf '\033]7770;%s\007' "$PARSEC_SHELL_NONCE"
 done
 """
-_ANSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 
 @dataclass
@@ -165,7 +165,7 @@ class PersistentShell:
             signal.signal(signal.SIGINT, previous_handler)
             signal.signal(signal.SIGWINCH, previous_winch)
         duration_ms = int((time.monotonic() - started) * 1000)
-        output = _clean(bytes(captured))
+        output = strip_ansi(bytes(captured))  # every escape and control sequence, before it is stored or sent
         if not done:
             # The shell is gone (the command ran `exit`, or it was killed): start a fresh one where
             # the last one was, so the conversation can go on.
@@ -477,6 +477,4 @@ def _reap(pid: int, timeout: float) -> None:
         pass
 
 
-def _clean(data: bytes) -> str:
-    text = _ANSI.sub(b"", data).replace(b"\r\n", b"\n").replace(b"\r", b"")
-    return text.decode("utf-8", "replace")
+

@@ -57,53 +57,22 @@ def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
 
 def _session_from_daemon(env: Mapping[str, str]) -> str | None:
     """The calling shell's session id, as the daemon knows it (by the hook's key or our parent pid).
-
-    Without a daemon (not installed, not running) this fails fast and the caller makes a session.
-    One request, spoken directly (newline-delimited JSON, as `protocol.messages.request_line`
-    writes it): the protocol client's imports (asyncio, the pydantic message models) would cost
-    ~30 ms of the start-up budget.
-    """
+    Without a daemon (not installed, not running) this fails fast and the caller makes a session."""
     if env.get("PARSEC_DISABLE"):
         return None
-    import json
-    import socket
+    from ..protocol.current_session import ask_daemon
 
-    from ..protocol import endpoints
-
-    path = endpoints.socket_path(endpoints.runtime_dir())
-    if not path.exists():
-        return None  # no daemon
-    key = env.get("PARSEC_SESSION", "").strip()
-    fields: dict[str, Any] = {"session": key} if key else {"pid": os.getppid()}
-    request = {"v": _PROTOCOL_VERSION, "type": "current_session", "id": 1, **fields}
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(0.5)
-            sock.connect(str(path))
-            sock.sendall(json.dumps(request, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n") and len(data) < _REPLY_LIMIT:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        reply = json.loads(data)
-    except (OSError, ValueError):
-        return None
-    found = reply.get("session_id") if isinstance(reply, dict) and reply.get("ok") else None
-    return str(found).upper() if found else None
+    return ask_daemon(env.get("PARSEC_SESSION", "").strip())
 
 
-_PROTOCOL_VERSION = 1  # parsec.protocol.messages.PROTOCOL_VERSION: change both together
-_REPLY_LIMIT = 1_048_576
 
 
 def build_runner(settings: Any, conversation: Conversation | None, *, prompt: str | None, store: Any, ui: Any,
-                 auto_yes: bool, provider_name: str | None = None, model: str | None = None,
+                 auto_yes: bool, auto_level: str = "medium", provider_name: str | None = None, model: str | None = None,
                  env: Mapping[str, str] | None = None, cwd: str | None = None, counter: Any = None) -> Any:
     """A WorkflowRunner for a new conversation (`prompt`) or an existing one (`conversation`)."""
     from ..context.engine import ContextEngine
-    from ..privacy.masking import mask
+    from ..privacy.memory import SessionMasker
     from ..providers.keys import scrubbed_environment
     from ..providers.select import resolve_provider
     from .engine import RunOptions, WorkflowRunner
@@ -123,8 +92,11 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
     provider = resolve_provider(settings, provider=provider_name or (conversation.provider if conversation else None) or None,
                                 model=model or (conversation.model if conversation else None) or None,
                                 env=env, on_usage=record_usage)
-    extra = tuple(settings.privacy.extra_patterns)
-    masker = (lambda text: mask(text, extra)) if settings.privacy.mask_secrets else (lambda text: text)
+    # One masker for the whole run: it remembers each secret it masks and the values of
+    # secret-named variables the workflow sees, and the provider's gate masks those values too.
+    masker = SessionMasker(settings.privacy.mask_secrets, tuple(settings.privacy.extra_patterns))
+    masker.remember_environment(env)
+    provider.use_secret_values(masker.values)
     session = None
     if conversation is None:
         session = current_session(store, env, cwd)
@@ -141,7 +113,7 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
     if auto_yes:  # nobody to page through output: pagers would wait forever for a key
         shell_env.update(PAGER="cat", GIT_PAGER="cat", MANPAGER="cat", SYSTEMD_PAGER="")
     options = RunOptions(
-        auto_yes=auto_yes, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
+        auto_yes=auto_yes, auto_level=auto_level, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
         max_commands_per_step=settings.workflow.max_commands_per_step,
         command_timeout_s=settings.workflow.command_timeout_s
         or (settings.workflow.unattended_timeout_s if auto_yes else 0),

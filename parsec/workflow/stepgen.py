@@ -2,24 +2,54 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..models.chat import ChatMessage
+from ..models.workflow import ModelExchange
 from .planner import with_instructions
 from .schemas import StepReply
 
 STEP_INSTRUCTIONS = (
     "Give the next shell command(s) for the current step only. Reply with candidates (the best "
     "first; alternatives after it), each a single command line for {shell} with a one-sentence "
-    "explanation. After a command runs you see its result here and are asked again. When the "
-    "results above show the step is achieved, reply done=true with no candidates and say what "
-    "was achieved in summary. Prefer safe, non-interactive, read-only commands when they suffice."
+    "explanation. When success can be read from the result, add expect (the exit status and, if "
+    "needed, text the output must contain) and say in summary what the step will have achieved: "
+    "a command that meets expect completes the step. Otherwise you see its result here and are "
+    "asked again. When the results above show the step is achieved, reply done=true with no "
+    "candidates and say what was achieved in summary. Prefer safe, non-interactive, read-only "
+    "commands when they suffice."
 )
 
 
-def suggest(provider: Any, messages: list[ChatMessage], *, shell: str = "bash", extra: str = "") -> StepReply:
+JSON_REPLY_OVERHEAD = 40  # the providers' "reply with one JSON object" line and message framing
+
+
+def instructions_for(shell: str, extra: str = "") -> str:
     instructions = STEP_INSTRUCTIONS.format(shell=shell)
-    if extra:
-        instructions += "\n\n" + extra
-    reply, _ = provider.structured(with_instructions(messages, instructions), StepReply, purpose="step")
+    return instructions + ("\n\n" + extra if extra else "")
+
+
+def request_overhead(counter: Any, shell: str, extra: str = "") -> int:
+    """Tokens a step request carries besides the context: the instructions and the reply's JSON
+    schema (sent natively or written into the prompt). The context budget leaves room for them."""
+    schema = json.dumps(StepReply.model_json_schema(), separators=(",", ":"))
+    return counter.count(instructions_for(shell, extra)) + counter.count(schema) + JSON_REPLY_OVERHEAD
+
+
+def step_request(messages: list[ChatMessage], *, shell: str = "bash", extra: str = "") -> list[ChatMessage]:
+    """The messages a step call sends (the context engine's, with the instructions): also what
+    `parsec context show` prints for a step not asked yet."""
+    return with_instructions(messages, instructions_for(shell, extra))
+
+
+def suggest(provider: Any, messages: list[ChatMessage], *, shell: str = "bash", extra: str = "") -> StepReply:
+    reply, _ = ask_step(provider, step_request(messages, shell=shell, extra=extra))
     return reply
+
+
+def ask_step(provider: Any, request: list[ChatMessage]) -> tuple[StepReply, ModelExchange]:
+    """(the reply, the exchange as sent and answered, for the conversation's record)."""
+    reply, result = provider.structured(request, StepReply, purpose="step")
+    sent = list(getattr(result, "sent", ()) or request)  # as the adapter sent it: masked, JSON instructions added
+    return reply, ModelExchange(purpose="step", messages=sent, reply=getattr(result, "text", "") or "")

@@ -1,7 +1,7 @@
 """How a workflow talks to the user: the status line, the plan, candidates and the questions.
 
 `TerminalUI` asks on the terminal (rich colours when it is one, plain text otherwise);
-`UnattendedUI` answers every question the way `--yes` promises: low-risk only.
+`UnattendedUI` answers every question the way `--yes` promises (see gate.auto_decision).
 """
 
 from __future__ import annotations
@@ -85,6 +85,10 @@ class TerminalUI:
             self.out.write("\n")
             self.out.flush()
 
+    def waiting(self, label: str) -> Any:
+        """While the model works: a spinner with the elapsed time on a terminal, nothing otherwise."""
+        return Spinner(self.out, label)
+
     # --- questions -------------------------------------------------------------------------
     def ask(self, prompt: str) -> str:
         """One line from the user; end of input counts as `q` (abort)."""
@@ -134,3 +138,46 @@ class UnattendedUI(TerminalUI):
 
     def command_streams(self) -> tuple[Any, int | None]:
         return getattr(self.out, "buffer", None), None
+
+
+class Spinner:
+    """`with Spinner(out, "Planning"):` draws `⠋ Planning… 2.4s` on one line, redrawn 10 times a
+    second by a thread, and erases it at the end. Nothing at all when `out` is not a terminal."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+    def __init__(self, out: TextIO, label: str) -> None:
+        import threading
+
+        self.out, self.label = out, label
+        self._stop = threading.Event()
+        self._thread: Any = None
+        try:
+            self._tty = out.isatty()
+        except (AttributeError, ValueError):
+            self._tty = False
+
+    def __enter__(self) -> "Spinner":
+        if self._tty:
+            import threading
+
+            self._thread = threading.Thread(target=self._draw, name="parsec-spinner", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=1.0)
+            self.out.write("\r\x1b[2K")
+            self.out.flush()
+
+    def _draw(self) -> None:
+        import time
+
+        started, frame = time.monotonic(), 0
+        while not self._stop.wait(0.1):
+            elapsed = time.monotonic() - started
+            self.out.write(f"\r{self.FRAMES[frame % len(self.FRAMES)]} {self.label}… {elapsed:.1f}s")
+            self.out.flush()
+            frame += 1

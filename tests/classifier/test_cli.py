@@ -56,7 +56,7 @@ def test_batch_reads_plain_and_json_lines_and_survives_bad_input(env) -> None:
     assert len(out) == len(lines)
     assert [row["decision"] for row in out[:3]] == ["prompt", "command", "prompt"]
     assert out[-1]["decision"] == "command"
-    assert all(set(row) == {"decision", "confidence", "reason"} for row in out)
+    assert all(set(row) == {"decision", "leans", "confidence", "reason"} for row in out)
 
 
 def test_batch_is_fast_enough_for_100k_lines(env) -> None:
@@ -69,12 +69,28 @@ def test_batch_is_fast_enough_for_100k_lines(env) -> None:
 def test_learn_list_and_forget(env) -> None:
     assert parsec(["classify", "deploy staging now"], env).stdout.decode().split()[0] != "command"
     assert parsec(["classify", "--learn", "command", "deploy staging now"], env).returncode == 0
-    assert parsec(["classify", "deploy production today"], env).stdout.decode().startswith("command")
-    listed = parsec(["classify", "--learned"], env).stdout.decode()
-    assert "command" in listed and "deploy|" in listed
-    forgot = parsec(["classify", "--forget"], env)
-    assert forgot.stdout.decode().strip() == "forgot 1 learned classifier choice"
-    assert not parsec(["classify", "deploy production today"], env).stdout.decode().startswith("command")
+    assert parsec(["classify", "--learn", "prompt", "watch the logs"], env).returncode == 0
+    assert parsec(["classify", "deploy staging now"], env).stdout.decode().startswith("command")
+    listed = parsec(["classify", "--learned"], env).stdout.decode().splitlines()
+    assert [line.split(None, 1) for line in listed] == [["command", "deploy staging now"], ["prompt", "watch the logs"]]
+    forgot = parsec(["classify", "--forget", "deploy staging now"], env)
+    assert forgot.stdout.decode().strip() == "forgot the choice for lines shaped like 'deploy staging now'"
+    assert not parsec(["classify", "deploy staging now"], env).stdout.decode().startswith("command")
+    assert parsec(["classify", "--learned"], env).stdout.decode().split() == ["prompt", "watch", "the", "logs"]
+    assert parsec(["classify", "--forget"], env).stdout.decode().strip() == "forgot 1 learned classifier choice"
+
+
+def test_classify_agrees_with_the_hook_on_one_word_that_resolves(env) -> None:
+    """The hook runs `yes` without asking (its first word resolves); `parsec classify` says so."""
+    assert parsec(["classify", "yes"], env).stdout.decode().startswith("command (")
+    assert parsec(["classify", "--first-word", "none", "hello"], env).stdout.decode().startswith("prompt (")
+
+
+def test_ambiguous_says_which_way_it_leans(env) -> None:
+    out = parsec(["classify", "unset a secret"], env).stdout.decode()
+    assert out.startswith("ambiguous, leans command ("), out
+    payload = json.loads(parsec(["classify", "--json", "unset a secret"], env).stdout)
+    assert payload["decision"] == "ambiguous" and payload["leans"] == "command" and payload["confidence"] > 0.5
 
 
 def test_fallback_127_exit_status(env) -> None:

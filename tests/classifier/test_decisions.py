@@ -159,7 +159,14 @@ def test_decision_is_a_frozen_value() -> None:
     decision = Decision("command", 0.9, "why")
     with pytest.raises(AttributeError):
         decision.decision = "prompt"  # type: ignore[misc]
-    assert decision.as_dict() == {"decision": "command", "confidence": 0.9, "reason": "why"}
+    assert decision.as_dict() == {"decision": "command", "leans": "command", "confidence": 0.9, "reason": "why"}
+
+
+def test_an_ambiguous_decision_says_which_way_it_leans(classifier: Classifier) -> None:
+    decision = classifier.classify("unset a secret")
+    assert decision.decision == "ambiguous" and decision.leans == "command"
+    assert decision.describe().startswith("ambiguous, leans command (")
+    assert Decision("ambiguous", 0.6, "why", 0.6).leans == "prompt"
 
 
 def test_arguments_naming_files_in_the_users_directory_count(classifier: Classifier, tmp_path) -> None:
@@ -169,3 +176,82 @@ def test_arguments_naming_files_in_the_users_directory_count(classifier: Classif
     here = classifier.classify("tidy notes draft", first_word="none", cwd=str(tmp_path))
     assert here.prose_score < elsewhere.prose_score
     assert "existing files" in here.reason
+
+
+# Issue 16: the hook runs a one-word line whose word resolves without asking the daemon
+# (`__parsec_plain_command`); the classifier, and so `parsec classify`, must say the same.
+@pytest.mark.parametrize("word", ["yes", "nice", "continue", "true"])
+def test_one_word_that_resolves_is_a_command_as_in_the_hook(classifier: Classifier, word: str) -> None:
+    assert classifier.classify(word).decision == "command"
+    assert classifier.classify(word, first_word="none").decision == "prompt" or word not in ("yes", "nice")
+
+
+def test_one_word_reply_that_does_not_resolve_is_a_prompt(classifier: Classifier) -> None:
+    assert classifier.classify("hello", first_word="none").decision == "prompt"
+    assert classifier.classify("thanks").decision == "prompt"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "for f in *; do case $f in *.txt) echo text;; *) echo other thing;; esac; done",
+        'while read -r line; do case "$line" in the*) echo starts with the;; esac; done < notes.txt',
+        "for x in one two three; do case $x in one) echo first;; *) echo not the first;; esac; done",
+    ],
+)
+def test_case_inside_a_loop_is_a_command(classifier: Classifier, line: str) -> None:
+    decision = classifier.classify(line)
+    assert decision.decision == "command", decision
+
+
+@pytest.mark.parametrize("line", ["touch here", "cat this", "ls there"])
+def test_a_resolved_command_with_one_file_like_word_does_not_ask(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "command", classifier.classify(line)
+
+
+def test_watch_with_words_is_the_command_word(classifier: Classifier) -> None:
+    """`watch the logs` is about watch, not a command called `the`; `watch -n 5 df` runs df."""
+    from parsec.routing.scoring import analyse
+
+    assert analyse("watch the logs", None, None, classifier.path_index).head == "watch"
+    assert analyse("watch -n 5 df -h", None, None, classifier.path_index).head == "df"
+    assert analyse("sudo -u bob ls", None, None, classifier.path_index).head == "ls"
+
+
+# Shapes from issue 16's table.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Enable/Disable ufw",  # a slash compound is no path to a program
+        "Read/Write mode",
+        "what does `set -euo pipefail` mean",  # backticks quote code inside a sentence
+        "print the value of `date +%s` in the log",
+        "replace <name> with my username in config.yml",  # <placeholder>, not redirections
+        "enable debug mode",  # bash: "enable: debug: not a shell builtin"
+        "help with git rebase",
+        "clear dead sessions",
+    ],
+)
+def test_prose_shapes_are_not_run(classifier: Classifier, line: str) -> None:
+    decision = classifier.classify(line)
+    assert decision.decision != "command", decision
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["bin/rails server", "kill `cat /run/app.pid`", "cd `dirname $0`", "cat $FILE", "$EDITOR notes.txt",
+     "enable -n echo", "help cd", "clear", "sort <in >out", "echo $HOME"],
+)
+def test_the_same_syntax_in_commands_still_runs(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "command", classifier.classify(line)
+
+
+# Issue 16: commands whose sub-commands are English words, and programs that cannot be resolved
+# but are written like program names, are not sent to the model.
+@pytest.mark.parametrize(
+    "line",
+    ["ip a show up", "ufw allow from 192.168.1.0/24 to any port 22", "sudo ufw allow in on eth0 to any port 80",
+     "consul kv put key value", "VBoxManage list vms", "sudo ufw status verbose"],
+)
+def test_commands_with_english_sub_commands_are_not_sent_to_the_model(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "command", classifier.classify(line)

@@ -21,22 +21,52 @@ def test_a_correction_is_followed_for_lines_of_the_same_shape(store) -> None:
     classifier = Classifier(store=store)
     assert classifier.classify("deploy staging now").decision != "command"
     classifier.learn("deploy staging now", "none", "command")
-    later = classifier.classify("deploy production today")
-    assert later.decision == "command"
-    assert "you chose command" in later.reason
+    again = classifier.classify("deploy staging now")
+    assert again.decision == "command" and "you chose command" in again.reason
+    # numbers, paths and quoted text are placeholders in a shape: the choice covers other values
+    classifier.learn("kill screen session 23536", None, "prompt")
+    assert classifier.classify("kill screen session 4242").decision == "prompt"
     # a different shape is not affected
     assert classifier.classify("deploy the app to production please").decision == "prompt"
 
 
-def test_learned_choices_persist_in_the_store_and_can_be_forgotten(store) -> None:
-    Classifier(store=store).learn("make the tests pass", None, "command")
+def test_one_answer_does_not_spread_to_other_words(store) -> None:
+    """Issue 16: one "ask" on `watch the logs` turned `watch the build` into a prompt."""
+    classifier = Classifier(store=store)
+    before = classifier.classify("watch the build").decision
+    classifier.learn("watch the logs", "file", "command")
+    assert classifier.classify("watch the logs", "file").decision == "command"
+    assert classifier.classify("watch the build", "file").decision == before
+
+
+def test_learned_shapes_read_like_the_line() -> None:
+    classifier = Classifier()
+    assert classifier.shape("watch the logs") == "watch the logs"
+    assert classifier.shape("kill screen session 23536") == "kill screen session <number>"
+    assert classifier.shape('git commit -m "fix the parser" --amend') == "git commit -m <quoted> …"
+    assert classifier.shape("cp ~/notes.txt 'my secret token' /tmp") == "cp <path> <quoted> <path>"
+    assert classifier.shape("ls -la | wc -l") == "ls -la wc -l | …"
+
+
+def test_learned_choices_persist_in_the_store_and_can_be_forgotten_one_by_one(store) -> None:
+    first = Classifier(store=store)
+    first.learn("make the tests pass", None, "command")
+    first.learn("watch the logs", None, "prompt")
     fresh = Classifier(store=store)  # e.g. the daemon after a restart
-    assert fresh.classify("make the docs build").decision == "command"
-    assert list(fresh.learned().values()) == ["command"]
-    assert store.get_preferences("classifier")  # stored, visible
+    assert fresh.classify("make the tests pass").decision == "command"
+    assert fresh.learned() == {"make the tests pass": "command", "watch the logs": "prompt"}
+    assert fresh.forget("make the tests pass") == 1  # forgets that shape, not the other
+    assert list(store.get_preferences("classifier")) == ["watch the logs"]
+    assert fresh.classify("make the tests pass").decision == "prompt"
+    assert fresh.classify("watch the logs").decision == "prompt"
+    assert fresh.forget("make the tests pass") == 0
     assert fresh.forget() == 1
     assert store.get_preferences("classifier") == {}
-    assert fresh.classify("make the docs build").decision == "prompt"
+
+
+def test_coarse_shapes_from_earlier_versions_are_ignored(store) -> None:
+    store.set_preference("classifier", "the|w|1", {"choice": "prompt", "example": "watch the logs"})
+    assert Classifier(store=store).learned() == {}
 
 
 def test_reload_picks_up_a_forget_from_another_process(store) -> None:
@@ -51,8 +81,8 @@ def test_reload_picks_up_a_forget_from_another_process(store) -> None:
 def test_learning_without_a_store_lasts_for_the_instance() -> None:
     classifier = Classifier()
     classifier.learn("rm the old logs", None, "command")
-    assert classifier.classify("rm the new files").decision == "command"
-    assert Classifier().classify("rm the new files").decision == "prompt"
+    assert classifier.classify("rm the old logs").decision == "command"
+    assert Classifier().classify("rm the old logs").decision == "prompt"
 
 
 def test_learning_can_be_switched_off(store) -> None:
@@ -85,4 +115,21 @@ def test_a_broken_store_never_breaks_classification() -> None:
     assert classifier.classify("ls -la").decision == "command"
     assert classifier.classify("find all python files").decision == "prompt"
     assert classifier.learn("find all python files", None, "command") is False  # not stored...
-    assert classifier.classify("find all rust files").decision == "command"  # ...but followed
+    assert classifier.classify("find all python files").decision == "command"  # ...but followed
+
+
+def test_shapes_never_keep_option_values() -> None:
+    classifier = Classifier()
+    assert classifier.shape("mysql -pHunter2secret -u root db") == "mysql <flag> -u root …"
+    assert classifier.shape("deploy --token=abc123 --force now") == "deploy --token=<value> --force now"
+
+
+def test_a_token_in_a_learned_line_is_stored_masked(store) -> None:
+    """Issue 13: a `ghp_…` token typed into an ambiguous line was left in `preferences` in clear."""
+    token = "ghp_" + "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2J3k4"
+    classifier = Classifier(store=store)
+    classifier.learn(f"{token} is my token please keep it", None, "prompt")
+    classifier.learn(f"{token}", None, "command")
+    stored = repr(store.get_preferences("classifier"))
+    assert token not in stored and "[REDACTED:github_token]" in stored
+    assert Classifier(store=store).classify(f"{token}").decision == "command"  # still followed

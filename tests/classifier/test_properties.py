@@ -11,10 +11,14 @@ from parsec.routing import Classifier, reads_like_prose
 from parsec.routing.decision import LABELS
 
 CLASSIFIER = Classifier()
+FALLBACK_REASON = "classifier error"
 FACTS = st.sampled_from([None, "file", "alias", "builtin", "function", "keyword", "none", "bogus"])
 
 
 def check(decision) -> None:
+    # The real verdict path ran: the classifier's catch-all (which answers "command" with this
+    # reason whenever something inside raises) would otherwise make every test here pass.
+    assert not decision.reason.startswith(FALLBACK_REASON), decision
     assert decision.decision in LABELS
     assert 0.0 <= decision.confidence <= 1.0
     assert isinstance(decision.reason, str) and decision.reason
@@ -61,3 +65,19 @@ def test_100_kb_lines_are_judged_quickly() -> None:
 def test_control_characters() -> None:
     for text in ("ls\x1b[A", "\x07\x08\x7f", "git status\r", "echo \x00 hi", "\u202ecmd"):
         check(CLASSIFIER.classify(text))
+
+
+def test_these_checks_fail_when_the_classifier_breaks_on_every_line(monkeypatch) -> None:
+    """Issue 16: with a RuntimeError injected on every line, five of six tests here still passed."""
+    import pytest
+
+    from parsec.routing import classifier as module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(module, "analyse", broken)
+    decision = Classifier().classify("ls -la")
+    assert decision.reason.startswith(FALLBACK_REASON)  # the safety net still answers...
+    with pytest.raises(AssertionError):
+        check(decision)  # ...and the checks above notice it

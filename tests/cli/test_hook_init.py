@@ -8,7 +8,7 @@ import sys
 
 def _init(shell: str, tmp_path, config: str) -> str:
     (tmp_path / "config.toml").write_text(config)
-    env = {"PARSEC_CONFIG": str(tmp_path / "config.toml"), "PATH": "/usr/bin:/bin"}
+    env = {"PARSEC_CONFIG": str(tmp_path / "config.toml"), "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path)}
     return subprocess.run([sys.executable, "-m", "parsec.cli.entry", "init", shell], env=env,
                           capture_output=True, text=True, check=True).stdout
 

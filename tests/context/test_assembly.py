@@ -15,7 +15,7 @@ from .ctx_helpers import attempt, conversation, finish_step, fixed_clock, settin
 
 
 def _step_json(messages) -> dict:
-    return json.loads(messages[1].content.split("Step context (JSON):\n", 1)[1].split("\n\n--- Context:", 1)[0])
+    return json.JSONDecoder().raw_decode(messages[1].content.split("Step context (JSON):\n", 1)[1])[0]
 
 
 def rust_conversation(cwd: str):

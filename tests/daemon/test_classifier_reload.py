@@ -10,10 +10,10 @@ def test_learn_and_forget_reach_the_running_daemon(sandbox):
         with sandbox.client() as client:
             return client.call("classify", text=text)["decision"]
 
-    assert decision("deploy production today") != "command"  # also loads the daemon's classifier
+    assert decision("deploy staging now") != "command"  # also loads the daemon's classifier
     learned = sandbox.cli("classify", "--learn", "command", "deploy staging now")
     assert learned.returncode == 0, learned.stderr
-    assert decision("deploy production today") == "command"
-    forgot = sandbox.cli("classify", "--forget")
-    assert forgot.returncode == 0 and "forgot 1" in forgot.stdout
-    assert decision("deploy production today") != "command"
+    assert decision("deploy staging now") == "command"
+    forgot = sandbox.cli("classify", "--forget", "deploy staging now")
+    assert forgot.returncode == 0 and "forgot the choice" in forgot.stdout
+    assert decision("deploy staging now") != "command"

@@ -1,4 +1,4 @@
-"""A full disk: the record is refused (not acknowledged), the daemon keeps serving, and once there
+"""A full disk and no room in memory (max_held_journal_bytes = 0): the record is refused (not acknowledged), the daemon keeps serving, and once there
 is room again everything acknowledged is stored. The journal lives on a 1 MiB tmpfs."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .harness import finished
 def small_state(make_sandbox):
     if os.getuid() != 0:
         pytest.skip("needs root to mount a tmpfs")
-    box = make_sandbox()
+    box = make_sandbox(daemon_max_held_journal_bytes=0)  # no memory to hold records in: refused
     state = box.root / "state"
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(state)], capture_output=True)
     if mounted.returncode != 0:
@@ -40,7 +40,7 @@ def test_full_disk_refuses_then_recovers(small_state):
         reply = client.request("command_finished", **finished("900-1.0", 2, command="x" * 200_000))
         assert reply["ok"] is False and reply["error"]["code"] == "unavailable"
         assert client.call("ping")["ok"]  # still serving
-        assert "cannot write the journal" in client.call("status")["last_error"]
+        assert "journal not writable" in client.call("status")["last_error"] and "1 refused" in client.call("status")["last_error"]
         filler.unlink()
         assert client.call("command_finished", **finished("900-1.0", 3))["ok"]
         assert client.call("flush")["in_store"] is True

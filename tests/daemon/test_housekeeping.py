@@ -14,7 +14,7 @@ from .harness import finished
 
 
 def test_scheduled_retention_prune_removes_old_sessions(make_sandbox):
-    box = make_sandbox(daemon_prune_interval_hours=0.0003, context_management_session_retention_days=30)
+    box = make_sandbox(daemon_prune_interval_hours=0.0003, context_management_history_retention_days=30)
     old_time = utcnow() - timedelta(days=45)
     old = Session(created_at=old_time, last_active=old_time, ended_at=old_time, shell="bash")
     box.db.parent.mkdir(parents=True, exist_ok=True)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import psutil
+from installed import installed_parsec
 
 from .harness import REPO, finished
 
@@ -42,7 +45,31 @@ def test_start_status_restart_stop(sandbox):
     assert stopped.returncode == 0 and f"pid {new_pid}" in stopped.stdout
     assert not _alive(new_pid)
     assert not (sandbox.runtime / "daemon.sock").exists()
-    assert sandbox.cli("daemon", "stop").stdout.strip() == "daemon was not running"
+    assert sandbox.cli("daemon", "stop").stdout.splitlines()[0] == "daemon was not running"
+
+
+def test_starts_from_a_directory_holding_a_parsec_folder(sandbox, tmp_path):
+    """`python -m` puts the working directory first on sys.path: a clone of this repository in ~
+    (or anything named parsec/) must not be what the daemon imports (issue 12, defect 8)."""
+    (tmp_path / "parsec").mkdir()
+    (tmp_path / "parsec" / "__init__.py").write_text("raise ImportError('the wrong parsec')\n")
+    parsec = installed_parsec()  # the installed command, as a user runs it
+    started = subprocess.run([str(parsec), "daemon", "start"], env=sandbox.env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    with sandbox.client() as client:
+        assert client.call("ping")["ok"]
+    assert "wrong parsec" not in (sandbox.root / "state" / "parsec" / "daemon.out").read_text()
+
+
+def test_a_failed_start_names_the_file_holding_the_error(sandbox):
+    (sandbox.root / "state" / "parsec" / "daemon.log").mkdir(parents=True)  # logging cannot start
+    result = sandbox.cli("daemon", "start")
+    assert result.returncode != 0
+    named = re.search(r"\(its output: (\S+)\)", result.stderr)
+    assert named, result.stderr
+    assert "IsADirectoryError" in result.stderr  # the cause, in the message itself
+    assert "IsADirectoryError" in Path(named.group(1)).read_text()
 
 
 def test_status_without_daemon_is_one_line_error(sandbox):
@@ -75,7 +102,7 @@ def _is_daemon_of(process: psutil.Process, sandbox) -> bool:
         environ = process.info["environ"] or {}
     except (psutil.Error, KeyError):
         return False
-    return cmdline[1:3] == ["-m", "parsec.daemon"] and environ.get("XDG_RUNTIME_DIR") == sandbox.env["XDG_RUNTIME_DIR"]
+    return cmdline[1:4] == ["-P", "-m", "parsec.daemon"] and environ.get("XDG_RUNTIME_DIR") == sandbox.env["XDG_RUNTIME_DIR"]
 
 
 def test_stale_socket_and_pidfile_after_kill_9_are_replaced(sandbox):

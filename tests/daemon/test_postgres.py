@@ -113,3 +113,49 @@ def _commands_in_insert_order(server: PostgresServer) -> list[str]:
 
     with psycopg.connect(f"postgresql://postgres@127.0.0.1:{server.port}/postgres", connect_timeout=5) as db:
         return [row[0] for row in db.execute("select command from executions order by seq")]
+
+
+def _signal_server(server: PostgresServer, sig: int) -> None:
+    """Send `sig` to this test's own postmaster and every process it started (by pid)."""
+    import psutil
+
+    pid = int((server.data / "postmaster.pid").read_text().split()[0])
+    postmaster = psutil.Process(pid)
+    for process in [postmaster, *postmaster.children(recursive=True)]:
+        try:
+            process.send_signal(sig)
+        except psutil.NoSuchProcess:
+            pass
+
+
+def test_hung_postgres_is_reported_and_flush_answers(make_sandbox, postgres):
+    import signal
+
+    box = make_sandbox(store_url=postgres.url, store_connect_timeout_s=2, daemon_flush_interval_ms=20)
+    box.run()
+    try:
+        with box.client(timeout=60) as client:
+            for seq in range(50):
+                assert client.call("command_finished", **finished("610-1.0", seq))["ok"]
+            assert client.call("flush")["in_store"] is True
+            _signal_server(postgres, signal.SIGSTOP)
+            for seq in range(50, 150):
+                assert client.call("command_finished", **finished("610-1.0", seq))["ok"]
+            started = time.monotonic()
+            flushed = client.call("flush")
+            assert time.monotonic() - started < 45  # answered (after at most 30 s), not hung with the store
+            assert flushed["in_store"] is False and flushed["queue_depth"] >= 100
+            assert "store not answering within" in flushed["store_problem"]
+            status = client.call("status")
+            assert status["store_problem"].startswith("store not answering"), status
+            shown = box.cli("daemon", "status")  # by now the replaced writer may be timing out connecting
+            assert "store not answering" in shown.stdout or "timeout expired" in shown.stdout, shown.stdout
+        _signal_server(postgres, signal.SIGCONT)
+        with box.client(timeout=60) as client:
+            deadline = time.monotonic() + 90
+            while client.call("status")["queue_depth"] and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert client.call("status")["queue_depth"] == 0
+        assert _count(postgres) == (150, 150)
+    finally:
+        _signal_server(postgres, signal.SIGCONT)

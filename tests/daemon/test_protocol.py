@@ -61,6 +61,8 @@ def assert_serving(box: Sandbox) -> None:
         (b'{"v":1,"type":"command_started","session":"","seq":1,"command":"ls"}', "bad_request"),
         (b'{"v":1,"type":"classify_feedback","text":"x","chosen":"maybe"}', "bad_request"),
         (b'\xff\xfe\x00garbage', "bad_request"),
+        (b"[" * 3000, "bad_request"),  # nested deeper than the JSON parser's recursion limit
+        (b'{"v":1,"type":"ping","id":7,"x":' + b"[" * 2000 + b"]" * 2000 + b"}", "bad_request"),
     ],
 )
 def test_bad_messages_get_error_replies(box, line, code):

@@ -93,3 +93,26 @@ def test_a_command_still_running_when_the_shell_dies_is_kept(make_sandbox):
         rows = box.sql("select command, exit_status, cwd from executions")
         time.sleep(0.1)
     assert rows == [("tail -f /var/log/syslog", None, "/var/log")]
+
+
+def test_pending_output_of_all_sessions_is_bounded_and_drops_are_reported(make_sandbox):
+    """64 pending outputs per session × 4096 sessions × max_message_bytes could reach hundreds of
+    GB; the total held is bounded, the oldest goes first, and status and the log say so."""
+    box = make_sandbox(daemon_max_pending_output_bytes=200_000, daemon_max_message_bytes=200_000)
+    box.run()
+    chunk = "o" * 40_000
+    with box.client(timeout=60) as client:
+        for session in range(6):
+            for seq in range(1, 4):
+                assert client.call("command_output", session=f"{800 + session}-1.0", seq=seq, output=chunk)["ok"]
+        status = client.call("status")
+        assert status["pending_output_bytes"] <= 200_000
+        assert status["outputs_dropped"] == 18 - 5 and status["output_bytes_dropped"] == 13 * 40_000
+        for session in range(6):
+            for seq in range(1, 4):
+                assert client.call("command_finished", **finished(f"{800 + session}-1.0", seq))["recorded"]
+        assert client.call("flush")["in_store"] is True
+        assert client.call("status")["pending_output_bytes"] == 0
+    with_output = box.sql("select count(*) from executions where stdout is not null")[0][0]
+    assert box.execution_count() == 18 and with_output == 5  # every command kept; the newest 5 outputs
+    assert "pending command output over 200000 bytes" in (box.root / "state" / "parsec" / "daemon.log").read_text()

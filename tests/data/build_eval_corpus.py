@@ -7,7 +7,8 @@ NL2Bash or tldr-pages. Sources (see SOURCES.md):
 
 TUNING (`eval_tuning.jsonl`), the only part weights may be adjusted on:
 - fish completions (/usr/share/fish/completions): `prog subcommand` / `prog --option` lines made
-  from `complete -c` specs (commands), and their `-d` descriptions (prose);
+  from `complete -c` specs (commands), and their `-d` descriptions (prose), as written and with
+  the first letter lower-cased (people type requests in lower case);
 - the EXAMPLES sections of man pages in sections 1 and 8 (commands only, via build_corpus.py);
 - tests/data/prose_tuning.txt, prose written for Parsec in many registers, plus a lower-cased
   copy of the capitalised lines.
@@ -88,7 +89,10 @@ def fish_rows(rng: random.Random) -> list[dict]:
                 commands.append(f"{prefix} --{long}")
             elif (short := opts.get("-s") or opts.get("--short-option")) and re.fullmatch(r"[a-zA-Z0-9]", short):
                 commands.append(f"{prefix} -{short}")
-        rows += sample(rng, commands, "command", f"fish:{prog}") + sample(rng, prose, "prompt", f"fish:{prog}")
+        rows += sample(rng, commands, "command", f"fish:{prog}")
+        described = sample(rng, prose, "prompt", f"fish:{prog}")
+        lowered = [{**row, "text": row["text"][0].lower() + row["text"][1:]} for row in described]
+        rows += described + lowered  # people type requests in lower case too
     return rows
 
 

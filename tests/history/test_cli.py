@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from parsec.models.session import DirectCommandExecution, Session
+from parsec.models.text import TruncatedText
 from parsec.store import open_store
 
 GH = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
@@ -162,24 +163,29 @@ def test_forget_asks_then_removes_everywhere(env, recorded) -> None:
     assert "no recorded command or conversation matches" in run(env, "forget", "git push", "--yes").stdout
 
 
-def test_prune_dry_run_then_prune(env, recorded) -> None:
+def test_prune_dry_run_then_prune_by_tier(env, recorded) -> None:
     old = datetime.now(timezone.utc) - timedelta(days=90)
     store = open_store(db_url(env))
     ancient = Session(shell="bash", created_at=old, last_active=old)
     store.save_session(ancient)
-    store.append_executions([DirectCommandExecution(session_id=ancient.id, command=f"old {i}", executed_at=old)
+    store.append_executions([DirectCommandExecution(session_id=ancient.id, command=f"old {i}", executed_at=old,
+                                                    stdout=TruncatedText.from_output("output\n"))
                              for i in range(25)])
     store.close()
     dry = run(env, "prune", "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert "would remove 1 sessions and 25 commands (sessions older than 30 days)" in dry.stdout
-    assert len(ids(run(env, "history", "--json", "-n", "0"))) == 65
+    assert "history (command, time, exit, cwd, duration): would remove 0 commands and 0 sessions" in dry.stdout
+    assert "captured output: would remove the output of 25 commands (older than 30 days" in dry.stdout
     done = run(env, "prune")
     assert done.returncode == 0, done.stderr
-    assert "removed 1 sessions and 25 commands" in done.stdout
+    assert "removed the output of 25 commands" in done.stdout
+    assert len(ids(run(env, "history", "--json", "-n", "0"))) == 65  # every command is still there
+    dated = run(env, "--set", "context_management.history_retention_days=60", "prune", "--dry-run")
+    assert "would remove 25 commands and 1 sessions (history_retention_days = 60)" in dated.stdout
+    assert len(ids(run(env, "history", "--json", "-n", "0"))) == 65
+    done = run(env, "--set", "context_management.history_retention_days=60", "prune")
+    assert "removed 25 commands and 1 sessions" in done.stdout
     assert len(ids(run(env, "history", "--json", "-n", "0"))) == 40
-    kept = run(env, "--set", "context_management.session_retention_days=0", "prune", "--dry-run")
-    assert "would remove 0 sessions and 0 commands (sessions kept forever)" in kept.stdout
 
 
 def test_import_is_idempotent_masks_and_reports(env, tmp_path) -> None:
@@ -194,7 +200,7 @@ def test_import_is_idempotent_masks_and_reports(env, tmp_path) -> None:
     )
     first = run(env, "import", "zsh", str(history))
     assert first.returncode == 0, first.stderr
-    assert "5 entries, 4 added, 0 already present, 1 excluded by privacy settings, 1 malformed" in first.stdout
+    assert "5 entries, 4 added, 0 already present, 0 already recorded live, 1 excluded by privacy settings, 1 malformed" in first.stdout
     assert "skipped line 6: ': not a valid line'" in first.stderr
     second = run(env, "import", "zsh", str(history))
     assert "5 entries, 0 added, 4 already present" in second.stdout

@@ -99,7 +99,8 @@ class Daemon:
     def call(self, kind: str, **fields):
         from parsec.protocol.client import DaemonClient
 
-        with DaemonClient.connect(self.sandbox.runtime, timeout=5) as client:
+        # Generous: a flush waits for the store's fsync, which a loaded 2-core machine can stretch.
+        with DaemonClient.connect(self.sandbox.runtime, timeout=30) as client:
             return client.call(kind, **fields)
 
     def stop(self) -> None:
@@ -113,7 +114,7 @@ class Daemon:
         self.proc = None
 
 
-def executions(sandbox: Sandbox, daemon: Daemon | None, cwd: Path, want: int, timeout: float = 8.0) -> list:
+def executions(sandbox: Sandbox, daemon: Daemon | None, cwd: Path, want: int, timeout: float = 30.0) -> list:
     """The store's executions run in `cwd` (and below), oldest first, once at least `want` exist."""
     from parsec.store import open_store
     from parsec.store.base import ExecutionQuery

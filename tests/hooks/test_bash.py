@@ -98,7 +98,8 @@ def test_overriding_a_routed_line_teaches_the_daemon(sandbox, daemon, shell):
     deadline = time.monotonic() + 10  # fish's feedback goes through the spool, read every 2 s
     decision = None
     while time.monotonic() < deadline:
-        decision = daemon.call("classify", text="deploy the production build now", first_word="none", parses=True)
+        # Same readable shape (`deploy the staging build …`), other words after the first three.
+        decision = daemon.call("classify", text="deploy the staging build tonight", first_word="none", parses=True)
         if decision["decision"] == "command":
             break
         time.sleep(0.2)

@@ -90,13 +90,18 @@ def test_relay_spools_when_the_daemon_is_down(tmp_path):
     assert [m["command"] for m in read_spool(tmp_path / "run")] == ["ls"]
 
 
-def test_init_prints_the_hook_without_heavy_imports():
+def test_init_prints_the_hook_without_heavy_imports(tmp_path):
     code = ("import sys, io; from parsec.cli.entry import main; out = io.StringIO(); sys.stdout = out; rc = main(['init', 'bash']);"
             "sys.stdout = sys.__stdout__; heavy = [m for m in ('pydantic', 'sqlalchemy', 'httpx', 'typer') if m in sys.modules];"
             "print(rc, len(out.getvalue()), heavy)")
-    no_config = {**os.environ, "PARSEC_CONFIG": str(REPO / "no-such-config.toml")}
+    # (XDG_DATA_HOME: `parsec init` also writes the hook file there, not in the real ~)
+    no_config = {**os.environ, "PARSEC_CONFIG": str(REPO / "no-such-config.toml"), "XDG_DATA_HOME": str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=no_config)
-    size = len("__parsec_exclude=()\n") + len((REPO / "shell-hooks" / "parsec.bash").read_text())
+    from parsec.cli.hook_file import parsec_command  # the command autostart will use
+
+    settings = "__parsec_exclude=()\n" + f"__parsec_bin='{parsec_command()}'\n"
+    size = len(settings) + len((REPO / "shell-hooks" / "parsec.bash").read_text())
     assert result.stdout.split() == ["0", str(size), "[]"]
+    assert (tmp_path / "parsec" / "hook.bash").read_text().endswith(settings + (REPO / "shell-hooks" / "parsec.bash").read_text())
     bad = subprocess.run([sys.executable, "-m", "parsec.cli.entry", "init", "tcsh"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "choose one of" in bad.stderr

@@ -66,12 +66,22 @@ def test_step_retry_cycle_and_several_commands():
     assert state.started_at and state.finished_at
 
 
-@pytest.mark.parametrize("moves", [["running"], ["failed"], ["command_suggested", "complete"]])
+@pytest.mark.parametrize("moves", [["running"], ["failed"], ["command_suggested", "pending"]])
 def test_illegal_step_moves(moves):
     state = step()
     with pytest.raises(InvalidTransition):
         for status in moves:
             state.transition(status)
+
+
+def test_the_model_may_judge_a_step_done_after_a_declined_or_failed_command():
+    declined = step()
+    declined.transition("command_suggested")
+    declined.transition("complete")  # after the user declined its suggestion, with the user's agreement
+    failed = step()
+    for status in ["command_suggested", "running", "failed", "complete"]:
+        failed.transition(status)
+    assert declined.is_terminal and failed.is_terminal
 
 
 @pytest.mark.parametrize("end", ["skipped", "aborted"])

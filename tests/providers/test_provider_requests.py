@@ -50,7 +50,7 @@ def test_anthropic_request_puts_the_system_prompt_top_level(stub, make_provider)
     assert request.headers["x-api-key"] == KEY
     assert request.headers["anthropic-version"] == "2023-06-01"
     assert "authorization" not in request.headers
-    assert request.body["system"] == "You are terse."
+    assert request.body["system"] == [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}]
     assert [m["role"] for m in request.body["messages"]] == ["user", "assistant", "user"]
     assert request.body["max_tokens"] == 8192  # required by the API: the model's limit (capped)
     assert result.text == "ls -lh" and result.usage.input_tokens == request.tokens
@@ -91,7 +91,7 @@ def test_several_system_messages_are_joined_in_order_for_anthropic(stub, make_pr
                 ChatMessage(role="system", content="two")]
     make_provider("anthropic").chat(messages)
     body = stub.model_requests()[0].body
-    assert body["system"] == "one\n\ntwo" and body["messages"] == [{"role": "user", "content": "hi"}]
+    assert body["system"][0]["text"] == "one\n\ntwo" and body["messages"] == [{"role": "user", "content": "hi"}]
 
 
 def test_temperature_from_config_is_sent(stub, make_provider):
@@ -159,9 +159,11 @@ def test_masking_follows_the_privacy_settings(stub, make_provider):
     settings.privacy.extra_patterns = [r"ACME-[0-9]{6}"]
     make_provider("openai", settings=settings).chat([ChatMessage(role="user", content="ticket ACME-123456")])
     assert "ACME-123456" not in str(stub.model_requests()[-1].body)
-    settings.privacy.mask_secrets = False  # the user turned masking off: their choice
-    make_provider("openai", settings=settings).chat([ChatMessage(role="user", content="ticket ACME-123456")])
-    assert "ACME-123456" in str(stub.model_requests()[-1].body)
+    settings.privacy.mask_secrets = False  # the user turned the built-in patterns off: their choice
+    make_provider("openai", settings=settings).chat(
+        [ChatMessage(role="user", content="ticket ACME-123456, export DB_PASSWORD=Hunter2secret")])
+    sent = str(stub.model_requests()[-1].body)
+    assert "Hunter2secret" in sent and "ACME-123456" not in sent  # extra_patterns still apply (docs/privacy.md)
 
 
 def test_api_openai_com_gets_max_completion_tokens():

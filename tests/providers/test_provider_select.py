@@ -21,6 +21,14 @@ from .conftest import KEY
 NOTHING = {"OLLAMA_HOST": "127.0.0.1:9"}  # no keys, and no Ollama answering (port 9 is closed)
 
 
+def test_a_base_url_or_ollama_host_alone_configures_a_provider():
+    """Issue 14 item 10: a local OpenAI-compatible server needs no key; OLLAMA_HOST names Ollama."""
+    local = choose(Settings(), env={"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"})
+    assert (local.provider, local.base_url, local.api_key) == ("openai", "http://127.0.0.1:8080/v1", None)
+    ollama = choose(Settings(), env=NOTHING)
+    assert (ollama.provider, ollama.base_url) == ("ollama", "http://127.0.0.1:9")
+
+
 def _settings(tmp_path: Path, env: dict[str, str], toml: str = "", mode: int = 0o600):
     """What `load_settings()` would give with this environment and user config file."""
     config = tmp_path / "config.toml"
@@ -31,7 +39,7 @@ def _settings(tmp_path: Path, env: dict[str, str], toml: str = "", mode: int = 0
 
 def test_nothing_configured_says_how_in_one_line():
     with pytest.raises(NoProviderConfigured) as caught:
-        choose(Settings(), env=NOTHING)
+        choose(Settings(), env={})  # no key, no URL, no OLLAMA_HOST; nothing answers on localhost:11434
     text = str(caught.value)
     assert "\n" not in text
     for hint in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "ollama serve", "[llm] provider"):

@@ -29,7 +29,7 @@ def test_stream_request_shapes(stub, make_provider):
         list(make_provider(name).stream(MESSAGES))
     openai, anthropic, gemini, ollama = stub.model_requests()
     assert openai.body["stream"] is True and openai.body["stream_options"] == {"include_usage": True}
-    assert anthropic.body["stream"] is True and anthropic.body["system"] == "Be brief."
+    assert anthropic.body["stream"] is True and anthropic.body["system"][0]["text"] == "Be brief."
     assert gemini.path.endswith(":streamGenerateContent") and gemini.query == {"alt": ["sse"]}
     assert "stream" not in gemini.body
     assert ollama.body["stream"] is True

@@ -47,8 +47,9 @@ def test_each_provider_asks_for_the_schema_its_own_way(stub, make_provider):
     assert gemini["generationConfig"]["responseJsonSchema"] == schema
     assert ollama["format"] == schema
     # Anthropic has no JSON mode here: the schema travels in the system prompt, still top-level.
-    assert anthropic["system"].startswith("You plan.")
-    assert json.dumps(schema, separators=(",", ":")) in anthropic["system"]
+    assert anthropic["system"][0]["text"].startswith("You plan.")
+    assert json.dumps(schema, separators=(",", ":")) in anthropic["system"][0]["text"]
+    assert anthropic["system"][-1]["cache_control"] == {"type": "ephemeral"}  # the stable prefix is cached
     assert all(m["role"] != "system" for m in anthropic["messages"])
     # Native-schema providers do not pay tokens for the schema in the prompt as well.
     assert '"properties"' not in openai["messages"][0]["content"]

@@ -55,7 +55,7 @@ def test_a_rejected_key_is_shown_and_exits_non_zero(tmp_path, stub):
 
 
 def test_nothing_configured_prints_how_to_configure(tmp_path):
-    result = _run(tmp_path, {})
+    result = _run(tmp_path, {"OLLAMA_HOST": ""})  # a set OLLAMA_HOST configures Ollama (issue 14 item 10)
     assert result.returncode == 1
     assert "no LLM provider configured" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 

@@ -10,7 +10,8 @@ from datetime import timedelta
 from parsec.models.base import utcnow
 from parsec.models.context import ArtifactInfo, ContextSummary
 from parsec.models.retention import RetentionPolicy
-from parsec.models.session import DirectCommandExecution, Session
+from parsec.models.session import DirectCommandExecution, GlobalContext, Session
+from parsec.models.text import TruncatedText
 from parsec.models.workflow import Conversation
 from parsec.store import open_store
 from parsec.store.base import ExecutionQuery
@@ -45,7 +46,7 @@ def add_conversation(store, age_days: float, achievements: list[str] | None = No
 
 def test_old_sessions_and_their_executions_go(store):
     old, new = add_session(store, 40), add_session(store, 2)
-    policy = RetentionPolicy(session_retention_days=30, conversation_retention_days=0, max_conversation_history=0)
+    policy = RetentionPolicy(history_retention_days=30, conversation_retention_days=0, max_conversation_history=0)
     report = store.prune_old_context(policy)
     assert (report.sessions, report.executions) == (1, 3)
     assert [s.session.id for s in store.list_sessions()] == [new.id]
@@ -53,10 +54,39 @@ def test_old_sessions_and_their_executions_go(store):
     assert store.count_executions(ExecutionQuery(search="cmd")) == 3  # the index forgot them too
 
 
+def test_history_is_kept_forever_by_default_while_output_and_context_age_out(store):
+    """Five-year-old history (imported, or simply old) survives the default policy; only the bulky
+    tiers go: captured output and the session's context snapshot."""
+    ancient = Session(created_at=days_ago(5 * 365), last_active=days_ago(5 * 365),
+                      global_context=GlobalContext(working_directory="/srv", environment_snapshot={"LANG": "C"},
+                                                   active_tools=["git"]))
+    store.save_session(ancient)
+    store.append_executions(
+        DirectCommandExecution(session_id=ancient.id, command=f"make {i}", executed_at=days_ago(5 * 365 - i),
+                               exit_status=1, working_directory="/srv", duration_ms=12,
+                               stdout=TruncatedText.from_output("built\n"), stderr=TruncatedText.from_output("warn\n"))
+        for i in range(40)
+    )
+    recent = add_session(store, 1, commands=2)
+    store.append_executions([DirectCommandExecution(session_id=recent.id, command="fresh", stdout=TruncatedText.from_output("x"))])
+    dry = store.prune_old_context(RetentionPolicy(), dry_run=True)
+    assert (dry.sessions, dry.executions, dry.outputs, dry.contexts) == (0, 0, 40, 1)
+    report = store.prune_old_context(RetentionPolicy(batch_size=7))
+    assert (report.sessions, report.executions, report.outputs, report.contexts) == (0, 0, 40, 1)
+    kept = store.load_session(ancient.id)
+    assert [e.command for e in kept.command_history] == [f"make {i}" for i in range(40)]
+    assert all(e.exit_status == 1 and e.working_directory == "/srv" and e.duration_ms == 12 for e in kept.command_history)
+    assert all(e.stdout is None and e.stderr is None for e in kept.command_history)
+    assert kept.global_context == GlobalContext(working_directory="/srv")
+    [fresh] = store.query_executions(ExecutionQuery(search="fresh"))
+    assert fresh.stdout is not None  # recent output stays
+    assert store.prune_old_context(RetentionPolicy()).outputs == 0  # nothing left to drop
+
+
 def test_old_executions_of_a_live_session_go(store):
     session = add_session(store, 1)
     store.append_executions([DirectCommandExecution(session_id=session.id, command="ancient", executed_at=days_ago(60))])
-    report = store.prune_old_context(RetentionPolicy(session_retention_days=30))
+    report = store.prune_old_context(RetentionPolicy(history_retention_days=30))
     assert report.executions == 1 and report.sessions == 0
     assert store.count_executions() == 3
 
@@ -85,7 +115,7 @@ def test_conversations_by_age_and_count_keep_their_achievements(store):
 
 def test_dry_run_changes_nothing(store):
     add_session(store, 40)
-    report = store.prune_old_context(RetentionPolicy(session_retention_days=30), dry_run=True)
+    report = store.prune_old_context(RetentionPolicy(history_retention_days=30), dry_run=True)
     assert (report.sessions, report.executions, report.dry_run) == (1, 3, True)
     assert store.count_executions() == 3
 
@@ -96,7 +126,7 @@ def test_zero_limits_keep_everything(store):
     report = store.prune_old_context(
         RetentionPolicy(session_retention_days=0, conversation_retention_days=0, max_conversation_history=0)
     )
-    assert (report.sessions, report.executions, report.conversations) == (0, 0, 0)
+    assert (report.sessions, report.executions, report.conversations, report.outputs) == (0, 0, 0, 0)
 
 
 def test_sqlite_prune_gives_space_back_in_short_batches(sqlite_url):
@@ -126,7 +156,7 @@ def test_sqlite_prune_gives_space_back_in_short_batches(sqlite_url):
 
     thread = threading.Thread(target=writer)
     thread.start()
-    report = store.prune_old_context(RetentionPolicy(session_retention_days=30, batch_size=1000))
+    report = store.prune_old_context(RetentionPolicy(history_retention_days=30, batch_size=1000))
     done.set()
     thread.join()
     assert report.executions == 20_000 and report.bytes_freed > size_before / 2
@@ -162,7 +192,7 @@ def test_prune_batches_follow_the_time_budget(store):
 def test_sqlite_prune_puts_the_wal_autocheckpoint_back(sqlite_url):
     store = open_store(sqlite_url)
     old = add_session(store, 40, commands=50)
-    report = store.prune_old_context(RetentionPolicy(session_retention_days=30, batch_size=7))
+    report = store.prune_old_context(RetentionPolicy(history_retention_days=30, batch_size=7))
     assert report.executions == 50 and store.count_executions(ExecutionQuery(session_id=old.id)) == 0
     for _ in range(6):  # every pooled connection checkpoints on commit again
         with store.engine.connect() as connection:

@@ -70,8 +70,10 @@ def run_unattended(args: list[str], env: dict[str, str], cwd: Path, timeout: flo
 
 
 def conversation_json(result: subprocess.CompletedProcess) -> dict[str, Any]:
+    """The whole conversation from `--json=full` (or the document of a plain `--json`)."""
     assert result.stdout.strip(), f"no JSON on stdout; stderr:\n{result.stderr}"
-    return json.loads(result.stdout)
+    document = json.loads(result.stdout)
+    return document.get("conversation", document)
 
 
 def spawn(args: list[str], env: dict[str, str], cwd: Path):

@@ -63,7 +63,7 @@ def test_three_steps_carry_cd_between_steps(stub, env, work: Path, tmp_path: Pat
 
 def test_failure_is_fed_back_and_the_correction_succeeds(stub, env, work: Path) -> None:
     queue(stub, plan("List the notes"), step("ls missing-notes-dir"), step("ls -a"), finished_step())
-    result = run_unattended(["ask", "--yes", "--json", "list my notes"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "list my notes"], env, work)
     assert result.returncode == 0, result.stderr
     data = conversation_json(result)
     assert data["status"] == "finished"
@@ -79,7 +79,7 @@ def test_failure_is_fed_back_and_the_correction_succeeds(stub, env, work: Path) 
 
 def test_retries_are_bounded_then_the_workflow_stops(stub, env, work: Path) -> None:
     queue(stub, plan("Break"), step("ls nope1"), step("ls nope2"), step("ls nope3"), step("ls never"))
-    result = run_unattended(["ask", "--yes", "--json", "break things"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "break things"], env, work)
     assert result.returncode == 1
     data = conversation_json(result)
     assert [a["command"] for a in data["steps"][0]["command_attempts"]] == ["ls nope1", "ls nope2", "ls nope3"]
@@ -196,8 +196,8 @@ def test_an_edit_into_a_high_risk_command_goes_back_through_the_gate(stub, env, 
 
 def test_high_risk_is_declined_under_yes(stub, env, work: Path) -> None:
     queue(stub, plan("Reset"), step("git reset --hard HEAD"))
-    result = run_unattended(["ask", "--yes", "--json", "reset the repo"], env, work)
-    assert result.returncode == 1
+    result = run_unattended(["ask", "--yes", "--json=full", "reset the repo"], env, work)
+    assert result.returncode == 3  # declined
     data = conversation_json(result)
     assert data["status"] == "aborted"
     assert "declined" in data["error"]
@@ -251,7 +251,7 @@ def test_kill_9_then_resume_from_the_last_completed_step(stub, env, work: Path) 
     assert crashed.steps[1].status.value == "running"
 
     queue(stub, step("echo waited"), finished_step(), step("echo last-step"), finished_step())
-    result = run_unattended(["resume", "--yes", "--json", crashed.id[:10]], env, work)
+    result = run_unattended(["resume", "--yes", "--json=full", crashed.id[:10]], env, work)
     assert result.returncode == 0, result.stderr
     data = conversation_json(result)
     assert data["status"] == "finished"
@@ -280,7 +280,7 @@ def test_an_interactive_command_reads_from_the_terminal(stub, env, work: Path) -
 
 def test_invalid_json_is_repaired_once(stub, env, work: Path) -> None:
     queue(stub, {"text": "Sure! Here is a plan: make it so"}, plan("Say hi"), step("echo hi"), finished_step())
-    result = run_unattended(["ask", "--yes", "--json", "say hi"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "say hi"], env, work)
     assert result.returncode == 0, result.stderr
     assert conversation_json(result)["status"] == "finished"
     assert len(stub.model_requests()) == 4
@@ -299,8 +299,7 @@ def test_invalid_json_twice_is_a_clean_error(stub, env, work: Path) -> None:
 
 def test_without_a_provider_one_line_says_how_to_configure_one(env, work: Path) -> None:
     for name in ("PARSEC_PROVIDER", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        env.pop(name)
-    env["OLLAMA_HOST"] = "http://127.0.0.1:9"  # nothing listens there
+        env.pop(name)  # and no OLLAMA_HOST: only a probe of localhost:11434, where nothing answers
     result = run_unattended(["ask", "--yes", "list files"], env, work)
     assert result.returncode != 0
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("parsec:")
@@ -309,7 +308,7 @@ def test_without_a_provider_one_line_says_how_to_configure_one(env, work: Path) 
 
 def test_api_keys_are_scrubbed_from_commands(stub, env, work: Path) -> None:
     queue(stub, plan("Show keys"), step("env"), finished_step())
-    result = run_unattended(["ask", "--yes", "--json", "show env"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "show env"], env, work)
     assert result.returncode == 0, result.stderr
     output = conversation_json(result)["steps"][0]["command_attempts"][0]["output"]
     text = output["head"] + output["tail"]
@@ -351,7 +350,7 @@ def test_a_provider_outage_mid_workflow_keeps_it_resumable(stub, env, work: Path
     paused = load_conversation(env)
     assert paused.status.value == "in_progress" and paused.steps[0].status.value == "complete"
     queue(stub, step("echo two"), finished_step())
-    resumed = run_unattended(["resume", "--yes", "--json"], env, work)
+    resumed = run_unattended(["resume", "--yes", "--json=full"], env, work)
     assert resumed.returncode == 0, resumed.stderr
     assert conversation_json(resumed)["status"] == "finished"
 
@@ -368,7 +367,7 @@ def test_without_a_terminal_ask_needs_yes(stub, env, work: Path) -> None:
 def test_secrets_in_output_are_masked_before_the_store_and_the_model(stub, env, work: Path) -> None:
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     queue(stub, plan("Print the token", "Then list"), step(f"echo {token}"), finished_step(), step("ls"), finished_step())
-    result = run_unattended(["ask", "--yes", "--json", "show it"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "show it"], env, work)
     assert result.returncode == 0, result.stderr
     assert token not in result.stdout
     assert "REDACTED" in result.stdout
@@ -378,7 +377,7 @@ def test_secrets_in_output_are_masked_before_the_store_and_the_model(stub, env, 
 def test_a_secret_typed_in_the_prompt_is_masked_everywhere(stub, env, work: Path) -> None:
     token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
     queue(stub, plan("Deploy"), step("echo deploying"), finished_step())
-    result = run_unattended(["ask", "--yes", "--json", f"deploy using token {token}"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", f"deploy using token {token}"], env, work)
     assert result.returncode == 0, result.stderr
     data = conversation_json(result)
     assert "[REDACTED:" in data["original_prompt"] and token not in result.stdout
@@ -393,7 +392,7 @@ def test_privacy_mode_stores_the_commands_but_not_their_output(stub, env, work: 
     queue(stub, plan("Show a value"), step("echo private-output-1234; export SECRET_LOOKING_VAR=abc"),
           finished_step("shown"))
     env["PARSEC_CONTEXT_MANAGEMENT_PRIVACY_MODE"] = "true"
-    result = run_unattended(["ask", "--yes", "--json", "show a value"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "show a value"], env, work)
     assert result.returncode == 0, result.stderr
     assert "private-output-1234" in user_messages(stub)[-1]  # the model still saw the result
     stored = load_conversation(env).steps[0]
@@ -430,7 +429,7 @@ def test_the_conversation_joins_the_shells_session_known_to_the_daemon(stub, env
             session_id = client.call("current_session", pid=os.getpid())["session_id"]
         assert session_id
         queue(stub, plan("Say hi"), step("echo hi"), finished_step())
-        result = run_unattended(["ask", "--yes", "--json", "say hi"], env, work)
+        result = run_unattended(["ask", "--yes", "--json=full", "say hi"], env, work)
         assert result.returncode == 0, result.stderr
         assert conversation_json(result)["session_id"] == session_id
     finally:
@@ -446,7 +445,7 @@ def test_unattended_runs_never_wait_for_a_pager_or_input(stub, env, work: Path) 
                    cwd=work, check=True)
     queue(stub, plan("Show the log"), step("git log --oneline -n 1"), finished_step())
     env["PARSEC_WORKFLOW_COMMAND_TIMEOUT_S"] = "20"
-    result = run_unattended(["ask", "--yes", "--json", "show the log"], env, work, timeout=60)
+    result = run_unattended(["ask", "--yes", "--json=full", "show the log"], env, work, timeout=60)
     data = conversation_json(result)
     log = data["steps"][0]["command_attempts"][0]
     assert log["exit_status"] == 0 and "first" in log["output"]["head"] and log["duration_ms"] < 15_000
@@ -457,7 +456,7 @@ def test_an_unattended_command_that_never_ends_is_stopped(stub, env, work: Path)
     queue(stub, plan("Follow the log"), step("sleep 45"))
     env["PARSEC_WORKFLOW_UNATTENDED_TIMEOUT_S"] = "1.5"
     started = time.monotonic()
-    result = run_unattended(["ask", "--yes", "--json", "follow the log"], env, work, timeout=40)
+    result = run_unattended(["ask", "--yes", "--json=full", "follow the log"], env, work, timeout=40)
     assert time.monotonic() - started < 30
     attempt = conversation_json(result)["steps"][0]["command_attempts"][0]
     assert attempt["executed"] and attempt["interrupted"] and attempt["duration_ms"] < 20_000
@@ -467,7 +466,7 @@ def test_an_unattended_command_that_never_ends_is_stopped(stub, env, work: Path)
 def test_a_step_can_take_several_commands_until_the_model_says_done(stub, env, work: Path) -> None:
     queue(stub, plan("Look around"), step("pwd", done=False), step("ls -a", done=False),
           finished_step("looked at the directory"))
-    result = run_unattended(["ask", "--yes", "--json", "look around"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "look around"], env, work)
     assert result.returncode == 0, result.stderr
     data = conversation_json(result)
     assert [a["command"] for a in data["steps"][0]["command_attempts"]] == ["pwd", "ls -a"]
@@ -479,7 +478,7 @@ def test_a_step_can_take_several_commands_until_the_model_says_done(stub, env, w
 
 def test_a_done_flag_sent_with_a_command_waits_for_its_result(stub, env, work: Path) -> None:
     queue(stub, plan("Count"), step("echo counted-it", done=True), finished_step("counted"))
-    result = run_unattended(["ask", "--yes", "--json", "count"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "count"], env, work)
     assert result.returncode == 0, result.stderr
     assert conversation_json(result)["status"] == "finished"
     assert len(stub.model_requests()) == 3  # plan, the command, then done having seen the output
@@ -489,8 +488,93 @@ def test_a_done_flag_sent_with_a_command_waits_for_its_result(stub, env, work: P
 def test_a_step_that_never_ends_is_stopped_after_max_commands(stub, env, work: Path) -> None:
     queue(stub, plan("Loop"), step("echo 1"), step("echo 2"), step("echo 3"))
     env["PARSEC_WORKFLOW_MAX_COMMANDS_PER_STEP"] = "2"
-    result = run_unattended(["ask", "--yes", "--json", "loop"], env, work)
+    result = run_unattended(["ask", "--yes", "--json=full", "loop"], env, work)
     assert result.returncode == 1
     data = conversation_json(result)
     assert [a["command"] for a in data["steps"][0]["command_attempts"]] == ["echo 1", "echo 2"]
     assert data["status"] == "aborted" and "ran 2 commands" in data["error"]
+
+
+def test_yes_runs_medium_risk_setup_commands(stub, env, work: Path) -> None:
+    """Issue 14 item 8: `mkdir`, `git init` are medium risk; `--yes` runs them, never a high one."""
+    queue(stub, plan("Create the project directory", "Make it a repository"),
+          step("mkdir -p proj"), finished_step("made proj"), step("git init -q proj"), finished_step("repo"))
+    result = run_unattended(["ask", "--yes", "--json=full", "set up a project"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert (work / "proj" / ".git").is_dir()
+    approvals = [a["approval"] for s in conversation_json(result)["steps"] for a in s["command_attempts"]]
+    assert approvals == ["auto_approved", "auto_approved"]
+
+
+def test_yes_low_keeps_the_strict_mode(stub, env, work: Path) -> None:
+    queue(stub, plan("Create the project directory"), step("mkdir -p proj"))
+    result = run_unattended(["ask", "--yes=low", "--json=full", "set up a project"], env, work)
+    assert result.returncode != 0
+    assert not (work / "proj").exists()
+    assert "--yes=low" in conversation_json(result)["error"]
+
+
+def test_yes_never_runs_a_recursive_chmod_of_the_root_glob(stub, env, work: Path) -> None:
+    queue(stub, plan("Open up permissions"), step("chmod -R 777 /*"))
+    result = run_unattended(["ask", "--yes", "--json=full", "open up permissions"], env, work)
+    assert result.returncode != 0
+    attempt = conversation_json(result)["steps"][0]["command_attempts"][0]
+    assert attempt["risk_level"] == "high" and attempt["executed"] is False
+
+
+def test_openai_base_url_alone_configures_a_local_server(stub, env, work: Path) -> None:
+    """Issue 14 item 10: llama.cpp, vLLM and LM Studio need no key; their URL is enough."""
+    for name in ("PARSEC_PROVIDER", "OPENAI_API_KEY"):
+        env.pop(name)
+    queue(stub, plan("Say hi"), step("echo hi"), finished_step())
+    result = run_unattended(["ask", "--yes", "--json", "say hi"], env, work)
+    assert result.returncode == 0, result.stderr
+    request = stub.model_requests()[0]
+    assert request.path.endswith("/chat/completions") and "authorization" not in request.headers
+
+
+def test_ollama_host_alone_configures_ollama(stub, env, work: Path) -> None:
+    for name in ("PARSEC_PROVIDER", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        env.pop(name)
+    env["OLLAMA_HOST"] = stub.url
+    queue(stub, plan("Say hi"), step("echo hi"), finished_step())
+    result = run_unattended(["ask", "--yes", "--json", "say hi"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert [r.path for r in stub.model_requests()][0] == "/api/chat"
+
+
+def test_doctor_says_whether_a_model_is_configured_and_reachable(stub, env, work: Path) -> None:
+    env.pop("OPENAI_API_KEY")
+    answered = run_unattended(["doctor"], env, work)
+    line = next(line for line in answered.stdout.splitlines() if "] model:" in line)
+    assert line.startswith("[ok  ]") and "openai" in line and "answers" in line
+    env["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"
+    down = run_unattended(["doctor"], env, work)
+    line = next(line for line in down.stdout.splitlines() if "] model:" in line)
+    assert line.startswith("[FAIL]") and "127.0.0.1:9" in line and down.returncode == 1
+
+
+def test_files_made_before_a_cd_in_the_same_command_are_artifacts(stub, env, work: Path) -> None:
+    """Issue 14 item 6: the same directory is compared before and after, wherever the command ends."""
+    queue(stub, plan("Make the project and enter it"), step("mkdir -p proj && touch proj/notes.txt && cd proj"),
+          finished_step("made proj"))
+    result = run_unattended(["ask", "--yes", "--json=full", "make a project"], env, work)
+    assert result.returncode == 0, result.stderr
+    artifacts = {(a["path"], a["change"]) for a in conversation_json(result)["steps"][0]["artifacts_produced"]}
+    assert {(str(work / "proj"), "created"), (str(work / "proj" / "notes.txt"), "created")} <= artifacts
+
+
+def test_the_end_of_a_workflow_says_what_was_done_and_what_to_run(stub, env, work: Path) -> None:
+    """Issue 14 item 5: achievements, final directory, exports, virtualenv, and the lines to run."""
+    queue(stub, plan("Make and enter a directory", "Set the mode", "Fake a virtualenv"),
+          step("mkdir -p app && cd app"), finished_step("entered app"),
+          step("export BUILD_MODE=fast"), finished_step("set the mode"),
+          step("export VIRTUAL_ENV=$PWD/.venv"), finished_step("activated it"))
+    env.pop("PARSEC_CD_FILE")  # no hooks: nothing is carried back
+    result = run_unattended(["ask", "--yes", "--json", "set up"], env, work)
+    assert result.returncode == 0, result.stderr
+    tail = result.stderr[result.stderr.index("Finished"):]
+    assert "Step 1: entered app" in tail and "Step 3: activated it" in tail
+    assert f"Final directory: {work / 'app'} (not carried back: run `cd {work / 'app'}`)" in tail
+    assert "run `export BUILD_MODE=fast`" in tail
+    assert f"run `source {work / 'app' / '.venv' / 'bin' / 'activate'}`" in tail

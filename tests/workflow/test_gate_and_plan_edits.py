@@ -32,9 +32,16 @@ def test_interpret(answer: str, level: str, choice: Choice) -> None:
     assert interpret(answer, verdict(level)).choice == choice
 
 
-@pytest.mark.parametrize("level,choice", [("low", Choice.run), ("medium", Choice.abort), ("high", Choice.abort)])
-def test_yes_flag_approves_low_risk_only(level: str, choice: Choice) -> None:
+@pytest.mark.parametrize("level,choice", [("low", Choice.run), ("medium", Choice.run), ("high", Choice.abort)])
+def test_yes_flag_approves_low_and_medium_never_high(level: str, choice: Choice) -> None:
     assert auto_decision(verdict(level)).choice == choice
+
+
+@pytest.mark.parametrize("level,choice", [("low", Choice.run), ("medium", Choice.abort), ("high", Choice.abort)])
+def test_yes_low_keeps_the_strict_mode(level: str, choice: Choice) -> None:
+    decision = auto_decision(verdict(level), up_to="low")
+    assert decision.choice == choice
+    assert choice == Choice.run or "--yes=low" in decision.message
 
 
 STEPS = ["one", "two", "three"]
@@ -60,3 +67,11 @@ def test_bad_plan_edits_say_why(edit: str) -> None:
 def test_last_step_cannot_be_dropped() -> None:
     with pytest.raises(ValueError):
         edit_plan(["only"], "d 1")
+
+
+@pytest.mark.parametrize("answer,choice", [("", "accept"), ("y", "accept"), ("r", "run"), ("no", "run"),
+                                           ("s", "skip"), ("q", "abort"), ("maybe", None)])
+def test_a_step_judged_done_without_a_command(answer: str, choice: str | None) -> None:
+    from parsec.workflow.gate import interpret_done
+
+    assert interpret_done(answer) == choice

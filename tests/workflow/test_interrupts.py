@@ -31,7 +31,7 @@ def test_ctrl_c_at_the_plan_review_pauses_and_resume_goes_on(stub, env, work: Pa
     assert stored.status.value == "ready" and not stored.is_terminal
 
     queue(stub, step("echo one"), finished_step(), step("echo two"), finished_step())
-    resumed = run_unattended(["resume", "--yes", "--json", conversation_id], env, work)
+    resumed = run_unattended(["resume", "--yes", "--json=full", conversation_id], env, work)
     assert resumed.returncode == 0, resumed.stderr
     assert conversation_json(resumed)["status"] == "finished"
 
@@ -48,7 +48,7 @@ def test_ctrl_c_at_the_command_gate_pauses_without_declining(stub, env, work: Pa
     assert stored.steps[0].command_attempts == []  # shown, never answered: not a refusal
 
     queue(stub, step("echo hello"), finished_step("said hello"))
-    resumed = run_unattended(["resume", "--yes", "--json", conversation_id], env, work)
+    resumed = run_unattended(["resume", "--yes", "--json=full", conversation_id], env, work)
     assert resumed.returncode == 0, resumed.stderr
     assert "declined" not in "\n".join(str(m) for m in stub.model_requests()[-2].body["messages"])
 
@@ -88,3 +88,19 @@ def test_ctrl_c_during_an_explanation_stops_only_the_explanation(stub, env, work
     stored = load_conversation(env)
     assert stored.status.value == "finished"
     assert stored.steps[0].command_attempts[0].exit_status == 0
+
+
+def test_a_spinner_with_the_elapsed_time_while_the_model_plans(stub, env, work: Path) -> None:
+    """Issue 14 item 14: on a terminal, a spinner and the seconds waited; nothing extra otherwise."""
+    queue(stub, {**plan("Say hi"), "delay": 2.5}, step("echo hi"), finished_step())
+    child = spawn(["ask", "say hi"], env, work)
+    child.expect(r"Planning… [0-9]+\.[0-9]s")
+    child.expect(r"\$ echo hi")
+    child.sendline("")
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    assert child.exitstatus == 0
+
+    queue(stub, {**plan("Say hi"), "delay": 1.5}, step("echo hi"), finished_step())
+    result = run_unattended(["ask", "--yes", "say hi"], env, work)
+    assert result.returncode == 0 and "Planning…" not in result.stderr and "\r" not in result.stderr

@@ -55,6 +55,21 @@ def test_handoff_files(tmp_path) -> None:
     assert not write_final_directory("/x", {})
 
 
+def test_a_virtualenv_and_directories_are_artifacts_inside_and_outside_git(tmp_path) -> None:
+    """Issue 14 item 6: `.venv` is recorded (not walked into); created directories count in a repository too."""
+    for root in (tmp_path / "plain", tmp_path / "repo"):
+        root.mkdir()
+        if root.name == "repo":
+            subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+        before = take_snapshot(str(root))
+        (root / ".venv" / "bin").mkdir(parents=True)
+        (root / ".venv" / "bin" / "python").write_text("")
+        (root / "empty-dir").mkdir()
+        created = {a.path for a in artifacts_between(before, take_snapshot(str(root)), 0) if a.change == "created"}
+        assert {str(root / ".venv"), str(root / "empty-dir")} <= created, root
+        assert str(root / ".venv" / "bin" / "python") not in created or root.name == "repo"
+
+
 def test_handoff_never_follows_a_planted_symlink(tmp_path) -> None:
     """Another user's symlink in place of the cd file must not truncate the file it points to."""
     runtime = tmp_path / "run"

@@ -3,6 +3,8 @@ chgrp), and the output files of sort -o, tree -o, uniq and xxd."""
 
 from __future__ import annotations
 
+import os
+
 from ..words import operands_of, option_values
 from ..paths import SYSTEM_DIRS, is_device, is_under
 from ..verdict import HIGH, MEDIUM, RiskVerdict
@@ -48,12 +50,27 @@ class FileRules(Walker):
         recursive = any(a in ("-R", "--recursive") or (a.startswith("-") and "R" in a) for a in rest)
         verdict.raise_to(MEDIUM, f"{name} changes permissions or ownership")
         for target in path_operands(rest)[1:]:  # the first operand is the mode or owner
-            path = self._resolve(target)
-            system = path is not None and (path in ("/", self.home) or any(is_under(path, top) for top in SYSTEM_DIRS))
-            if recursive and system:
+            if recursive and self._system_or_home(target):
                 verdict.raise_to(HIGH, f"recursive {name} on the system path {target}")
             else:
                 self._protected_write(target, name, verdict)
+
+    def _system_or_home(self, target: str) -> bool:
+        """`/`, `~` or a system directory, or a glob of what is in one (`/*`, `~/*`, `/usr/*`)."""
+        path = self._resolve(target)
+        if path is not None and "*" in os.path.basename(path):
+            path = os.path.dirname(path)
+        return path is not None and (path in ("/", self.home) or any(is_under(path, top) for top in SYSTEM_DIRS))
+
+    def _cmd_mv(self, rest: list[str], verdict: RiskVerdict) -> None:
+        """Moving `~`, `/` or a system directory away breaks the account or the machine."""
+        verdict.raise_to(MEDIUM, "mv may change files or the system")
+        targets = option_values(rest, "t", "--target-directory", "S")
+        sources = path_operands(rest) if targets else path_operands(rest)[:-1]
+        for source in sources:
+            path = self._resolve(source)
+            if self._system_or_home(source) and (path in ("/", self.home) or path in SYSTEM_DIRS or "*" in source):
+                verdict.raise_to(HIGH, f"moves the system or home directory {source}")
 
     def _cmd_chmod(self, rest: list[str], verdict: RiskVerdict) -> None:
         self._chmod_like("chmod", rest, verdict)

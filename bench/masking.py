@@ -1,0 +1,78 @@
+"""Masking throughput on worst-case inputs: 1 MB of each, medians of 5 runs.
+
+    python bench/masking.py
+
+Inputs are the shapes that used to stall masking (a 160 KB `sshpass` line took 33 s, 400 KB of
+`--password` 21 s) and the ones that cost the most now: text dense with secret-shaped values,
+random base64 (it holds many of gitleaks' short keywords), and every gitleaks keyword side by
+side. The baseline, in the same process, is `text.encode()` of the same text (masking works on
+UTF-8 bytes, so this is the floor). Goal (issue 13): 1 MB of any text in <= 100 ms.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from parsec.privacy.gitleaks import rule_data  # noqa: E402
+from parsec.privacy.masking import mask  # noqa: E402
+
+SIZE = 1_000_000
+
+
+def _fill(unit: str) -> str:
+    return (unit * (SIZE // len(unit) + 1))[:SIZE]
+
+
+def worst_case_inputs() -> dict[str, str]:
+    rnd = random.Random(13)
+    keywords = " ".join(k for rule in rule_data()["rules"] for k in rule["keywords"])
+    return {
+        "sshpass, no -p": _fill("sshpass ssh host "),  # quadratic before RE2: 20 KB took 0.85 s
+        "--password glued": _fill("--password"),
+        "sshpass line": "sshpass " + _fill("-p x ssh sshpass "),
+        "--password line": _fill("--password hunter2 "),
+        "NAME=value lines": _fill("DB_PASSWORD=abc123xyz\n"),
+        "curl -u words": _fill("curl -u user:'pw' "),
+        "random base64": base64.b64encode(rnd.randbytes(SIZE * 3 // 4)).decode(),
+        "all gitleaks keywords": _fill(keywords + " = 'Zx81kQm2Lp0sT7vB9nR4cD6fG1hJ3kL5' "),
+        "shell output (clean)": _fill("drwxr-xr-x 2 root root 4096 Nov 27 12:49 build\n"),
+    }
+
+
+def _median(fn, repeat: int) -> float:  # noqa: ANN001
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def masking_figures(repeat: int = 5) -> dict[str, tuple[float, float]]:
+    """{input: (median seconds to mask 1 MB, median seconds of the encode baseline)}."""
+    mask("warm-up: compile the patterns DB_PASSWORD=x")
+    return {name: (_median(lambda t=text: mask(t), repeat), _median(lambda t=text: t.encode(), repeat))
+            for name, text in worst_case_inputs().items()}
+
+
+def masking_lines(repeat: int = 5) -> list[str]:
+    figures = masking_figures(repeat)
+    lines = [f"masking, 1 MB inputs, median of {repeat}:"]
+    for name, (seconds, baseline) in figures.items():
+        lines.append(f"  {name:24s} {seconds * 1000:7.1f} ms  {SIZE / seconds / 1e6:6.1f} MB/s"
+                     f"  ({seconds / baseline:,.0f}x text.encode())")
+    worst_name, (worst, _) = max(figures.items(), key=lambda item: item[1][0])
+    lines.append(f"masking throughput, worst case ({worst_name}): {SIZE / worst / 1e6:.1f} MB/s, "
+                 f"{worst * 1000:.0f} ms per MB")
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(masking_lines()))

@@ -1,0 +1,59 @@
+"""What some commands take as arguments, so that words they never take read as English.
+
+bash answers `enable debug mode` with "enable: debug: not a shell builtin" and `exit Steam` with
+"numeric argument required": for these commands an ordinary word is no argument at all, so a
+line that carries one is a phrase (`enable debug mode`, `help with git rebase`, `clear dead
+sessions`), whatever the rest of its evidence says.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .shell_facts import BUILTINS, KEYWORDS
+
+# Their arguments are numbers, signals, job specs or flags (`exit 1`, `kill %1`, `shutdown now`).
+NUMBERS_ONLY = frozenset("exit logout kill shift return suspend shutdown reboot halt poweroff init telinit".split())
+# They take no operands at all, or only files and options (`clear`, `reset`, `print file.pdf`).
+NO_WORDS = frozenset("clear reset pwd times dirs print".split())
+# They take the names of builtins (`enable -n echo`, `help cd`).
+BUILTIN_NAMES = frozenset("enable help".split())
+# Options come first (`set -e`, `set -o vi`, `set +x`); a plain word first overwrites $1, $2 ...
+OPTIONS_FIRST = frozenset({"set"})
+WORDS_THEY_TAKE = {"shutdown": frozenset({"now"}), "reboot": frozenset({"now"})}
+
+
+def unexpected_words(head: str, words: list[str], kinds: list[str]) -> list[str]:
+    """The plain words after `head` that it never takes as arguments (empty when unknown)."""
+    if head in OPTIONS_FIRST:  # `set -- a b` sets $1 $2; `set alias ll` does too, unasked
+        return [w for w in words if not w.startswith(("-", "+"))] if words and not words[0].startswith(("-", "+")) else []
+    if head in NUMBERS_ONLY or head in NO_WORDS:
+        allowed: frozenset[str] = WORDS_THEY_TAKE.get(head, frozenset())
+    elif head in BUILTIN_NAMES:
+        allowed = BUILTINS | KEYWORDS
+    else:
+        return []
+    return [w for w, k in zip(words, kinds)
+            if (k == "word" or (k == "quoted" and head in NUMBERS_ONLY and "$" not in w and any(c.isalpha() for c in w)))
+            and w.lower() not in allowed]
+
+
+# Their own grammar is made of English words (`ufw allow from 10.0.0.0/8 to any port 22`, `ip a
+# show up`, `consul kv put key value`): function words there are syntax, not a sentence.
+ENGLISH_GRAMMAR = frozenset("ufw ip tc nft bridge consul nmcli iw bluetoothctl".split())
+# They take variable names, NAME=value assignments and options, nothing else.
+NAMES_ONLY = frozenset("export unset local readonly declare typeset".split())
+# They need a source and a destination (`cp a b`); one plain word is half a command.
+TWO_OPERANDS = frozenset("cp mv install ln".split())
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(=.*)?$", re.DOTALL)
+
+
+def malformed(head: str, words: list[str], kinds: list[str]) -> str | None:
+    """Why the arguments do not fit `head`'s usage (`export key/value pairs`, `install package`)."""
+    if head in NAMES_ONLY:
+        odd = [w for w, k in zip(words, kinds) if k != "flag" and not _IDENTIFIER.match(w)]
+        if odd:
+            return f"'{head}' takes variable names, not '{odd[0]}'"
+    if head in TWO_OPERANDS and "flag" not in kinds and len(words) == 1 and kinds[0] == "word":
+        return f"'{head}' needs a source and a destination, not just '{words[0]}'"
+    return None

@@ -1,0 +1,179 @@
+"""Running an approved command and what follows: results, failures, retries, recovery after a
+crash, and completing a step.
+
+A mixin of WorkflowRunner (engine.py): it uses the runner's conversation, ui, options and shell.
+"""
+
+from __future__ import annotations
+
+from ..models.base import utcnow
+from ..models.text import TruncatedText
+from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
+from .shell import ShellResult
+
+ERROR_TAIL_BYTES = 2000
+
+
+class ExecutionSteps:
+    def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
+        from .results import artifacts_between, environment_changes, take_snapshot
+
+        shell = self._shell()
+        command = self._pending_command
+        state.transition(StepStatus.running)
+        attempt.started_at = utcnow()
+        self.save()
+        before_cwd, before_env = shell.cwd, dict(shell.env)
+        before_files = take_snapshot(before_cwd)
+        out, stdin_fd = self.ui.command_streams()
+        result = shell.run(command, timeout=self.options.command_timeout_s or None, echo=out, stdin_fd=stdin_fd,
+                           detached_input=stdin_fd is None)
+        self.executed_commands.append(command)
+        attempt.executed = True
+        attempt.exit_status = result.exit_status
+        attempt.duration_ms = result.duration_ms
+        attempt.finished_at = utcnow()
+        attempt.interrupted = result.interrupted or result.timed_out
+        attempt.output = TruncatedText.from_output(self.options.mask(result.output), self.options.output_limit)
+        # The same directory before and after, even when the command moved (`mkdir p && cd p`
+        # makes p where it started).
+        after_files = take_snapshot(before_cwd)
+        index = state.step.index
+        for artifact in artifacts_between(before_files, after_files, index):
+            if artifact not in state.artifacts_produced:
+                state.artifacts_produced.append(artifact)
+        state.environment_changes.extend(
+            environment_changes(before_cwd, result.cwd, before_env, result.env, index, mask=self.options.mask))
+        self.save()
+        return result
+
+    @staticmethod
+    def _commands_run(state: WorkflowStepState) -> int:
+        return sum(1 for attempt in state.command_attempts if attempt.executed)
+
+    def _after_run(self, state: WorkflowStepState, result: ShellResult) -> str:
+        """Decide what follows a run; returns extra instructions for the next model call, which
+        sees the results and says whether the step is done."""
+        attempt = state.command_attempts[-1]
+        if result.interrupted or result.timed_out:
+            what = "timed out" if result.timed_out else "was interrupted (Ctrl-C)"
+            self._fail(state, attempt, f"The command `{attempt.command}` {what}.")
+            problem = f"The command {what}."
+            return self._recover(state, problem, on_retry=f"The user asked to retry after: {problem} "
+                                                          "Suggest the command again (or a better one).")
+        if result.exit_status == 0:
+            return ""
+        self._fail(state, attempt, None)
+        if state.retries < self.options.max_retries:
+            state.retries += 1
+            self.save()
+            self.ui.say(f"Exit status {result.exit_status}: asking for a fix "
+                        f"(retry {state.retries}/{self.options.max_retries})", style="yellow")
+            return "The previous command failed: see error_context, and suggest a corrected command."
+        return self._recover(state, f"Exit status {result.exit_status} after {state.retries} retries.",
+                             on_retry="The user asked to retry: suggest a corrected command.")
+
+    def _fail(self, state: WorkflowStepState, attempt: CommandAttempt, message: str | None) -> None:
+        tail = attempt.output.render()[-ERROR_TAIL_BYTES:] if attempt.output else ""
+        state.error_context = message or (
+            f"The command `{attempt.command}` exited with status {attempt.exit_status}.\nOutput (tail):\n{tail}")
+        state.transition(StepStatus.failed)
+        self.save()
+
+    def _recover(self, state: WorkflowStepState, problem: str, *, on_retry: str) -> str:
+        """retry / skip / abort after a failure the automatic retries did not fix, a Ctrl-C, or a
+        step that will not end; returns the instruction for the next model call: `on_retry` when
+        the user retries, nothing otherwise."""
+        from . import gate
+
+        if not self.ui.interactive:
+            state.transition(StepStatus.aborted, by_user=True)
+            self.conversation.error = f"step {state.step.index + 1}: {problem}"
+            self.conversation.transition(ConversationStatus.aborted)
+            self.save()
+            return ""
+        while True:
+            choice = gate.interpret_recovery(self.ui.ask(f"{problem} [r]etry  [s]kip  [q] abort > "))
+            if choice is not None:
+                break
+        if choice == "skip":
+            state.transition(StepStatus.skipped, by_user=True)
+        elif choice == "abort":
+            state.transition(StepStatus.aborted, by_user=True)
+            self.conversation.error = "aborted by the user"
+            self.conversation.transition(ConversationStatus.aborted)
+        else:
+            state.retries = 0
+        self.save()
+        return on_retry if choice == "retry" else ""
+
+    def _done_without_command(self, state: WorkflowStepState, summary: str) -> str:
+        """The model judges the step done and nothing ran: show its reason; the user may agree
+        (accept), disagree (run: ask for a command) or skip / abort. Under --yes: accept."""
+        from . import gate
+
+        reason = summary.strip() or "(the model gave no reason)"
+        self.ui.say(f"Step {state.step.index + 1} looks done already, without a command: {reason}", style="cyan")
+        if not self.ui.interactive:
+            return "accept"
+        while True:
+            choice = gate.interpret_done(self.ui.ask("[Enter] agree  [r]un it anyway  [s]kip  [q] abort > "))
+            if choice is not None:
+                break
+        if choice == "skip":
+            state.transition(StepStatus.skipped, by_user=True)
+        elif choice == "abort":
+            state.transition(StepStatus.aborted, by_user=True)
+            self.conversation.error = "aborted by the user"
+            self.conversation.transition(ConversationStatus.aborted)
+        if choice in ("skip", "abort"):
+            self.save()
+        return choice
+
+    def _complete(self, state: WorkflowStepState, summary: str) -> None:
+        commands = [a.command for a in state.command_attempts if a.succeeded]
+        if self._commands_run(state) == 0:
+            reason = summary.strip() or "(no reason given)"
+            achievement = f"Step {state.step.index + 1}: done without a command: {reason}"
+        else:
+            achievement = f"Step {state.step.index + 1}: {summary or state.step.description}"
+        if commands:
+            achievement += f" ({'; '.join(commands[-3:])})"
+        state.transition(StepStatus.complete)
+        state.error_context = None
+        self.conversation.context_summary.key_achievements.append(self.options.mask(achievement))
+        self.save()
+
+    def _recover_after_crash(self, state: WorkflowStepState) -> None:
+        """A step left `running` by a crash or a provider failure. Either its command finished
+        (exit status recorded) and only the model's confirmation is missing: the step goes on
+        and the model is asked, with the result. Or Parsec stopped while the command ran: the
+        attempt is interrupted, may have partly run, and the model is told so."""
+        if state.status != StepStatus.running or not state.command_attempts:
+            return
+        last = state.command_attempts[-1]
+        if last.exit_status is not None:
+            return  # command finished, model not yet confirmed: ask it
+        last.executed = last.started_at is not None or last.executed  # it started: it may have done part
+        last.interrupted = True
+        if last.approval is None:
+            last.approval = Approval.declined
+        state.error_context = (f"Parsec stopped while `{last.command}` ran; it was interrupted and may have "
+                               "partly run: check what it did before running it again.")
+        state.transition(StepStatus.failed)
+        self.save()
+
+    def _close_open_attempt_if_unrun(self) -> None:
+        index = self.conversation.current_step_index()
+        if index is not None:
+            state = self.conversation.steps[index]
+            if state.command_attempts and state.command_attempts[-1].approval is None:
+                state.command_attempts[-1].approval = Approval.declined
+
+    def _close_open_attempt(self, state: WorkflowStepState) -> None:
+        if state.command_attempts:
+            last = state.command_attempts[-1]
+            if last.approval is None:
+                last.approval = Approval.declined
+            elif last.exit_status is None:
+                last.interrupted = True

@@ -1,0 +1,124 @@
+"""The gate's side of a step: show a candidate, ask the user (or decide under --yes), explain it.
+
+A mixin of WorkflowRunner (engine.py): it uses the runner's conversation, ui, options, provider,
+context and shell.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import ParsecError
+from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
+from .schemas import CommandCandidate
+
+if TYPE_CHECKING:
+    from .risk import RiskVerdict
+
+EXPLAIN_REQUEST = (
+    "Explain `{command}` part by part for the user deciding whether to run it: each program, flag, "
+    "pipe and redirection, what it will read or change, and what could go wrong. Plain text, at "
+    "most 150 words, no commands to run instead."
+)
+
+
+class GateSteps:
+    def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> str:
+        """Show a candidate and ask; returns run / alternative / skip / abort (the attempt is recorded)."""
+        from .risk import assess
+
+        shell = self._shell()
+        verdict = assess(candidate.command, cwd=shell.cwd, home=shell.env.get("HOME"))
+        if state.status != StepStatus.command_suggested:
+            state.transition(StepStatus.command_suggested)
+        attempt = CommandAttempt(
+            suggested_command=self.options.mask(candidate.command), command=self.options.mask(candidate.command),
+            explanation=self.options.mask(candidate.explanation), risk_level=verdict.level,
+            risk_reasons=verdict.reasons, cwd=shell.cwd,
+        )
+        state.command_attempts.append(attempt)
+        self.save()
+        self.ui.show_candidate(candidate, verdict, alternatives=remaining)
+        command, approval, verdict = self._decide(candidate, verdict)
+        if approval is None:  # alternative / skip / abort: recorded as declined
+            attempt.approval = Approval.declined
+            if command == "skip":
+                state.transition(StepStatus.skipped, by_user=True)
+            elif command == "abort":
+                state.transition(StepStatus.aborted, by_user=True)
+                reason = (f"declined a {verdict.level}-risk command under --yes"
+                          + ("" if self.options.auto_level == "medium" else f"={self.options.auto_level}")
+                          if self.options.auto_yes else "aborted by the user")
+                self.conversation.error = reason
+                self.conversation.transition(ConversationStatus.aborted)
+            self.save()
+            if command == "abort":
+                self.ui.say(f"Stopped: {self.conversation.error}", style="yellow")
+            return command
+        attempt.approval = approval
+        if approval == Approval.edited:
+            attempt.command = self.options.mask(command)
+            attempt.risk_level, attempt.risk_reasons = verdict.level, verdict.reasons
+        self._pending_command = command
+        self.save()
+        return "run"
+
+    def _decide(self, candidate: CommandCandidate, verdict: RiskVerdict) -> tuple[str, Approval | None, RiskVerdict]:
+        """(command to run, approval, its verdict) or (alternative|skip|abort, None, verdict).
+
+        An edited command goes back through the gate with its own verdict: editing `ls` into
+        `rm -rf ~` must still need an explicit yes."""
+        from . import gate
+        from .risk import assess
+
+        if self.options.auto_yes:
+            decision = gate.auto_decision(verdict, up_to=self.options.auto_level)
+            if decision.choice == gate.Choice.run:
+                return candidate.command, Approval.auto_approved, verdict
+            self.ui.say(decision.message, style="red")
+            return "abort", None, verdict
+        shown = candidate
+        while True:
+            decision = gate.interpret(self.ui.ask(gate.prompt_for(verdict)), verdict)
+            if decision.choice == gate.Choice.run:
+                edited = shown.command != candidate.command
+                return shown.command, Approval.edited if edited else Approval.approved, verdict
+            if decision.choice == gate.Choice.edit:
+                text = self.ui.edit(shown.command).strip()
+                if text and text != shown.command:
+                    shell = self._shell()
+                    shown = CommandCandidate(command=text, explanation="edited by you")
+                    verdict = assess(text, cwd=shell.cwd, home=shell.env.get("HOME"))
+                    self.ui.show_candidate(shown, verdict)
+                continue
+            if decision.choice == gate.Choice.explain:
+                self._explain(shown, verdict)
+                continue
+            if decision.choice == gate.Choice.ask_again:
+                self.ui.say(decision.message, style="yellow")
+                continue
+            return decision.choice.value, None, verdict
+
+    def _explain(self, candidate: CommandCandidate, verdict: RiskVerdict) -> None:
+        """`x` at the gate: what Parsec knows at once (the explanation, the risk reasons), then the
+        model's part-by-part explanation, streamed as it arrives. The request is the step's
+        messages plus this exchange, fitted to the budget (compaction, then truncation) as every
+        conversation-style list is."""
+        from ..models.chat import ChatMessage
+
+        self.ui.explain(candidate, verdict)
+        command = self.options.mask(candidate.command)
+        messages = [*self._step_messages, ChatMessage(role="assistant", content=command),
+                    ChatMessage(role="user", content=EXPLAIN_REQUEST.format(command=command))]
+        deltas = None
+        try:
+            deltas = self.provider.stream(self.context.fit_messages(messages), purpose="explain")
+            self.ui.stream_text(deltas)
+        except ParsecError as err:  # the local explanation above stands on its own
+            self.ui.say(f"(the model could not explain it: {err})", style="yellow")
+        except KeyboardInterrupt:  # Ctrl-C stops the explanation only; the question comes back
+            self.ui.say("\n(explanation stopped)", style="yellow")
+        finally:
+            close = getattr(deltas, "close", None)
+            if close is not None:
+                close()

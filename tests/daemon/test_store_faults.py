@@ -1,0 +1,257 @@
+"""Faults of the disks under the store and the journal, on real small file systems (tmpfs).
+
+Storage errors are never "bad records": acknowledged records stay in the journal (or, while the
+journal's own disk is full, in bounded memory) until the store takes them; the daemon keeps
+serving; status and doctor say what is wrong and where; when the disk is back, everything flows
+in without a restart. Needs root to mount; skipped with the reason otherwise."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from .harness import finished
+
+BIG = "x" * 1000  # records big enough that the store's WAL must grow
+
+
+def mount_tmpfs(path: Path, size: str) -> None:
+    if os.getuid() != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
+
+
+def fill(directory: Path) -> Path:
+    filler = directory / "filler"
+    with filler.open("wb", buffering=0) as handle:
+        for size in (65536, 4096, 512, 1):  # to the last byte
+            try:
+                while True:
+                    handle.write(b"\0" * size)
+            except OSError:
+                pass
+    return filler
+
+
+@pytest.fixture
+def small_data(make_sandbox):
+    """The store's directory (XDG_DATA_HOME) on a 16 MiB tmpfs; the journal on the normal disk."""
+    box = make_sandbox(daemon_flush_interval_ms=20)
+    data = box.root / "data"
+    mount_tmpfs(data, "16m")
+    yield box
+    box.kill()
+    subprocess.run(["umount", "-l", str(data)], check=False)
+
+
+def wait_until(condition, timeout: float = 90.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def send(client, session: str, seqs: range) -> int:
+    acked = 0
+    for seq in seqs:
+        reply = client.request("command_finished", **finished(session, seq, command=f"echo {seq} {BIG}"))
+        acked += reply.get("ok") is True
+    return acked
+
+
+def stored(box) -> tuple[int, int]:
+    return box.sql("select count(*), count(distinct id) from executions")[0]
+
+
+@pytest.fixture
+def ext4_data(make_sandbox):
+    """The store's directory on a 16 MiB ext4 image (loop device, errors=remount-ro), so that the
+    file system can be turned read-only under open files, as a failing disk does."""
+    if os.getuid() != 0:
+        pytest.skip("needs root to mount a loop device")
+    if not shutil.which("mkfs.ext4"):
+        pytest.skip("mkfs.ext4 not installed")
+    box = make_sandbox(daemon_flush_interval_ms=20)
+    image = box.root / "data.img"
+    subprocess.run(["truncate", "-s", "16M", str(image)], check=True)
+    subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True, capture_output=True)
+    mounted = subprocess.run(["mount", "-o", "loop,errors=remount-ro", str(image), str(box.root / "data")],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a loop device: {mounted.stderr.decode().strip()}")
+    box.image = image
+    yield box
+    box.kill()
+    subprocess.run(["umount", "-l", str(box.root / "data")], check=False)
+
+
+def turn_read_only(data: Path) -> None:
+    device = Path(subprocess.run(["findmnt", "-n", "-o", "SOURCE", str(data)], capture_output=True, text=True,
+                                 check=True).stdout.strip()).name
+    Path(f"/sys/fs/ext4/{device}/trigger_fs_error").write_text("1")
+
+
+@pytest.mark.parametrize("fault", ["disk full", "read-only"])
+def test_store_disk_fault_keeps_every_acknowledged_record(request, fault):
+    box = request.getfixturevalue("small_data" if fault == "disk full" else "ext4_data")
+    box.run()
+    data = box.root / "data"
+    with box.client(timeout=60) as client:
+        acked = send(client, "700-1.0", range(50))
+        assert client.call("flush")["in_store"] is True
+        if fault == "disk full":
+            filler = fill(data)
+        else:
+            os.sync()  # what the store committed reached the disk before it failed
+            turn_read_only(data)
+        acked += send(client, "700-1.0", range(50, 400))
+        assert acked == 400  # the journal takes them: the store's disk is not the journal's
+        assert client.call("flush")["in_store"] is False
+        status = client.call("status")
+        assert status["store_problem"].startswith(f"store not writable: {fault} ({box.db}"), status["store_problem"]
+        assert status["queue_depth"] >= 350
+        assert client.call("ping")["ok"]
+    shown = box.cli("daemon", "status")
+    assert f"store not writable: {fault}" in shown.stdout and str(box.db) in shown.stdout, shown.stdout + shown.stderr
+    doctor = box.cli("doctor")
+    assert f"store not writable: {fault}" in doctor.stdout + doctor.stderr
+    assert not (box.journal / "rejected.jsonl").exists()  # a disk fault is not a bad record
+
+    # A restart while the disk is still bad: the daemon starts, and nothing is lost.
+    assert box.terminate() == 0
+    box.run()
+    with box.client(timeout=60) as client:
+        acked += send(client, "701-1.0", range(20))
+        if fault == "read-only":
+            # An emergency read-only ext4 must be unmounted and checked before it is writable
+            # again: the daemon runs on meanwhile, and its retries find the store back.
+            subprocess.run(["umount", "-l", str(data)], check=True)
+            subprocess.run(["e2fsck", "-f", "-y", str(box.image)], capture_output=True)
+            subprocess.run(["mount", "-o", "loop", str(box.image), str(data)], check=True)
+        else:
+            filler.unlink()
+        # No flush request, no restart: the writer's retries (with back-off) bring everything in.
+        assert wait_until(lambda: client.call("status")["queue_depth"] == 0), json.dumps(client.call("status"))[:1500]
+        assert client.call("status")["store_ok"] is True
+    assert acked == 420 and stored(box) == (420, 420)
+    assert not (box.journal / "rejected.jsonl").exists()
+
+
+def test_a_foreign_file_in_the_journal_directory_is_not_a_segment(make_sandbox):
+    box = make_sandbox()
+    box.journal.mkdir(parents=True)
+    (box.journal / "rejected.jsonl").write_text('{"k":"e","d":{}}\n')
+    (box.journal / "notes.jsonl").write_text("mine\n")
+    box.run()
+    with box.client(timeout=60) as client:
+        assert client.call("command_finished", **finished("702-1.0", 1))["ok"]
+        assert client.call("flush")["in_store"] is True
+    assert box.terminate() == 0
+    assert (box.journal / "notes.jsonl").read_text() == "mine\n"
+
+
+@pytest.fixture
+def small_state(make_sandbox):
+    """The journal's directory (XDG_STATE_HOME) on a 1 MiB tmpfs."""
+    def make(**config):
+        box = make_sandbox(**config)
+        mount_tmpfs(box.root / "state", "1m")
+        boxes.append(box)
+        return box
+
+    boxes = []
+    yield make
+    for box in boxes:
+        box.kill()
+        subprocess.run(["umount", "-l", str(box.root / "state")], check=False)
+
+
+def test_journal_disk_full_holds_acknowledged_records_in_memory_and_says_so(small_state):
+    box = small_state()
+    box.run()
+    state = box.root / "state"
+    with box.client(timeout=60) as client:
+        assert client.call("command_finished", **finished("703-1.0", 1))["ok"]
+        client.call("flush")
+        filler = fill(state)
+        acked = 1 + sum(client.request("command_finished", **finished("703-1.0", seq))["ok"] for seq in range(2, 202))
+        status = client.call("status")
+        assert status["journal_problem"].startswith(f"journal not writable ({box.journal})"), status
+        assert status["journal_held_records"] == 200 and "200 acknowledged records held in memory" in status["last_error"]
+        shown = box.cli("daemon", "status")
+        assert "journal not writable" in shown.stdout
+        filler.unlink()
+        assert wait_until(lambda: client.call("status")["queue_depth"] == 0)
+        assert client.call("status")["journal_problem"] is None
+    assert acked == 201 and stored(box) == (201, 201)
+
+
+def test_journal_disk_full_beyond_the_memory_bound_refuses(small_state):
+    box = small_state(daemon_max_held_journal_bytes=2048)
+    box.run()
+    with box.client(timeout=60) as client:
+        assert client.call("command_finished", **finished("704-1.0", 1))["ok"]
+        client.call("flush")
+        filler = fill(box.root / "state")
+        replies = [client.request("command_finished", **finished("704-1.0", seq)) for seq in range(2, 40)]
+        acked = 1 + sum(reply["ok"] for reply in replies)
+        refused = [reply for reply in replies if not reply["ok"]]
+        assert refused and all(reply["error"]["code"] == "unavailable" for reply in refused)
+        assert 1 < acked < 39
+        assert f"{len(refused)} refused" in client.call("status")["journal_problem"]
+        filler.unlink()
+        assert wait_until(lambda: client.call("status")["queue_depth"] == 0)
+    assert stored(box) == (acked, acked)  # every acknowledged one, none of the refused
+
+
+def spool_line(session: str, seq: int) -> bytes:
+    return json.dumps({"v": 1, "type": "command_finished", "noreply": True, **finished(session, seq)}).encode() + b"\n"
+
+
+def test_spool_taken_file_is_never_overwritten_while_it_is_retried(small_state):
+    box = small_state()
+    box.run()
+    spool = box.runtime / "spool"
+    spool.mkdir(exist_ok=True)
+    with box.client(timeout=60) as client:
+        assert client.call("command_finished", **finished("705-1.0", 0))["ok"]
+        client.call("flush")
+        filler = fill(box.root / "state")
+        (spool / "fish.jsonl").write_bytes(b"".join(spool_line("705-1.0", seq) for seq in range(1, 41)))
+        assert wait_until(lambda: (spool / "fish.jsonl.taken").exists(), 30)
+        time.sleep(2.5)  # a spool pass runs every 2 s: the taken file is retried, not ingested
+        assert (spool / "fish.jsonl.taken").exists()
+        # The hook appends again under the same name (fish always spools)
+        (spool / "fish.jsonl").write_bytes(b"".join(spool_line("705-1.0", seq) for seq in range(41, 90)))
+        time.sleep(4.5)  # two more passes while the journal is still full
+        assert (spool / "fish.jsonl").exists() and (spool / "fish.jsonl.taken").exists()
+        filler.unlink()
+        assert wait_until(lambda: not list(spool.iterdir()) and client.call("status")["queue_depth"] == 0)
+    commands = {row[0] for row in box.sql("select command from executions")}
+    assert commands == {f"echo {seq}" for seq in range(0, 90)}  # all 89 spooled + the live one
+
+
+def test_one_bad_line_does_not_stop_the_rest_of_a_spool_file(make_sandbox):
+    box = make_sandbox()
+    box.run()
+    spool = box.runtime / "spool"
+    spool.mkdir(exist_ok=True)
+    lines = [spool_line("706-1.0", 1), b"[" * 5000 + b"\n", b"\xff\xfe not json\n",
+             b'{"v":1,"type":"command_finished","session":"706-1.0","seq":-4}\n', spool_line("706-1.0", 2)]
+    (spool / "bash.jsonl").write_bytes(b"".join(lines))
+    with box.client(timeout=60) as client:
+        assert wait_until(lambda: not list(spool.iterdir()), 30)
+        assert client.call("flush")["in_store"] is True
+        assert client.call("ping")["ok"]
+    assert sorted(row[0] for row in box.sql("select command from executions")) == ["echo 1", "echo 2"]

@@ -1,0 +1,136 @@
+"""`parsec import` next to live recording, and files that are not the named shell's history.
+
+Commands come in through a real daemon (as the hooks send them), the history file is written
+the way each shell writes it, and `parsec import` runs as a process against the same store."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from daemon.harness import Sandbox, finished
+
+
+@pytest.fixture
+def box():
+    sandbox = Sandbox()
+    yield sandbox
+    sandbox.close()
+
+
+def record_live(box: Sandbox, commands: list[str], start: float) -> list[float]:
+    """Send each command as the hook does, a fraction of a second into its own second."""
+    times = []
+    box.run()
+    with box.client(timeout=60) as client:
+        for seq, command in enumerate(commands, 1):
+            when = start + seq * 7 + 0.6  # zsh writes floor(start), the hook the exact start
+            message = finished("500-1.0", seq, command) | {"started_at": when, "finished_at": when + 0.2}
+            assert client.call("command_finished", **message)["recorded"]
+            times.append(when)
+        assert client.call("flush")["in_store"] is True
+    box.kill()
+    return times
+
+
+def history_rows(box: Sandbox) -> list[dict]:
+    result = box.cli("history", "--json", "-n", "0")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+LIVE = ["git status", "make test", "git status", "vim notes.md"]
+
+
+def write_history(shell: str, path: Path, entries: list[tuple[float, str]]) -> None:
+    if shell == "zsh":
+        path.write_text("".join(f": {int(when)}:0;{command}\n" for when, command in entries))
+    elif shell == "bash":
+        path.write_text("".join(f"#{int(when)}\n{command}\n" for when, command in entries))
+    else:
+        path.write_text("".join(f"- cmd: {command}\n  when: {int(when)}\n" for when, command in entries))
+
+
+@pytest.mark.parametrize("shell", ["zsh", "bash", "fish"])
+def test_import_skips_what_the_hooks_already_recorded(box, tmp_path, shell) -> None:
+    start = time.time() - 3600
+    times = record_live(box, LIVE, start)
+    older = [(start - 86400 * 400, "ls -la"), (start - 86400 * 399, "git status")]  # before Parsec
+    history = tmp_path / f"{shell}_history"
+    write_history(shell, history, older + list(zip(times, LIVE)) + [(times[-1] + 5, "git status")])
+
+    first = box.cli("import", shell, str(history))
+    assert first.returncode == 0, first.stderr
+    assert "7 entries, 3 added, 0 already present, 4 already recorded live" in first.stdout
+    rows = history_rows(box)
+    assert sorted(r["command"] for r in rows) == sorted(LIVE + ["ls -la", "git status", "git status"])
+    live_rows = [r for r in rows if r["source"] != "import"]
+    assert len(live_rows) == 4 and all(r["exit_status"] is not None and r["cwd"] == "/tmp" for r in live_rows)
+
+    second = box.cli("import", shell, str(history))
+    assert "7 entries, 0 added, 3 already present, 4 already recorded live" in second.stdout, second.stdout
+    assert len(history_rows(box)) == 7
+
+
+def test_a_command_typed_twice_in_one_second_is_matched_once_each(box, tmp_path) -> None:
+    start = time.time() - 600
+    box.run()
+    with box.client(timeout=60) as client:
+        for seq, offset in ((1, 0.1), (2, 0.5)):
+            message = finished("501-1.0", seq, "make") | {"started_at": start + offset, "finished_at": start + offset}
+            client.call("command_finished", **message)
+        client.call("flush")
+    box.kill()
+    history = tmp_path / "zsh_history"
+    second = int(start)
+    history.write_text(f": {second}:0;make\n: {second}:0;make\n: {second}:0;make\n")
+    result = box.cli("import", "zsh", str(history))
+    assert "3 entries, 1 added, 0 already present, 2 already recorded live" in result.stdout, result.stdout
+    assert [r["command"] for r in history_rows(box)] == ["make", "make", "make"]
+
+
+@pytest.mark.parametrize("shell, content, reason", [
+    ("zsh", Path("/etc/passwd").read_bytes() if Path("/etc/passwd").exists() else b"root:x:0:0:root:/root:/bin/bash\n",
+     "lines start with a command"),
+    ("bash", b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+             b"bin:x:2:2:bin:/bin:/usr/sbin/nologin\n", "lines start with a command"),
+    ("fish", b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
+     "is a fish history entry"),
+    ("bash", b": 1700000000:0;ls\n: 1700000001:0;make\n", "looks like zsh history; use `parsec import zsh`"),
+    ("zsh", b"- cmd: ls\n  when: 1700000000\n- cmd: make\n  when: 1700000001\n", "looks like fish history"),
+    ("fish", b"#1700000000\nls\n#1700000001\nmake\n", "looks like bash history"),
+    ("zsh", b"\x7fELF\x02\x01\x01\x00\x00\x00ls\n", "binary file"),
+])
+def test_a_file_that_is_not_that_shells_history_is_refused(box, tmp_path, shell, content, reason) -> None:
+    path = tmp_path / "not_history"
+    path.write_bytes(content)
+    result = box.cli("import", shell, str(path))
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert f"is not {shell} history" in line and reason in line and "nothing imported" in line, line
+    assert not box.db.exists() or box.execution_count() == 0
+
+
+def test_plain_histories_of_each_shell_are_accepted(box, tmp_path) -> None:
+    path = tmp_path / "plain"
+    path.write_text("cd src\nls -la\ngit status\nFOO=1 make test\n./configure --prefix=/usr\nmyalias\n")
+    for shell in ("bash", "zsh"):
+        result = box.cli("import", shell, str(path))
+        assert result.returncode == 0, result.stderr
+        assert "6 entries" in result.stdout
+
+
+def test_import_says_what_a_configured_history_retention_would_remove(box, tmp_path) -> None:
+    now = time.time()
+    history = tmp_path / "zsh_history"
+    write_history("zsh", history, [(now - 86400 * 900, "ls"), (now - 86400 * 45, "make"), (now - 60, "git status")])
+    quiet = box.cli("import", "zsh", str(history))
+    assert "3 added" in quiet.stdout and "retention" not in quiet.stdout  # history is kept forever by default
+    dated = box.cli("--set", "context_management.history_retention_days=30", "import", "zsh", str(history))
+    assert "history_retention_days = 30 will remove 2 of the imported commands" in dated.stdout, dated.stdout
+    assert len(history_rows(box)) == 3  # said before anything is removed
+    pruned = box.cli("prune")  # the default policy keeps the imported history
+    assert pruned.returncode == 0 and len(history_rows(box)) == 3

@@ -1,0 +1,36 @@
+"""Nothing raw on the side (issue 13): `parsec forget` reaches the classifier's learned lines, and
+`parsec export -o FILE` is readable by its owner only. Real `parsec` in a subprocess, real SQLite."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from parsec.store import open_store
+
+from .test_cli import db_url, env, recorded, run  # noqa: F401  (fixtures)
+
+
+def test_forget_reaches_learned_classifier_choices(env, recorded) -> None:  # noqa: F811
+    store = open_store(db_url(env))
+    store.set_preference("classifier", "deploy|ww|2", {"choice": "command", "example": "deploy staging fastly9"})
+    store.set_preference("classifier", "make|dww|3", {"choice": "command", "example": "make the tests pass"})
+    store.close()
+    done = run(env, "forget", "fastly9", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "1 learned choice" in done.stdout
+    store = open_store(db_url(env))
+    assert list(store.get_preferences("classifier")) == ["make|dww|3"]
+    store.close()
+
+
+def test_export_to_a_file_is_private(env, recorded, tmp_path) -> None:  # noqa: F811
+    target = tmp_path / "history.jsonl"
+    target.write_text("old")
+    os.chmod(target, 0o644)  # an existing file keeps no looser mode either
+    done = run(env, "export", "-o", str(target))
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    fresh = tmp_path / "fresh.jsonl"
+    assert run(env, "export", "-o", str(fresh)).returncode == 0
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o600 and fresh.read_text().count("\n") >= 40

@@ -415,12 +415,15 @@ __parsec_precmd() {
     if [[ ${FUNCNAME[1]-} == __bp_* ]]; then pipe=("${BP_PIPESTATUS[@]}"); fi
     __parsec_hook_in
     [[ $PS0 == *"$__parsec_ps0"* ]] || PS0+=$__parsec_ps0
+    # A line run without our Enter (Atuin's Ctrl-R, operate-and-get-next): history has it.
+    [[ -n ${__parsec_t0+x} && -z ${__parsec_lines+x} ]] && __parsec_line_from_history
     if [[ -n ${__parsec_t0+x} && -n ${__parsec_lines+x} ]]; then
         __parsec_record "$status" "$now" "${pipe[*]}"
     elif [[ -n ${PARSEC_OSC133-} ]]; then
         builtin printf '\e]133;D\a' >/dev/tty 2>/dev/null
     fi
     builtin unset __parsec_t0 __parsec_lines
+    __parsec_histcmd=$HISTCMD __parsec_cwd0=$PWD __parsec_kind='' __parsec_routed=''
     [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
     __parsec_follow_cd
     # The command's status for what runs next in PROMPT_COMMAND; under `set -e` a non-zero
@@ -499,7 +502,10 @@ __parsec_osc_prompt() {
 # `PROMPT_COMMAND=...` in an rc file or a prompt tool that put itself in front is repaired.
 __parsec_hook_in() {
     if builtin declare -F __bp_precmd_invoke_cmd >/dev/null; then
-        [[ " ${precmd_functions[*]-} " == *" __parsec_precmd "* ]] || precmd_functions=(__parsec_precmd "${precmd_functions[@]}")
+        # First of the precmd functions (the end time), last of the preexec ones (the start
+        # time, later than PS0's when other tools' preexec functions run), whatever the rc order.
+        [[ ${precmd_functions[0]-} == __parsec_precmd ]] || precmd_functions=(__parsec_precmd "${precmd_functions[@]/#__parsec_precmd/}")
+        [[ ${preexec_functions[*]: -1} == __parsec_preexec ]] || preexec_functions=("${preexec_functions[@]/#__parsec_preexec/}" __parsec_preexec)
         __parsec_pc_without
     elif [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
         [[ ${PROMPT_COMMAND[0]-} == __parsec_precmd ]] && return 0
@@ -529,6 +535,21 @@ __parsec_pc_without() {
         # shellcheck disable=SC2178
         PROMPT_COMMAND=${pc//__parsec_precmd/}
     fi
+}
+
+# With bash-preexec: the latest point before the command runs, after the other tools' preexec
+# functions (Atuin's forks a process). Only for a line PS0 has seen start.
+__parsec_preexec() {
+    [[ -z ${__parsec_t0+x} ]] || __parsec_t0=${EPOCHREALTIME//[.,]/}
+}
+
+# The line of a command run without our Enter, from history (one fork, on this rare path only),
+# if history took a new line since the last prompt (else it was not kept: e.g. a leading space).
+__parsec_line_from_history() {
+    ((HISTCMD > ${__parsec_histcmd:-HISTCMD})) || return 0
+    local line
+    line=$(HISTTIMEFORMAT='' builtin history 1 2>/dev/null) || return 0
+    [[ $line =~ ^\ *[0-9]+\*?\ \ (.*)$ ]] && __parsec_lines=${BASH_REMATCH[1]}
 }
 
 # ---- install -----------------------------------------------------------------------------------

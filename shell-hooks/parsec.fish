@@ -78,11 +78,11 @@ function __parsec_json --description 'print $argv[1] as a JSON string literal'
         # Other control characters are kept, escaped, so the text is stored exactly as typed.
         if string match -qr '[\x01-\x1f\x7f]' -- "$s"
             for code in 01 02 03 04 05 06 07 08 0b 0c 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 7f
-                set s (string replace -a -- (printf "\x$code") "\\u00$code" "$s")
+                set s (string replace -a -- (builtin printf "\x$code") "\\u00$code" "$s")
             end
         end
     end
-    printf '"%s"' "$s"
+    builtin printf '"%s"' "$s"
 end
 
 # ---- transport: the spool ----------------------------------------------------------------------
@@ -103,7 +103,7 @@ function __parsec_dir_ok
         end
     end
     set -g __parsec_private 0
-    printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' $dir >&2
+    builtin printf 'parsec: %s is not a private directory of yours (a real directory you own, mode 0700): nothing is recorded\n' $dir >&2
     return 1
 end
 
@@ -112,7 +112,7 @@ function __parsec_send --description 'hand one JSON line to `parsec shell`, or a
         if not set -q __parsec_pty_started
             __parsec_session_start >&$PARSEC_PTY_FD 2>/dev/null
         end
-        if printf '%s\n' $argv[1] >&$PARSEC_PTY_FD 2>/dev/null
+        if builtin printf '%s\n' $argv[1] >&$PARSEC_PTY_FD 2>/dev/null
             set -g __parsec_pty_started 1
             return 0
         end
@@ -130,7 +130,7 @@ function __parsec_spool_line --description 'append one JSON line to the spool fi
         __parsec_session_start >>$__parsec_spool 2>/dev/null
         umask $mask
     end
-    printf '%s\n' $argv[1] >>$__parsec_spool 2>/dev/null
+    builtin printf '%s\n' $argv[1] >>$__parsec_spool 2>/dev/null
 end
 
 # A command's text in a file of its own beside the spool (`command_file`), written raw: the
@@ -142,7 +142,7 @@ function __parsec_spool_text --argument-names name text
     test -e $path; or test -L $path; and return 1
     set -l mask (umask)
     umask 077
-    printf '%s' $text >$path 2>/dev/null
+    builtin printf '%s' $text >$path 2>/dev/null
     set -l written $status
     umask $mask
     return $written
@@ -154,7 +154,7 @@ function __parsec_session_start
         set -q $name; and test -n "$$name"; or continue
         set -a env "\"$name\":"(__parsec_json "$$name")
     end
-    printf '{"v":1,"type":"session_start","noreply":true,"session":"%s","shell":"fish","pid":%s,"tty":null,"user":%s,"host":%s,"cwd":%s,"env":{%s}}\n' \
+    builtin printf '{"v":1,"type":"session_start","noreply":true,"session":"%s","shell":"fish","pid":%s,"tty":null,"user":%s,"host":%s,"cwd":%s,"env":{%s}}\n' \
         $__parsec_session $fish_pid (__parsec_json "$USER") (__parsec_json "$hostname") (__parsec_json "$PWD") (string join , -- $env)
 end
 
@@ -166,7 +166,7 @@ function __parsec_autostart --argument-names now
     test -e $__parsec_runtime/daemon.stopped; and return 0
     test -n "$now"; or return 0
     __parsec_switch_on "$PARSEC_HOOKS_AUTOSTART_DAEMON"; or return 0
-    test (math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
+    test (builtin math "$now - 0$__parsec_autostart_at") -ge 60; or return 0
     set -g __parsec_autostart_at $now
     set -l bin parsec
     set -q __parsec_bin; and set bin $__parsec_bin # written by `parsec init`
@@ -188,24 +188,24 @@ end
 function __parsec_make_ask --argument-names line
     set -l ask parsec ask
     set -q PARSEC_ASK_COMMAND; and set ask $PARSEC_ASK_COMMAND
-    commandline -r -- "$ask "(string escape -- (string trim -- $line))
+    builtin commandline -r -- "$ask "(string escape -- (string trim -- $line))
     set -g __parsec_routed 1
 end
 
 function __parsec_feedback --argument-names line kind chosen
-    __parsec_send (printf '{"v":1,"type":"classify_feedback","noreply":true,"session":"%s","text":%s,"first_word":"%s","chosen":"%s"}' \
+    __parsec_send (builtin printf '{"v":1,"type":"classify_feedback","noreply":true,"session":"%s","text":%s,"first_word":"%s","chosen":"%s"}' \
         $__parsec_session (__parsec_json "$line") $kind $chosen)
 end
 
 function __parsec_enter --description 'Parsec: route the line, then run it'
-    set -l line (commandline | string collect)
+    set -l line (builtin commandline | string collect)
     set -g __parsec_kind ''
     set -g __parsec_routed ''
     # Incomplete (a block still open): let fish insert the newline.
-    commandline --is-valid
+    builtin commandline --is-valid
     set -l validity $status # 0 parses, 1 a syntax error, 2 incomplete
     if test $validity -eq 2
-        commandline -f execute
+        builtin commandline -f execute
         return
     end
     if test "$PARSEC_DISABLE" != 1; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
@@ -219,7 +219,7 @@ function __parsec_enter --description 'Parsec: route the line, then run it'
             or return # the user chose to edit
         end
     end
-    commandline -f execute
+    builtin commandline -f execute
 end
 
 # Lines fish would not run as they are go to fish, so the classifier only sees complete
@@ -228,7 +228,7 @@ end
 # lines (shell syntax, never prose).
 function __parsec_unfinished --argument-names line
     set -l tail (string match -r -- '\\\\*$' $line) # the trailing backslashes
-    test (math (string length -- "$tail") % 2) -eq 1; and return 0
+    test (builtin math (string length -- "$tail") % 2) -eq 1; and return 0
     string match -q -- "*"\n"*" $line
 end
 
@@ -239,7 +239,7 @@ function __parsec_overridden --argument-names line chosen
     or return 0
     set -g __parsec_last_decision ''
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
-    __parsec_feedback $line (type -t -- $word 2>/dev/null; or echo none)[1] $chosen
+    __parsec_feedback $line (builtin type -t -- $word 2>/dev/null; or builtin echo none)[1] $chosen
 end
 
 # True when keys are waiting on the terminal. fish cannot poll its input, so one bash does
@@ -272,11 +272,11 @@ function __parsec_route --argument-names line
     test (string length -- $line) -lt 1000; or return 0 # a big paste runs as typed: too long to ask about
     __parsec_excluded $line; and return 0
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
-    set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
+    set -g __parsec_kind (builtin type -t -- $word 2>/dev/null; or builtin echo none)[1]
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
-    test -p $__parsec_fifo; or return 0 # no daemon: do not start a helper to find out
-    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
+    test -p $__parsec_fifo; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
+    set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
     set -g __parsec_last_line $line
@@ -287,7 +287,7 @@ function __parsec_route --argument-names line
         case ambiguous
             # Keys typed ahead are never the answer: then the line runs, as without Parsec.
             __parsec_input_pending; and return 0
-            echo
+            builtin echo
             read -n 1 -P 'parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit ' -l key
             switch "$key" # (quoted: `?` alone is a wildcard even in a case)
                 case '' r R
@@ -296,7 +296,7 @@ function __parsec_route --argument-names line
                     __parsec_feedback $line $__parsec_kind prompt
                     __parsec_make_ask $line
                 case '*'
-                    commandline -f repaint
+                    builtin commandline -f repaint
                     return 1
             end
     end
@@ -307,7 +307,7 @@ end
 
 function __parsec_preexec --on-event fish_preexec
     set -g __parsec_cwd0 $PWD
-    set -q PARSEC_OSC133; and printf '\e]133;C\a' >/dev/tty 2>/dev/null
+    set -q PARSEC_OSC133; and builtin printf '\e]133;C\a' >/dev/tty 2>/dev/null
 end
 
 function __parsec_postexec --on-event fish_postexec
@@ -318,12 +318,12 @@ function __parsec_postexec --on-event fish_postexec
     set -l seq ''
     if test "$PARSEC_DISABLE" != 1; and test -z "$__parsec_routed"; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
         and not __parsec_excluded $line
-        set -g __parsec_seq (math $__parsec_seq + 1)
+        set -g __parsec_seq (builtin math $__parsec_seq + 1)
         set seq $__parsec_seq
         # fish has no sub-second clock builtin; history keeps the start second of the line.
         set -l started (builtin history search --max 1 --show-time='%s ' 2>/dev/null | string match -r '^\d+')[1]
         if test -z "$started" # rare (the very first line): ask the clock, one fork
-            set started (math (command date +%s) - $duration / 1000)
+            set started (builtin math (command date +%s) - $duration / 1000)
         end
         set -l started_field ''
         test -n "$started"; and set started_field "\"started_at\":$started,"
@@ -336,7 +336,7 @@ function __parsec_postexec --on-event fish_postexec
             set command_field "\"command_file\":\"$long\""
             __parsec_spool_text $long $line; or set command_field '"command":""'
         end
-        set -l record (printf '{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%s,%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
+        set -l record (builtin printf '{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%s,%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
             $__parsec_session $seq $command_field "$started_field" $duration $exit_status \
             (string join , -- $pipe) (__parsec_json "$__parsec_cwd0") (__parsec_json "$PWD"))
         if test -n "$long" # only the daemon's spool reader knows command_file
@@ -351,7 +351,7 @@ function __parsec_postexec --on-event fish_postexec
         __parsec_offer_ask $line
     end
     if set -q PARSEC_OSC133
-        printf '\e]133;D;%s%s\a' $exit_status (test -n "$seq"; and printf ';parsec=%s:%s' $__parsec_session $seq) >/dev/tty 2>/dev/null
+        builtin printf '\e]133;D;%s%s\a' $exit_status (test -n "$seq"; and builtin printf ';parsec=%s:%s' $__parsec_session $seq) >/dev/tty 2>/dev/null
     end
     set -g __parsec_routed ''
     __parsec_follow_cd
@@ -361,8 +361,8 @@ end
 # `gti status`): one key sends it to Parsec. No daemon, no offer.
 function __parsec_offer_ask --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0
-    test -p $__parsec_fifo; or return 0
-    set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
+    test -p $__parsec_fifo; and __parsec_dir_ok; or return 0
+    set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
         $__parsec_session (__parsec_json "$line"))
     set -l decision (__parsec_ask_daemon $request)
     test "$decision" = prompt; or return 0
@@ -386,23 +386,24 @@ end
 
 if set -q PARSEC_OSC133
     function __parsec_osc_prompt --on-event fish_prompt
-        printf '\e]133;A\a' >/dev/tty 2>/dev/null
+        builtin printf '\e]133;A\a' >/dev/tty 2>/dev/null
     end
 end
 
 # ---- install -----------------------------------------------------------------------------------
 
 function __parsec_bind_enter
-    for mode in default insert
-        bind -M $mode \r __parsec_enter 2>/dev/null
-        bind -M $mode \n __parsec_enter 2>/dev/null
-    end
+    # As fish's own vi bindings: Enter in normal mode also goes back to insert mode.
+    builtin bind -M default -m insert \r __parsec_enter 2>/dev/null
+    builtin bind -M default -m insert \n __parsec_enter 2>/dev/null
+    builtin bind -M insert \r __parsec_enter 2>/dev/null
+    builtin bind -M insert \n __parsec_enter 2>/dev/null
 end
 __parsec_bind_enter
 # fish sets up its key bindings at the first prompt and again when the mode changes (vi keys),
 # erasing ours: check before each prompt (a builtin call, no fork) and bind again if needed.
 function __parsec_keep_bound --on-event fish_prompt
-    string match -q '*__parsec_enter*' -- (bind \r 2>/dev/null); or __parsec_bind_enter
+    string match -q '*__parsec_enter*' -- (builtin bind \r 2>/dev/null); or __parsec_bind_enter
 end
 
 # The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the

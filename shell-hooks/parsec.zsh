@@ -361,6 +361,9 @@ __parsec_excluded() {
 
 __parsec_preexec() {
     __parsec_line=${1:-$3}
+    # First of the precmd functions (the end time), whatever the rc order; fixed here, not while
+    # zsh runs through them.
+    [[ ${precmd_functions[1]-} == __parsec_precmd ]] || precmd_functions=(__parsec_precmd ${precmd_functions:#__parsec_precmd})
     __parsec_t0=$EPOCHREALTIME
     __parsec_cwd0=$PWD
     [[ -n ${PARSEC_OSC133-} ]] && builtin print -rn -- $'\e]133;C\a' >/dev/tty 2>/dev/null
@@ -394,6 +397,8 @@ __parsec_precmd() {
         fi
     fi
     __parsec_t0= __parsec_line= __parsec_routed=
+    # Last of the preexec functions (the start time, after other tools' own work).
+    [[ ${preexec_functions[-1]-} == __parsec_preexec ]] || preexec_functions=(${preexec_functions:#__parsec_preexec} __parsec_preexec)
     [[ -n ${PARSEC_OSC133-} ]] && __parsec_osc_prompt
     __parsec_follow_cd
     return $exit_status

@@ -71,7 +71,8 @@ end
 RC_HEAD = {
     "bash": "PS2='C> '\nHISTCONTROL=ignorespace\nHISTFILE=\n" + PROBE_BASH,
     "zsh": "PS1='P%?> '\nPS2='C> '\nsetopt hist_ignore_space\nHISTSIZE=1000\n" + PROBE_ZSH,
-    "fish": "function fish_prompt; printf 'P%s> ' $status; end\nset -g fish_autosuggestion_enabled 0\n" + PROBE_FISH,
+    "fish": ("function fish_prompt; builtin printf 'P%s> ' $status; end\nfunction fish_mode_prompt; end\n"
+             "set -g fish_autosuggestion_enabled 0\n" + PROBE_FISH),
 }
 
 

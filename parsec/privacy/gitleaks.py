@@ -83,6 +83,5 @@ def gitleaks_patterns() -> tuple[SecretPattern, ...]:
             min_entropy=rule.get("entropy", 0.0),
             needs_digit=rule["id"].startswith("generic"),
             allow=tuple(global_allow + _allow_checks(rule.get("allowlists", []))),
-            narrowable=True,
         ))
     return tuple(patterns)

@@ -29,6 +29,7 @@ MARKER_PREFIX = b"[REDACTED:"
 # `` `cmd` ``, a `<placeholder>`, a relative path (`./pw.txt`, `~/.pw`).
 _REFERENCE = re.compile(
     rb"""["']?(?:\$\{?[A-Za-z_][A-Za-z0-9_]*(?:[:?#%/-][^}]*)?\}?|\$\(.*\)|`.*`|\$\d|<[^<>]*>|(?:\.\.?|~)/.*)["']?\Z""", re.S)
+LINE_WINDOW = 1024  # bytes of a match's line, either side of it, that allowlists see
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 Refine = Callable[[bytes, int, int], "tuple[int, int] | None"]
@@ -122,9 +123,13 @@ class SecretPattern:
             return False
         if self.allow:
             matched = text[whole[0]:whole[1]]
-            line_start = text.rfind(b"\n", 0, whole[0]) + 1
-            line_end = text.find(b"\n", whole[1])
-            line = text[line_start: line_end if line_end >= 0 else len(text)]
+            # The line around the match, at most LINE_WINDOW bytes either side: a whole 1 MB line
+            # copied and searched per candidate made secret-dense long lines quadratic. Seeing less
+            # of the line can only allow less (more is masked, nothing leaks).
+            low, high = max(0, whole[0] - LINE_WINDOW), min(len(text), whole[1] + LINE_WINDOW)
+            line_start = text.rfind(b"\n", low, whole[0]) + 1 or low
+            line_end = text.find(b"\n", whole[1], high)
+            line = text[line_start: line_end if line_end >= 0 else high]
             if any(allowed(secret, matched, line) for allowed in self.allow):
                 return False
         return True

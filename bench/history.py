@@ -10,7 +10,10 @@ directories, ~12% failures) it measures:
 - `parsec sessions` end to end;
 - `parsec prune` removing the older half (retention 30 days) while another process keeps
   recording one command every 10 ms: the prune's total time and the writer's longest stall;
-- `parsec import zsh` of --import-lines lines of EXTENDED_HISTORY into a fresh store (median of 3).
+- `parsec import zsh` of --import-lines lines of EXTENDED_HISTORY into a fresh store (median of 3);
+- the interactive search and `parsec history --search` against Atuin on the same history
+  (bench/history_search.py: open to first frame, keystroke to redraw, search end to end; skip
+  with --no-search; `python bench/history_search.py DATA_HOME` runs it alone on a kept store).
 """
 
 from __future__ import annotations
@@ -186,6 +189,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--import-lines", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="Keep the work directory here.")
+    parser.add_argument("--no-search", action="store_true", help="Skip the search figures against Atuin.")
+    parser.add_argument("--e2e-rows", type=int, default=200_000, help="History size for the search against Atuin.")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-history-"))
@@ -199,6 +204,11 @@ def main() -> None:
                    XDG_RUNTIME_DIR=str(workdir / "run"), PYTHONPATH=str(ROOT))
         parsec = [sys.executable, "-m", "parsec.cli.entry"]
         cwd = dirs[37]
+
+        if not args.no_search:
+            from history_search import run as run_search
+
+            run_search(Path(url.removeprefix("sqlite:///")), env, parsec, args.runs, args.e2e_rows, workdir)
 
         timed = time_processes({
             "baseline": [sys.executable, "-c", "pass"],
@@ -244,7 +254,9 @@ def main() -> None:
         process.start()
         time.sleep(1.5)
         begin = time.perf_counter()
-        pruned = subprocess.run(parsec + ["prune"], env=env, capture_output=True, text=True)
+        # The history tier is kept forever by default: ask for 30 days, as the figure always measured.
+        pruned = subprocess.run(parsec + ["--set", "context_management.history_retention_days=30", "prune"], env=env,
+                                capture_output=True, text=True)
         prune_s = time.perf_counter() - begin
         time.sleep(0.5)
         stop.set()
@@ -253,7 +265,7 @@ def main() -> None:
         if pruned.returncode != 0:
             print(f"parsec prune FAILED after {prune_s:.2f} s: {pruned.stderr.strip()}")
         else:
-            print(f"parsec prune (end to end): {prune_s:.2f} s -- {pruned.stdout.strip().splitlines()[0]}")
+            print(f"parsec prune (end to end): {prune_s:.2f} s -- {pruned.stdout.strip().splitlines()[1].strip()}")
         print(f"live writer during prune: {count} records, longest stall {longest * 1000:.1f} ms, "
               f"p99 {p99 * 1000:.1f} ms, median {median * 1000:.2f} ms, {len(errors)} failed writes"
               + (f" (first: {errors[0]})" if errors else ""))

@@ -57,6 +57,9 @@ class Env:
                         XDG_CONFIG_HOME=str(self.root / "config"), XDG_CACHE_HOME=str(self.root / "cache"),
                         TERM="xterm", LANG="C.UTF-8", PARSEC_HOOKS_AUTOSTART_DAEMON="0")
         self.env.pop("PROMPT_COMMAND", None)
+        # As on a user's machine: Python keeps its bytecode (a session here may turn that off,
+        # which makes every `parsec init` compile tomllib again, ~40 ms).
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def hook_line(variant: str, shell: str) -> str:
@@ -99,13 +102,13 @@ def start_daemon(env: Env) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     runtime = env.root / "run" / "parsec"
     deadline = time.monotonic() + 20
-    while not ((runtime / "tcp").exists() and (runtime / "daemon.sock").exists()):
+    while not ((runtime / "hooks.fifo").exists() and (runtime / "daemon.sock").exists()):
         if time.monotonic() > deadline or proc.poll() is not None:
             raise SystemExit("bench: the daemon did not start")
         time.sleep(0.05)
     from parsec.protocol.client import DaemonClient
 
-    with DaemonClient.connect(runtime) as client:  # load the classifier before measuring
+    with DaemonClient.connect(runtime, timeout=60) as client:  # load the classifier before measuring
         client.call("classify", session="0-0", text="ls", first_word="file", parses=True, cwd="/")
     return proc
 
@@ -142,6 +145,34 @@ def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(10)
+
+
+def bench_paste(shell: str, size: int, runs: int, root: Path) -> dict[str, list[float]]:
+    """One pasted line of `size` bytes (bracketed paste, then Enter), bare shell against the hook
+    with its daemon running: the time from the paste to the next prompt."""
+    envs = {"none": Env(root, f"{shell}-paste-none"), "parsec": Env(root, f"{shell}-paste-parsec")}
+    daemon = start_daemon(envs["parsec"])
+    word = "set x" if shell == "fish" else ":"
+    line = word + " " + ("pasted text, " * (size // 13 + 1))[: size - len(word) - 1]
+    times: dict[str, list[float]] = {"none": [], "parsec": []}
+    try:
+        for _ in range(runs):
+            for variant, env in envs.items():
+                child = spawn(shell, env, hook_line(variant, shell))
+                child.timeout = 300
+                child.searchwindowsize = 400
+                pattern = child.compile_pattern_list([FRESH_PROMPT[shell]])
+                start = time.perf_counter()
+                child.send("\x1b[200~" + line + "\x1b[201~")
+                child.send("\r")
+                child.expect_list(pattern)
+                times[variant].append((time.perf_counter() - start) * 1000)
+                child.sendline("exit")
+                child.close(force=True)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(10)
+    return times
 
 
 def bench_init(root: Path, runs: int = 30) -> tuple[float, float]:
@@ -209,9 +240,12 @@ def main() -> int:
                         help="pause between a prompt and the next line (not timed); 0 types back to back")
     parser.add_argument("--startups", type=int, default=30, help="new shells per variant for the start-up figure")
     parser.add_argument("--only-startup", action="store_true", help="measure only the start-up")
+    parser.add_argument("--paste-bytes", type=int, default=1_000_000,
+                        help="size of the pasted line for the paste figure (0 skips it)")
+    parser.add_argument("--paste-runs", type=int, default=3)
     args = parser.parse_args()
     if args.only_startup:
-        args.commands = 0
+        args.commands = args.paste_bytes = 0
     print(f"{args.commands} commands per variant, {args.rounds} interleaved rounds, {args.gap_ms:g} ms between lines; "
           "times in ms from Enter to the next prompt")
     with tempfile.TemporaryDirectory(prefix="parsec-bench-hooks-") as tmp:
@@ -219,22 +253,29 @@ def main() -> int:
             if shutil.which(shell) is None:
                 print(f"{shell}: not installed, skipped")
                 continue
-            startup, cpu = bench_startup(shell, args.startups, Path(tmp))
-            bare, bare_cpu = statistics.median(startup["none"]), statistics.median(cpu["none"])
-            print(f"\n{shell}: a new shell, spawn to first prompt ({args.startups} per variant; medians in ms)")
-            print(f"{shell:6} {'rc line':12} {'wall':>8} {'added':>7} {'CPU':>7} {'added':>7}")
-            for variant, wall in startup.items():
-                med, med_cpu = statistics.median(wall), statistics.median(cpu[variant])
-                print(f"{shell:6} {variant:12} {med:8.1f} {med - bare:7.1f} {med_cpu:7.1f} {med_cpu - bare_cpu:7.1f}")
-            if not args.commands:
-                continue
-            results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)
-            base_med = statistics.median(results["none"])
-            base_p99 = percentile(results["none"], 0.99)
-            print(f"\n{shell}   {'variant':22} {'median':>8} {'p99':>8} {'added median':>13} {'added p99':>10}")
-            for variant, times in results.items():
-                med, p99 = statistics.median(times), percentile(times, 0.99)
-                print(f"{shell:6} {variant:22} {med:8.2f} {p99:8.2f} {med - base_med:13.2f} {p99 - base_p99:10.2f}")
+            if args.startups:
+                startup, cpu = bench_startup(shell, args.startups, Path(tmp))
+                bare, bare_cpu = statistics.median(startup["none"]), statistics.median(cpu["none"])
+                print(f"\n{shell}: a new shell, spawn to first prompt ({args.startups} per variant; medians in ms)")
+                print(f"{shell:6} {'rc line':12} {'wall':>8} {'added':>7} {'CPU':>7} {'added':>7}")
+                for variant, wall in startup.items():
+                    med, med_cpu = statistics.median(wall), statistics.median(cpu[variant])
+                    print(f"{shell:6} {variant:12} {med:8.1f} {med - bare:7.1f} {med_cpu:7.1f} {med_cpu - bare_cpu:7.1f}")
+            if args.commands:
+                results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)
+                base_med = statistics.median(results["none"])
+                base_p99 = percentile(results["none"], 0.99)
+                print(f"\n{shell}   {'variant':22} {'median':>8} {'p99':>8} {'added median':>13} {'added p99':>10}")
+                for variant, times in results.items():
+                    med, p99 = statistics.median(times), percentile(times, 0.99)
+                    print(f"{shell:6} {variant:22} {med:8.2f} {p99:8.2f} {med - base_med:13.2f} {p99 - base_p99:10.2f}")
+            if args.paste_bytes:
+                size = min(args.paste_bytes, 20_000) if shell == "fish" else args.paste_bytes
+                # fish's own line editor is quadratic in a paste: 20 kB already takes it seconds
+                paste = bench_paste(shell, size, args.paste_runs, Path(tmp))
+                bare, hooked = statistics.median(paste["none"]), statistics.median(paste["parsec"])
+                print(f"{shell:6} paste of {size} bytes: bare {bare:.0f} ms, with the hook {hooked:.0f} ms "
+                      f"({(hooked / bare - 1) * 100:+.1f} %)")
         init_med, bare_med = bench_init(Path(tmp))
         print(f"\nparsec init bash: median {init_med:.1f} ms   python -c pass: median {bare_med:.1f} ms   "
               f"(difference {init_med - bare_med:.1f} ms)")

@@ -194,14 +194,65 @@ def prune_figures(store, rows: int) -> dict[str, float]:  # noqa: ANN001
     thread = threading.Thread(target=writer)
     thread.start()
     started = time.perf_counter()
-    report = store.prune_old_context(RetentionPolicy(session_retention_days=days, conversation_retention_days=0,
-                                                     max_conversation_history=0))
+    report = store.prune_old_context(RetentionPolicy(history_retention_days=days, session_retention_days=0,
+                                                     conversation_retention_days=0, max_conversation_history=0))
     elapsed = time.perf_counter() - started
     done.set()
     thread.join()
     return {"prune_rows": report.executions, "prune_s": elapsed, "prune_rate": report.executions / elapsed,
             "writer_stall_max_ms": max(stalls), "writer_stall_p99_ms": percentile(stalls, 0.99),
             "bytes_freed": report.bytes_freed}
+
+
+# --- retention of the tiers that age out (issue 13) ----------------------------------------------
+
+def aging_tier_figures(rows: int) -> dict[str, float]:
+    """`rows` commands, every one with captured output and older than session_retention_days, in a
+    fresh SQLite store; the default policy drops their output (the commands stay) while a writer
+    keeps recording. Seconds for the whole prune and the writer's worst wait."""
+    with tempfile.TemporaryDirectory(prefix="parsec-bench-tier-") as tmp:
+        store = open_store(f"sqlite:///{Path(tmp) / 'parsec.db'}")
+        session = new_id()
+        old = datetime.now(timezone.utc) - timedelta(days=400)
+        output = TruncatedText.from_output("building target ... ok\n" * 8)
+        for start in range(0, rows, BATCH):
+            store.append_executions(
+                DirectCommandExecution(session_id=session, command=f"make target-{n}", executed_at=old + timedelta(seconds=n),
+                                       exit_status=0, stdout=output, stderr=output)
+                for n in range(start, min(rows, start + BATCH))
+            )
+        live = new_id()
+        stalls: list[float] = []
+        done = threading.Event()
+
+        def writer() -> None:
+            while not done.is_set():
+                started = time.perf_counter()
+                store.append_executions([DirectCommandExecution(session_id=live, command="live write")])
+                stalls.append((time.perf_counter() - started) * 1000)
+                time.sleep(0.005)
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        started = time.perf_counter()
+        report = store.prune_old_context(RetentionPolicy())
+        elapsed = time.perf_counter() - started
+        done.set()
+        thread.join()
+        kept = store.count_executions()
+        store.close()
+    return {"tier_rows": report.outputs, "tier_s": elapsed, "tier_rate": report.outputs / elapsed,
+            "tier_stall_max_ms": max(stalls), "tier_stall_p99_ms": percentile(stalls, 0.99),
+            "tier_commands_kept": kept - len(stalls)}
+
+
+def render_tiers(f: dict) -> list[str]:
+    return [
+        f"| SQLite: age out the output of {f['tier_rows']:,} commands (default policy; target 1M ≤ 10 s) | "
+        f"{f['tier_s']:.1f} s ({f['tier_rate']:,.0f} rows/s); {f['tier_commands_kept']:,} commands kept |",
+        f"| SQLite: a concurrent writer's wait meanwhile, p99 / max (target ≤ 100 ms) | "
+        f"{f['tier_stall_p99_ms']:.1f} ms / {f['tier_stall_max_ms']:.1f} ms |",
+    ]
 
 
 def fts_integrity(path: Path) -> str:
@@ -292,7 +343,7 @@ def render(sqlite_figures: dict, pg_figures: dict | None, command: str) -> str:
         ]
         if "prune_s" in f:
             lines += [
-                f"| {name}: prune {f['prune_rows']:,} rows (target 1M ≤ 10 s) | {f['prune_s']:.1f} s "
+                f"| {name}: history tier, delete {f['prune_rows']:,} commands (history_retention_days) | {f['prune_s']:.1f} s "
                 f"({f['prune_rate']:,.0f} rows/s) |",
                 f"| {name}: a concurrent writer's wait during the prune, p99 / max (target ≤ 100 ms) | "
                 f"{f['writer_stall_p99_ms']:.1f} ms / {f['writer_stall_max_ms']:.1f} ms |",
@@ -304,6 +355,8 @@ def render(sqlite_figures: dict, pg_figures: dict | None, command: str) -> str:
              f"{os.cpu_count()} cores shared with other work; medians of repeated queries.", "",
              "| what | figure |", "|---|---|"]
     lines += block("SQLite", sqlite_figures, "sqlite3")
+    if "tier_s" in sqlite_figures:
+        lines += render_tiers(sqlite_figures)
     if pg_figures:
         lines += block("PostgreSQL", pg_figures, "psycopg")
     else:
@@ -331,10 +384,19 @@ def main() -> None:
     parser.add_argument("--pg-url", default=os.environ.get("PARSEC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test"))
     parser.add_argument("--repeat", type=int, default=200, help="runs per query figure")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
+    parser.add_argument("--tier-rows", type=int, default=1_000_000, help="commands whose output ages out (0 = skip)")
+    parser.add_argument("--only-tiers", action="store_true", help="measure only the aging tiers' prune")
     args = parser.parse_args()
+    if args.only_tiers:
+        for line in render_tiers(aging_tier_figures(args.tier_rows)):
+            print(line)
+        return
 
     print(f"SQLite, {args.rows:,} rows", file=sys.stderr)
     sqlite_figures = bench_sqlite(args.rows, args.repeat)
+    if args.tier_rows:
+        print(f"SQLite, output of {args.tier_rows:,} commands ages out", file=sys.stderr)
+        sqlite_figures |= aging_tier_figures(args.tier_rows)
     pg_figures = None
     if args.pg_rows:
         print(f"PostgreSQL, {args.pg_rows:,} rows", file=sys.stderr)

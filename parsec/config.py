@@ -152,6 +152,19 @@ class HooksConfig(_Section):
     autostart_daemon: bool = True
 
 
+class SearchConfig(_Section):
+    """The interactive search (Ctrl-R); read fast by parsec/cli/search/settings.py, whose defaults
+    a test keeps equal to these."""
+
+    filter: Literal["everywhere", "directory", "tree", "repo", "session", "host", "failed"] = "everywhere"
+    mode: Literal["fuzzy", "prefix", "fulltext"] = "fuzzy"
+    inline_height: int = Field(16, ge=5, le=200)  # lines below the prompt; 0 is not allowed: use full_screen
+    full_screen: bool = False
+    bind_ctrl_r: bool = True  # false: Ctrl-R keeps the shell's own search, `key` opens Parsec's
+    key: str = Field("", max_length=16)  # another key for the search, in `bind` notation, e.g. "\\es"
+    bind_up_arrow: bool = False
+
+
 class ContextCommand(_Section):
     name: str = Field(min_length=1)
     command: str = Field(min_length=1)
@@ -170,6 +183,7 @@ class Settings(_Section):
     privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
     workflow: WorkflowConfig = Field(default_factory=WorkflowConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
     context_commands: list[ContextCommand] = Field(default_factory=list)
     preferences: dict[str, str] = Field(default_factory=dict)  # explicit preferences for prompts
 

@@ -6,7 +6,6 @@ Standard library only: the hook path imports this.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 APP = "parsec"
@@ -44,6 +43,8 @@ def runtime_dir() -> Path:
     base = os.environ.get("XDG_RUNTIME_DIR", "")
     if base and os.path.isabs(base):
         return Path(base) / APP
+    import tempfile  # only here: it imports shutil and random, a few ms every `parsec history`
+
     return Path(tempfile.gettempdir()) / f"{APP}-{os.getuid()}"
 
 

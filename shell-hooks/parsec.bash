@@ -3,14 +3,14 @@
 #
 # What it does (docs/hooks.md has the details):
 # - records every interactive command (text as typed, start, duration, exit and pipeline statuses,
-#   cwd before/after) as one fire-and-forget NDJSON line to the daemon over /dev/tcp, or appends
-#   it to a spool file when the daemon is down;
+#   cwd before/after) as one fire-and-forget NDJSON line to the daemon's FIFO in the private
+#   runtime directory, or appends it to a spool file when the daemon is down or behind;
 # - at Enter, asks the daemon whether the line is a command, a prompt for `parsec ask`, or
 #   ambiguous (one key decides);
 # - emits OSC 133 marks when running inside `parsec shell` (PARSEC_OSC133=1).
 #
 # The normal path forks nothing: the line comes from READLINE_LINE, the start time from a PS0
-# expansion, the clock from EPOCHREALTIME, the socket from /dev/tcp.
+# expansion, the clock from EPOCHREALTIME; the FIFOs stay open.
 # Every name starts with __parsec_ (or PARSEC_ for the user's settings).
 
 # Aliases are expanded when a function is defined: ours are defined with none, so an `alias
@@ -24,9 +24,12 @@ __parsec_loaded=1
 
 __parsec_session="$$-${EPOCHREALTIME/,/.}"
 __parsec_seq=0
-__parsec_fd=
-__parsec_qfd=
-__parsec_started=0           # session_start sent on the current connection / spool
+__parsec_fd=                 # the daemon's FIFO (hooks.fifo), opened read-write
+__parsec_rfd=                # this shell's reply FIFO
+__parsec_qid=0               # the id of the last question
+__parsec_unanswered=0        # 1: the last question timed out
+__parsec_unread=0            # lines written since the FIFO was last seen empty
+__parsec_started=0           # session_start sent on the current FIFO
 __parsec_autostart_at=0
 __parsec_empty=
 __parsec_private=            # the runtime directory: '' not checked yet, 1 private, 0 refused
@@ -37,6 +40,8 @@ else
     __parsec_runtime=${__parsec_runtime%/}/parsec-$UID
 fi
 __parsec_spool="$__parsec_runtime/spool/bash-$__parsec_session.jsonl"
+__parsec_fifo=$__parsec_runtime/hooks.fifo
+__parsec_reply=$__parsec_runtime/reply/$__parsec_session
 __parsec_reply_timeout=${PARSEC_HOOK_TIMEOUT:-0.15}
 # `parsec ask` writes the workflow's final directory here; the shell follows it.
 export PARSEC_CD_FILE="$__parsec_runtime/cd-$$"
@@ -68,34 +73,19 @@ __parsec_json() {
 __parsec_us() { REPLY=${1//[.,]/}; }
 
 # ---- transport ---------------------------------------------------------------------------------
-# Two connections: __parsec_fd carries fire-and-forget records, __parsec_qfd the classify
-# questions. On one connection a question would wait behind the daemon making the previous
-# record durable, and bash cannot turn off Nagle's algorithm for /dev/tcp.
+# Two FIFOs in the private runtime directory (docs/hooks.md, "Transport"), opened read-write so
+# an open never blocks and a write never meets a missing reader (no SIGPIPE):
+# __parsec_fd, the daemon's hooks.fifo, shared by every shell: one line per write, at most
+# PIPE_BUF bytes, so the kernel never interleaves lines. While lines wait in the FIFO (the daemon
+# has not read them yet) a shell adds at most 4 more, then spools: a hung, slow or gone daemon
+# holds at most 4 lines of ours, the FIFO never fills and no write blocks.
+# __parsec_rfd, this shell's reply/<session>, made on the first question: the daemon answers
+# there; a reply carries the question's id, so a late answer is never taken for the next one.
 
-__parsec_close() { # [q]
-    if [[ ${1-} == q ]]; then
-        [[ -z $__parsec_qfd ]] || builtin exec {__parsec_qfd}>&-
-        __parsec_qfd=
-    else
-        [[ -z $__parsec_fd ]] || builtin exec {__parsec_fd}>&-
-        __parsec_fd=
-        __parsec_started=0
-    fi
-}
-
-# True when the connection ([q]: the question one) is still usable. A closed peer shows up as
-# EOF; writing to it would kill the shell with SIGPIPE, so this runs before every write.
-__parsec_alive() { # [q]
-    local fd=$__parsec_fd _
-    [[ ${1-} != q ]] || fd=$__parsec_qfd
-    [[ -n $fd ]] || return 1
-    while builtin read -r -t 0 -u "$fd" 2>/dev/null; do # a late reply or an error line: drop it
-        if ! builtin read -r -t 0.01 -u "$fd" _ 2>/dev/null; then
-            __parsec_close "${1-}"
-            return 1
-        fi
-    done
-    return 0
+__parsec_close() {
+    [[ -z $__parsec_fd ]] || builtin exec {__parsec_fd}>&-
+    __parsec_fd=
+    __parsec_started=0
 }
 
 # Starts the daemon in the background, at most once a minute, silently; never after the user's
@@ -129,18 +119,35 @@ __parsec_dir_ok() {
     return 1
 }
 
-# One connect attempt to the daemon's TCP port; says hello without waiting for the reply.
-__parsec_connect() { # [q]
-    local port='' token='' fd=''
-    __parsec_dir_ok || return 1
-    { builtin read -r port token <"$__parsec_runtime/tcp"; } 2>/dev/null
-    if [[ $port == +([0-9]) && -n $token ]] && { builtin exec {fd}<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
-        builtin printf '{"v":1,"type":"hello","token":"%s","noreply":true}\n' "$token" >&"$fd"
-        if [[ ${1-} == q ]]; then __parsec_qfd=$fd; else __parsec_fd=$fd; fi
-        return 0
+# True when the daemon's FIFO is open and keeping up: it is empty (the daemon has read everything
+# sent before), or holds fewer than 4 lines written since it last was. Reopens it when the daemon
+# made a new one (it restarted) and announces the session again.
+__parsec_ready() {
+    if [[ -n $__parsec_fd && ! $__parsec_fifo -ef /dev/fd/$__parsec_fd ]]; then __parsec_close; fi
+    if [[ -z $__parsec_fd ]]; then
+        __parsec_dir_ok || return 1
+        if [[ ! -p $__parsec_fifo || -L $__parsec_fifo || ! -O $__parsec_fifo ]]; then
+            __parsec_autostart
+            return 1
+        fi
+        { builtin exec {__parsec_fd}<>"$__parsec_fifo"; } 2>/dev/null || { __parsec_fd=; return 1; }
+        __parsec_unread=4 # until it is seen empty: a daemon killed with -9 may have left lines
     fi
-    __parsec_autostart
-    return 1
+    if ! builtin read -t 0 -u "$__parsec_fd" 2>/dev/null; then
+        __parsec_unread=0
+    elif ((__parsec_unread >= 4)); then
+        __parsec_autostart
+        return 1
+    fi
+}
+
+# True when $1 and its newline fit one atomic FIFO write (PIPE_BUF: 4096 bytes).
+__parsec_fits() {
+    local chars=${#1}
+    ((chars < 1024)) && return 0 # at most 4 bytes a character
+    ((chars < 4096)) || return 1
+    local LC_ALL=C # ${#1} counts bytes now
+    ((${#1} < 4096))
 }
 
 __parsec_session_start() {
@@ -158,8 +165,8 @@ __parsec_session_start() {
     REPLY="{\"v\":1,\"type\":\"session_start\",\"noreply\":true,\"session\":\"$__parsec_session\",\"shell\":\"bash\",\"pid\":$$,\"tty\":null,\"user\":$user,\"host\":$REPLY,\"cwd\":$cwd,\"env\":{$env}}"
 }
 
-# Sends one fire-and-forget line: to `parsec shell` when running inside it, else to the daemon if
-# reachable (one connect attempt), else to the spool.
+# Sends one fire-and-forget line: to `parsec shell` when running inside it, else to the daemon's
+# FIFO when it is keeping up, else to the spool.
 __parsec_send() {
     local line=$1
     if [[ -n ${PARSEC_PTY_FD-} ]]; then
@@ -173,13 +180,18 @@ __parsec_send() {
         fi
         line=$1
     fi
-    if __parsec_alive || __parsec_connect; then
+    if __parsec_fits "$line" && __parsec_ready; then
         if ((!__parsec_started)); then
             __parsec_session_start
-            line="$REPLY"$'\n'"$line"
+            if __parsec_fits "$REPLY"$'\n'"$line"; then line="$REPLY"$'\n'"$line"
+            elif __parsec_fits "$REPLY"; then builtin printf '%s\n' "$REPLY" >&"$__parsec_fd" && ((++__parsec_unread))
+            fi
             __parsec_started=1
         fi
-        builtin printf '%s\n' "$line" >&"$__parsec_fd" && return 0
+        if { builtin printf '%s\n' "$line" >&"$__parsec_fd"; } 2>/dev/null; then
+            ((++__parsec_unread))
+            return 0
+        fi
         __parsec_close
     fi
     __parsec_spool_line "$line"
@@ -192,20 +204,53 @@ __parsec_spool_line() {
     [[ ! -L $__parsec_spool ]] || return 0
     if [[ ! -e $__parsec_spool ]]; then
         [[ -d ${__parsec_spool%/*} ]] || command mkdir -m 700 -- "${__parsec_spool%/*}" 2>/dev/null
-        (umask 077 && : >>"$__parsec_spool") 2>/dev/null # once per file: a mode bash can set
+        (builtin umask 077 && : >>"$__parsec_spool") 2>/dev/null # once per file: a mode bash can set
         __parsec_session_start
         line="$REPLY"$'\n'"$line"
     fi
     { builtin printf '%s\n' "$line" >>"$__parsec_spool"; } 2>/dev/null
 }
 
-# A request that needs an answer (classify). Sets REPLY to the reply line; fails fast.
+# A record whose command is in a file of its own (`command_file`, $1), written raw from
+# __parsec_lines: the daemon reads both from the spool (parsec/daemon/hook_spool.py).
+__parsec_spool_text() {
+    __parsec_dir_ok || return 0
+    local text=${__parsec_spool%/*}/$1
+    [[ -d ${__parsec_spool%/*} ]] || command mkdir -m 700 -- "${__parsec_spool%/*}" 2>/dev/null
+    [[ ! -e $text && ! -L $text ]] || return 0
+    (builtin umask 077 && builtin printf '%s' "$__parsec_lines" >"$text") 2>/dev/null || return 0
+    __parsec_spool_line "$2"
+}
+
+# Opens this shell's reply FIFO (made on the first question: one fork per shell).
+__parsec_reply_ready() {
+    if [[ -n $__parsec_rfd ]]; then
+        [[ $__parsec_reply -ef /dev/fd/$__parsec_rfd ]] && return 0
+        builtin exec {__parsec_rfd}>&-
+        __parsec_rfd=
+    fi
+    [[ -e $__parsec_reply || -L $__parsec_reply ]] || command mkfifo -m 600 -- "$__parsec_reply" 2>/dev/null
+    [[ -p $__parsec_reply && ! -L $__parsec_reply && -O $__parsec_reply ]] || return 1
+    { builtin exec {__parsec_rfd}<>"$__parsec_reply"; } 2>/dev/null || { __parsec_rfd=; return 1; }
+}
+
+# A request that needs an answer (classify). Sets REPLY to the reply line; fails fast: it gets
+# PARSEC_HOOK_TIMEOUT seconds to answer, and after a question that timed out the daemon is not
+# asked again until it has read the FIFO.
 __parsec_request() {
     REPLY=
-    __parsec_alive q || __parsec_connect q || return 1
-    builtin printf '%s\n' "$1" >&"$__parsec_qfd" || { __parsec_close q; return 1; }
-    # A late reply would be read as the answer to the next request: drop the connection instead.
-    builtin read -r -t "$__parsec_reply_timeout" -u "$__parsec_qfd" REPLY 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
+    __parsec_fits "$1" && __parsec_ready && __parsec_reply_ready || return 1
+    if ((__parsec_unanswered && __parsec_unread)); then return 1; fi
+    local id=$((++__parsec_qid))
+    { builtin printf '%s\n' "{\"id\":$id,\"reply_to\":\"${__parsec_reply##*/}\",${1#\{}" >&"$__parsec_fd"; } 2>/dev/null || { __parsec_close; return 1; }
+    ((++__parsec_unread))
+    # Answers to earlier questions that timed out come first: skip them.
+    while builtin read -r -t "$__parsec_reply_timeout" -u "$__parsec_rfd" REPLY 2>/dev/null; do
+        [[ ! $REPLY =~ \"id\":\ ?${id}[,}] ]] || { __parsec_unanswered=0; return 0; }
+    done
+    __parsec_unanswered=1
+    REPLY=
+    return 1
 }
 
 # ---- routing at Enter --------------------------------------------------------------------------
@@ -294,6 +339,7 @@ __parsec_route() {
     'command '*) __parsec_overridden "${line#command }" command; return 0 ;;
     '?'*) __parsec_overridden "${line#\?}" prompt; __parsec_make_ask "${line#\?}"; return 0 ;; # forced to Parsec
     esac
+    __parsec_fits "$line" || return 0 # a big paste runs as typed: too long to ask about
     __parsec_excluded "$line" && return 0
     __parsec_first_word "$line"
     __parsec_kind=$REPLY
@@ -389,13 +435,20 @@ __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
         local t0 t1
         t0=$__parsec_t0
         __parsec_us "$2"; t1=$REPLY
-        __parsec_json "$line"
-        local cmd=$REPLY
+        local cmd="" long=""
+        if __parsec_fits "$line"; then
+            __parsec_json "$line"
+            cmd="\"command\":$REPLY"
+        else # a big paste: escaping it would take seconds; it goes to the spool raw (docs/hooks.md)
+            long="bash-$__parsec_session-$seq.txt"
+            cmd="\"command_file\":\"$long\""
+        fi
         __parsec_json "$__parsec_cwd0"
         local cwd=$REPLY
         __parsec_json "$PWD"
         local statuses=$3
-        __parsec_send "{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,\"command\":$cmd,\"started_at\":${t0:0:-6}.${t0: -6},\"finished_at\":${t1:0:-6}.${t1: -6},\"duration_ms\":$(((t1 - t0) / 1000)),\"exit_status\":$1,\"pipeline_statuses\":[${statuses// /,}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
+        local record="{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,$cmd,\"started_at\":${t0:0:-6}.${t0: -6},\"finished_at\":${t1:0:-6}.${t1: -6},\"duration_ms\":$(((t1 - t0) / 1000)),\"exit_status\":$1,\"pipeline_statuses\":[${statuses// /,}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
+        if [[ -n $long ]]; then __parsec_spool_text "$long" "$record"; else __parsec_send "$record"; fi
     fi
     if [[ -n ${PARSEC_OSC133-} ]]; then
         builtin printf '\e]133;D;%s%s\a' "$1" "${seq:+;parsec=$__parsec_session:$seq}" >/dev/tty 2>/dev/null
@@ -498,6 +551,48 @@ for __parsec_map in emacs vi-insert vi-command; do
 done
 builtin unset __parsec_map
 if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
+
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# The key runs two internal sequences: the first calls __parsec_search (bind -x), which binds the
+# second to Enter (so the chosen line goes through the same Enter path as a typed one: routing,
+# recording) or to a redraw. [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another.
+__parsec_search() {
+    local out
+    out=$(command "${PARSEC_BIN:-parsec}" search --query "$READLINE_LINE" --session-key "$__parsec_session" \
+        "${__parsec_search_args[@]}" </dev/tty 2>/dev/tty)
+    builtin bind '"\C-x\C-]g": redraw-current-line'
+    case ${out%%$'\n'*} in
+    run) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE}; builtin bind '"\C-x\C-]g": "\C-m"' ;;
+    edit) READLINE_LINE=${out#*$'\n'} READLINE_POINT=${#READLINE_LINE} ;;
+    esac
+    __parsec_search_args=()
+}
+__parsec_search_up() { __parsec_search_args=(--filter session); __parsec_search; }
+__parsec_bind_search() {
+    local map key keys=()
+    [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('\C-r')
+    [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
+    for map in emacs vi-insert; do
+        builtin bind -m "$map" -x '"\C-x\C-]f": __parsec_search'
+        builtin bind -m "$map" -x '"\C-x\C-]u": __parsec_search_up'
+        builtin bind -m "$map" '"\C-x\C-]g": redraw-current-line'
+        for key in "${keys[@]}"; do
+            builtin bind -m "$map" "\"$key\": \"\C-x\C-]f\C-x\C-]g\""
+        done
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bind -m "$map" '"\e[A": "\C-x\C-]u\C-x\C-]g"'
+            builtin bind -m "$map" '"\eOA": "\C-x\C-]u\C-x\C-]g"'
+        fi
+    done
+}
+__parsec_search_args=()
+__parsec_bind_search
 
 fi
 if ((__parsec_aliases)); then \builtin shopt -s expand_aliases; fi

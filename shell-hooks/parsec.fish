@@ -5,7 +5,8 @@
 # - recording appends one JSON line per command to a spool file (a builtin redirection, no
 #   fork); the daemon ingests the spool as it arrives (docs/hooks.md);
 # - routing at Enter needs an answer from the daemon, so lines that are not plainly commands
-#   ask it through one short `bash` helper (/dev/tcp); plain commands fork nothing.
+#   ask it through one short `bash` helper (FIFOs in the private runtime directory); plain
+#   commands fork nothing.
 # Every name starts with __parsec_.
 
 # Only interactive shells, once, and not when disabled (`return` ends a sourced file).
@@ -42,14 +43,25 @@ set -g __parsec_kind ''
 set -g __parsec_routed ''
 set -g __parsec_cwd0 $PWD
 set -gx PARSEC_CD_FILE $__parsec_runtime/cd-$fish_pid
+set -g __parsec_fifo $__parsec_runtime/hooks.fifo
+set -g __parsec_reply $__parsec_runtime/reply/$__parsec_session
+set -g __parsec_qid 0
 
-# The classify round trip, run only for lines that might be prose: bash speaks /dev/tcp.
+# The classify round trip, run only for lines that might be prose: bash can wait on a FIFO with a
+# timeout. It writes the question to the daemon's FIFO (only once the daemon has read everything
+# before it, waiting at most 50 ms for that) and reads the answer with the question's id from this
+# shell's reply FIFO.
 set -g __parsec_classify_sh '
-read -r port token <"$1/tcp" 2>/dev/null || exit 1
-exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
-printf "{\"v\":1,\"type\":\"hello\",\"token\":\"%s\",\"noreply\":true}\n%s\n" "$token" "$2" >&3
-read -r -t "${3:-0.15}" -u 3 reply || exit 1
-[[ $reply =~ \"decision\":\ *\"([a-z]+)\" ]] && printf %s "${BASH_REMATCH[1]}"'
+exec 3<>"$1" 4<>"$2" || exit 1
+for _ in 1 2 3 4 5; do read -t 0 -u 3 || break; read -t 0.01 -u 4 _; done
+read -t 0 -u 3 && exit 1
+printf "%s\n" "{\"id\":$4,\"reply_to\":\"${2##*/}\",${3#\{}" >&3 || exit 1
+while read -r -t "${5:-0.15}" -u 4 reply; do
+    [[ $reply =~ \"id\":\ ?$4[,}] ]] || continue
+    [[ $reply =~ \"decision\":\ *\"([a-z]+)\" ]] && printf %s "${BASH_REMATCH[1]}"
+    exit 0
+done
+exit 1'
 
 # A PARSEC_HOOKS_* switch is on when unset or empty, or when it starts with 1, t or T (as in bash
 # and zsh: `${VAR:-1} == [1tT]*`).
@@ -105,7 +117,10 @@ function __parsec_send --description 'hand one JSON line to `parsec shell`, or a
             return 0
         end
     end
-    # The spool file: 0600 in the private directory, never through a symlink.
+    __parsec_spool_line $argv[1]
+end
+
+function __parsec_spool_line --description 'append one JSON line to the spool file: 0600 in the private directory, never through a symlink'
     __parsec_dir_ok; or return 0
     test -L $__parsec_spool; and return 0
     if not test -e $__parsec_spool
@@ -116,6 +131,21 @@ function __parsec_send --description 'hand one JSON line to `parsec shell`, or a
         umask $mask
     end
     printf '%s\n' $argv[1] >>$__parsec_spool 2>/dev/null
+end
+
+# A command's text in a file of its own beside the spool (`command_file`), written raw: the
+# daemon reads both (parsec/daemon/hook_spool.py).
+function __parsec_spool_text --argument-names name text
+    __parsec_dir_ok; or return 1
+    set -l path $__parsec_runtime/spool/$name
+    test -d $__parsec_runtime/spool; or command mkdir -m 700 -- $__parsec_runtime/spool 2>/dev/null
+    test -e $path; or test -L $path; and return 1
+    set -l mask (umask)
+    umask 077
+    printf '%s' $text >$path 2>/dev/null
+    set -l written $status
+    umask $mask
+    return $written
 end
 
 function __parsec_session_start
@@ -221,7 +251,12 @@ end
 function __parsec_ask_daemon --argument-names request --description 'one classify round trip: print the decision'
     set -l timeout 0.15
     set -q PARSEC_HOOK_TIMEOUT; and set timeout $PARSEC_HOOK_TIMEOUT
-    command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_runtime $request $timeout 2>/dev/null
+    __parsec_dir_ok; and test -p $__parsec_fifo; and not test -L $__parsec_fifo; and test -O $__parsec_fifo; or return 1
+    test (string length -- $request) -lt 1000; or return 1 # one atomic FIFO write (4096 bytes)
+    test -e $__parsec_reply; or test -L $__parsec_reply; or command mkfifo -m 600 -- $__parsec_reply 2>/dev/null
+    test -p $__parsec_reply; and not test -L $__parsec_reply; and test -O $__parsec_reply; or return 1
+    set -g __parsec_qid (math $__parsec_qid + 1)
+    command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_fifo $__parsec_reply $request $__parsec_qid $timeout 2>/dev/null
 end
 
 # [privacy] exclude_commands, as `parsec init` wrote them (fish's regexes are PCRE2, like
@@ -234,12 +269,13 @@ function __parsec_excluded --argument-names line
 end
 
 function __parsec_route --argument-names line
+    test (string length -- $line) -lt 1000; or return 0 # a big paste runs as typed: too long to ask about
     __parsec_excluded $line; and return 0
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
     set -g __parsec_kind (type -t -- $word 2>/dev/null; or echo none)[1]
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
-    test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
+    test -p $__parsec_fifo; or return 0 # no daemon: do not start a helper to find out
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
@@ -291,9 +327,23 @@ function __parsec_postexec --on-event fish_postexec
         end
         set -l started_field ''
         test -n "$started"; and set started_field "\"started_at\":$started,"
-        __parsec_send (printf '{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%s,"command":%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
-            $__parsec_session $seq (__parsec_json "$line") "$started_field" $duration $exit_status \
+        set -l command_field
+        set -l long
+        if test (string length -- $line) -lt 1000
+            set command_field '"command":'(__parsec_json "$line")
+        else # a big paste: escaping it would take seconds; it goes to the spool raw (docs/hooks.md)
+            set long fish-$__parsec_session-$seq.txt
+            set command_field "\"command_file\":\"$long\""
+            __parsec_spool_text $long $line; or set command_field '"command":""'
+        end
+        set -l record (printf '{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%s,%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
+            $__parsec_session $seq $command_field "$started_field" $duration $exit_status \
             (string join , -- $pipe) (__parsec_json "$__parsec_cwd0") (__parsec_json "$PWD"))
+        if test -n "$long" # only the daemon's spool reader knows command_file
+            __parsec_spool_line $record
+        else
+            __parsec_send $record
+        end
         __parsec_autostart $started
     end
     if test $exit_status -eq 127; and test "$__parsec_kind" = none; and test -z "$__parsec_routed"
@@ -311,7 +361,7 @@ end
 # `gti status`): one key sends it to Parsec. No daemon, no offer.
 function __parsec_offer_ask --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0
-    test -e $__parsec_runtime/tcp; and __parsec_dir_ok; or return 0
+    test -p $__parsec_fifo; or return 0
     set -l request (printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
         $__parsec_session (__parsec_json "$line"))
     set -l decision (__parsec_ask_daemon $request)
@@ -353,4 +403,51 @@ __parsec_bind_enter
 # erasing ours: check before each prompt (a builtin call, no fork) and bind again if needed.
 function __parsec_keep_bound --on-event fish_prompt
     string match -q '*__parsec_enter*' -- (bind \r 2>/dev/null); or __parsec_bind_enter
+end
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+set -gx PARSEC_SESSION $__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
+function __parsec_search --description 'search the recorded history (parsec search)'
+    set -l bin parsec
+    set -q PARSEC_BIN; and set bin $PARSEC_BIN
+    set -l out (command $bin search --query (commandline | string collect) --session-key $__parsec_session \
+        $argv </dev/tty 2>/dev/tty | string collect)
+    set -l parts (string split -m 1 \n -- $out)
+    switch "$parts[1]"
+        case run
+            commandline -r -- $parts[2]
+            commandline -f repaint execute
+        case edit
+            commandline -r -- $parts[2]
+            commandline -f repaint
+        case '*'
+            commandline -f repaint
+    end
+end
+
+set -g __parsec_search_keys
+__parsec_switch_on "$PARSEC_SEARCH_BIND_CTRL_R"; and set -a __parsec_search_keys \cr
+set -q PARSEC_SEARCH_KEY; and test -n "$PARSEC_SEARCH_KEY"; and set -a __parsec_search_keys $PARSEC_SEARCH_KEY
+
+function __parsec_bind_search
+    for mode in default insert
+        for key in $__parsec_search_keys
+            bind -M $mode $key __parsec_search 2>/dev/null
+        end
+        if set -q PARSEC_SEARCH_BIND_UP_ARROW; and string match -qr '^[1tT]' -- $PARSEC_SEARCH_BIND_UP_ARROW
+            bind -M $mode \e\[A '__parsec_search --filter session' 2>/dev/null
+            bind -M $mode \eOA '__parsec_search --filter session' 2>/dev/null
+        end
+    end
+end
+__parsec_bind_search
+# fish resets key bindings at the first prompt and on a mode change: bind again when they are gone.
+function __parsec_keep_search_bound --on-event fish_prompt
+    set -q __parsec_search_keys[1]; or return 0
+    string match -q '*__parsec_search*' -- (bind $__parsec_search_keys[1] 2>/dev/null); or __parsec_bind_search
 end

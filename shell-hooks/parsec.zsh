@@ -1,19 +1,20 @@
 # Parsec shell hook for zsh >= 5.1.   Load it from ~/.zshrc with:   eval "$(parsec init zsh)"
 #
-# Records every interactive command over one persistent Unix-socket connection to the daemon
-# (zsh/net/socket, no fork), or appends it to a spool file when the daemon is down; routes the
+# Records every interactive command as one line written to the daemon's FIFO in the private
+# runtime directory (zsh/system, no fork), or appends it to a spool file when the daemon is down
+# or behind; routes the
 # line at Enter (a wrapper around the accept-line widget); emits OSC 133 marks inside
 # `parsec shell`. docs/hooks.md has the details. Every name starts with __parsec_.
 
 if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
-    && builtin zmodload zsh/datetime zsh/net/socket zsh/system zsh/parameter 2>/dev/null \
+    && builtin zmodload zsh/datetime zsh/system zsh/zselect zsh/parameter 2>/dev/null \
     && builtin zmodload -F zsh/stat b:zstat 2>/dev/null; then # only zstat: a `stat` builtin would shadow the user's
 typeset -g __parsec_loaded=1
 (( ${+__parsec_exclude} )) || typeset -ga __parsec_exclude # set by `parsec init` from the config
 
 typeset -g __parsec_session="$$-${EPOCHREALTIME/,/.}"
-typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0 __parsec_refused=0
-typeset -g __parsec_fd= __parsec_qfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_routed=
+typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0 __parsec_refused=0 __parsec_qid=0 __parsec_unread=0 __parsec_unanswered=0
+typeset -g __parsec_fd= __parsec_rfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_routed=
 typeset -g __parsec_runtime
 if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then
     __parsec_runtime=$XDG_RUNTIME_DIR/parsec
@@ -21,6 +22,7 @@ else
     __parsec_runtime=${${TMPDIR:-/tmp}%/}/parsec-$UID
 fi
 typeset -g __parsec_spool=$__parsec_runtime/spool/zsh-$__parsec_session.jsonl
+typeset -g __parsec_fifo=$__parsec_runtime/hooks.fifo __parsec_reply=$__parsec_runtime/reply/$__parsec_session
 typeset -g __parsec_reply_timeout=${PARSEC_HOOK_TIMEOUT:-0.15}
 # `parsec ask` writes the workflow's final directory here; the shell follows it.
 export PARSEC_CD_FILE=$__parsec_runtime/cd-$$
@@ -47,35 +49,20 @@ __parsec_json() {
 }
 
 # ---- transport ---------------------------------------------------------------------------------
-# Two connections: __parsec_fd carries fire-and-forget records, __parsec_qfd the classify
-# questions (on one connection a question would wait behind the previous record's fsync).
+# Two FIFOs in the private runtime directory (docs/hooks.md, "Transport"), opened read-write so
+# an open never blocks and a write never meets a missing reader (no SIGPIPE):
+# __parsec_fd, the daemon's hooks.fifo, shared by every shell and opened non-blocking: one line
+# per write, at most PIPE_BUF bytes, so the kernel never interleaves lines and a write into a full
+# FIFO fails instead of waiting. While lines wait in the FIFO (the daemon has not read them yet) a
+# shell adds at most 4 more, then spools: a hung, slow or gone daemon holds at most 4 lines of ours.
+# __parsec_rfd, this shell's reply/<session>, made on the first question: the daemon answers
+# there; a reply carries the question's id, so a late answer is never taken for the next one.
 
-__parsec_close() { # [q]
-    if [[ ${1-} == q ]]; then
-        [[ -n $__parsec_qfd ]] && builtin exec {__parsec_qfd}>&-
-        __parsec_qfd=
-    else
-        [[ -n $__parsec_fd ]] && builtin exec {__parsec_fd}>&-
-        __parsec_fd=
-        __parsec_started=0
-    fi
+__parsec_close() {
+    [[ -n $__parsec_fd ]] && builtin exec {__parsec_fd}>&-
+    __parsec_fd=
+    __parsec_started=0
     return 0
-}
-
-# True when the connection ([q]: the question one) is still usable. A closed peer reads as EOF;
-# writing to it would kill the shell with SIGPIPE, so this runs before every write.
-__parsec_alive() { # [q]
-    local fd=$__parsec_fd junk ret
-    [[ ${1-} != q ]] || fd=$__parsec_qfd
-    [[ -n $fd ]] || return 1
-    while :; do
-        builtin sysread -t 0 -i $fd junk 2>/dev/null
-        ret=$?
-        (( ret == 4 )) && return 0        # nothing to read: open and idle
-        (( ret == 0 )) && continue        # a late reply or an error line: drop it
-        __parsec_close ${1-}
-        return 1
-    done
 }
 
 # Starts the daemon in the background, at most once a minute, silently; never after the user's
@@ -97,7 +84,7 @@ __parsec_dir_ok() {
     local dir=$__parsec_runtime
     local -A st
     [[ -e $dir || -L $dir ]] || command mkdir -m 700 -- $dir 2>/dev/null
-    if zstat -L -H st -- $dir 2>/dev/null && (( st[uid] == EUID && (st[mode] & 8#170777) == 8#040700 )); then
+    if builtin zstat -L -H st -- $dir 2>/dev/null && (( st[uid] == EUID && (st[mode] & 8#170777) == 8#040700 )); then
         return 0
     fi
     __parsec_refused=1
@@ -105,14 +92,35 @@ __parsec_dir_ok() {
     return 1
 }
 
-__parsec_connect() { # [q]
-    __parsec_dir_ok || return 1
-    if [[ -S $__parsec_runtime/daemon.sock ]] && builtin zsocket $__parsec_runtime/daemon.sock 2>/dev/null; then
-        if [[ ${1-} == q ]]; then __parsec_qfd=$REPLY; else __parsec_fd=$REPLY; fi
-        return 0
+# True when the daemon's FIFO is open and keeping up: it is empty (the daemon has read everything
+# sent before), or holds fewer than 4 lines written since it last was. Reopens it when the daemon
+# made a new one (it restarted) and announces the session again.
+__parsec_ready() {
+    local -a ready
+    [[ -n $__parsec_fd && ! $__parsec_fifo -ef /dev/fd/$__parsec_fd ]] && __parsec_close
+    if [[ -z $__parsec_fd ]]; then
+        __parsec_dir_ok || return 1
+        if [[ ! -p $__parsec_fifo || -L $__parsec_fifo || ! -O $__parsec_fifo ]]; then
+            __parsec_autostart
+            return 1
+        fi
+        builtin sysopen -rw -o nonblock,nofollow,cloexec -u __parsec_fd -- $__parsec_fifo 2>/dev/null || { __parsec_fd=; return 1 }
+        __parsec_unread=4 # until it is seen empty: a daemon killed with -9 may have left lines
     fi
-    __parsec_autostart
-    return 1
+    if ! builtin zselect -a ready -t 0 -r $__parsec_fd 2>/dev/null; then
+        __parsec_unread=0
+    elif (( __parsec_unread >= 4 )); then
+        __parsec_autostart
+        return 1
+    fi
+    return 0
+}
+
+# True when $1 and its newline fit one atomic FIFO write (PIPE_BUF: 4096 bytes).
+__parsec_fits() {
+    (( ${#1} < 1024 )) && return 0 # at most 4 bytes a character
+    setopt local_options no_multibyte # ${#1} counts bytes now
+    (( ${#1} < 4096 ))
 }
 
 __parsec_session_start() {
@@ -130,18 +138,8 @@ __parsec_session_start() {
     REPLY="{\"v\":1,\"type\":\"session_start\",\"noreply\":true,\"session\":\"$__parsec_session\",\"shell\":\"zsh\",\"pid\":$$,\"tty\":$tty,\"user\":$user,\"host\":$REPLY,\"cwd\":$cwd,\"env\":{$env}}"
 }
 
-# Makes sure the connection is open and the session announced on it.
-__parsec_ready() {
-    __parsec_alive || __parsec_connect || return 1
-    if (( ! __parsec_started )); then
-        __parsec_session_start
-        builtin print -r -- "$REPLY" >&$__parsec_fd 2>/dev/null || { __parsec_close; return 1; }
-        __parsec_started=1
-    fi
-}
-
-# Sends one fire-and-forget line: to `parsec shell` when running inside it, else to the daemon if
-# reachable (one connect attempt), else to the spool.
+# Sends one fire-and-forget line: to `parsec shell` when running inside it, else to the daemon's
+# FIFO when it is keeping up, else to the spool.
 __parsec_send() {
     if [[ -n ${PARSEC_PTY_FD-} ]]; then
         local first=
@@ -154,11 +152,22 @@ __parsec_send() {
             return 0
         fi
     fi
-    if __parsec_ready; then
-        builtin print -r -- "$1" >&$__parsec_fd 2>/dev/null && return 0
-        __parsec_close
+    local line=$1
+    if __parsec_fits "$line" && __parsec_ready; then
+        if (( ! __parsec_started )); then
+            __parsec_session_start
+            if __parsec_fits "$REPLY"$'\n'"$line"; then line=$REPLY$'\n'$line
+            elif __parsec_fits "$REPLY"; then builtin syswrite -o $__parsec_fd -- "$REPLY"$'\n' 2>/dev/null && (( ++__parsec_unread ))
+            fi
+            __parsec_started=1
+        fi
+        if builtin syswrite -o $__parsec_fd -- "$line"$'\n' 2>/dev/null; then
+            (( ++__parsec_unread ))
+            return 0
+        fi
+        line=$1  # the FIFO filled up since the check: the session is in the spool file's head
     fi
-    __parsec_spool_line "$1"
+    __parsec_spool_line "$line"
 }
 
 # Appends to this shell's spool file: 0600 in the private directory, never through a symlink.
@@ -170,17 +179,52 @@ __parsec_spool_line() {
         __parsec_session_start
         line="$REPLY"$'\n'"$line"
     fi
-    sysopen -a -o create,nofollow,cloexec -m 600 -u fd -- $__parsec_spool 2>/dev/null || return 0
+    builtin sysopen -a -o create,nofollow,cloexec -m 600 -u fd -- $__parsec_spool 2>/dev/null || return 0
     builtin print -r -u $fd -- "$line" 2>/dev/null
     builtin exec {fd}>&-
 }
 
-# A request that needs an answer (classify). Sets REPLY to the reply line; fails fast.
+# A record whose command is in a file of its own (`command_file`, $1), written raw from
+# __parsec_line: the daemon reads both from the spool (parsec/daemon/hook_spool.py).
+__parsec_spool_text() {
+    local fd
+    __parsec_dir_ok || return 0
+    [[ -d ${__parsec_spool:h} ]] || command mkdir -m 700 -- ${__parsec_spool:h} 2>/dev/null
+    builtin sysopen -w -o create,excl,nofollow,cloexec -m 600 -u fd -- ${__parsec_spool:h}/$1 2>/dev/null || return 0
+    builtin print -rn -u $fd -- "$__parsec_line" 2>/dev/null
+    builtin exec {fd}>&-
+    __parsec_spool_line "$2"
+}
+
+# Opens this shell's reply FIFO (made on the first question: one fork per shell).
+__parsec_reply_ready() {
+    if [[ -n $__parsec_rfd ]]; then
+        [[ $__parsec_reply -ef /dev/fd/$__parsec_rfd ]] && return 0
+        builtin exec {__parsec_rfd}>&-
+        __parsec_rfd=
+    fi
+    [[ -e $__parsec_reply || -L $__parsec_reply ]] || command mkfifo -m 600 -- $__parsec_reply 2>/dev/null
+    [[ -p $__parsec_reply && ! -L $__parsec_reply && -O $__parsec_reply ]] || return 1
+    builtin sysopen -rw -o nofollow,cloexec -u __parsec_rfd -- $__parsec_reply 2>/dev/null || { __parsec_rfd=; return 1 }
+}
+
+# A request that needs an answer (classify). Sets REPLY to the reply line; fails fast: it gets
+# PARSEC_HOOK_TIMEOUT seconds to answer, and after a question that timed out the daemon is not
+# asked again until it has read the FIFO.
 __parsec_request() {
-    __parsec_alive q || __parsec_connect q || { REPLY=; return 1; }
-    builtin print -r -- "$1" >&$__parsec_qfd 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
-    # A late reply would be read as the answer to the next request: drop the connection instead.
-    builtin read -r -t $__parsec_reply_timeout -u $__parsec_qfd REPLY 2>/dev/null || { __parsec_close q; REPLY=; return 1; }
+    REPLY=
+    __parsec_fits "$1" && __parsec_ready && __parsec_reply_ready || return 1
+    (( __parsec_unanswered && __parsec_unread )) && return 1
+    local id=$(( ++__parsec_qid ))
+    builtin syswrite -o $__parsec_fd -- "{\"id\":$id,\"reply_to\":\"${__parsec_reply:t}\",${1#\{}"$'\n' 2>/dev/null || return 1
+    (( ++__parsec_unread ))
+    # Answers to earlier questions that timed out come first: skip them.
+    while builtin read -r -t $__parsec_reply_timeout -u $__parsec_rfd REPLY 2>/dev/null; do
+        [[ $REPLY =~ "\"id\": ?${id}[,}]" ]] && { __parsec_unanswered=0; return 0 }
+    done
+    __parsec_unanswered=1
+    REPLY=
+    return 1
 }
 
 # ---- routing at Enter --------------------------------------------------------------------------
@@ -251,6 +295,7 @@ __parsec_route() {
     ('command '*) __parsec_overridden "${line#command }" command; return 0 ;;
     ('?'*) __parsec_overridden "${line#\?}" prompt; __parsec_make_ask "${line#\?}"; return 0 ;;  # forced to Parsec
     esac
+    __parsec_fits "$line" || return 0 # a big paste runs as typed: too long to ask about
     __parsec_excluded "$line" && return 0
     __parsec_first_word "$line"
     __parsec_kind=$REPLY
@@ -327,14 +372,20 @@ __parsec_precmd() {
     builtin emulate -L zsh
     if [[ -n $__parsec_t0 ]]; then
         local line=$__parsec_line
-        if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != [[:space:]]* && -n ${line//[[:space:]]/} ]] \
+        if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != [[:space:]]* && $line == *[^[:space:]]* ]] \
             && ! __parsec_excluded "$line"; then
             seq=$(( ++__parsec_seq ))
-            local cmd cwd duration=$(( (now - __parsec_t0) * 1000 ))
-            __parsec_json "$line"; cmd=$REPLY
+            local cmd cwd long= duration=$(( (now - __parsec_t0) * 1000 ))
+            if __parsec_fits "$line"; then
+                __parsec_json "$line"; cmd="\"command\":$REPLY"
+            else # a big paste: escaping it would take seconds; it goes to the spool raw (docs/hooks.md)
+                long=zsh-$__parsec_session-$seq.txt
+                cmd="\"command_file\":\"$long\""
+            fi
             __parsec_json "$__parsec_cwd0"; cwd=$REPLY
             __parsec_json "$PWD"
-            __parsec_send "{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,\"command\":$cmd,\"started_at\":$__parsec_t0,\"finished_at\":$now,\"duration_ms\":${duration%.*},\"exit_status\":$exit_status,\"pipeline_statuses\":[${(j:,:)pipe}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
+            local record="{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,$cmd,\"started_at\":$__parsec_t0,\"finished_at\":$now,\"duration_ms\":${duration%.*},\"exit_status\":$exit_status,\"pipeline_statuses\":[${(j:,:)pipe}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
+            if [[ -n $long ]]; then __parsec_spool_text $long "$record"; else __parsec_send "$record"; fi
         fi
         [[ -n ${PARSEC_OSC133-} ]] && builtin print -rn -- $'\e]133;D;'$exit_status${seq:+;parsec=$__parsec_session:$seq}$'\a' >/dev/tty 2>/dev/null
         if [[ $exit_status == 127 && $__parsec_kind == none && -z $__parsec_routed && $line == *[[:alpha:]]' '*[[:alpha:]]* ]]; then
@@ -396,5 +447,44 @@ else
 fi
 builtin zle -N accept-line __parsec_accept_line
 if [[ -n ${PARSEC_OSC133-} ]]; then __parsec_osc_prompt; fi
+
+
+# The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the
+# session id from it, and so can they: parsec/models/session_ids.py).
+export PARSEC_SESSION=$__parsec_session
+
+# ---- history search (Ctrl-R) ---------------------------------------------------------------------
+# `parsec search` draws on /dev/tty and prints `run`, `edit` or `cancel`, a newline and the line.
+# Enter accepts through the accept-line widget (ours: routing and recording as for a typed line).
+# [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
+__parsec_search_widget() {
+    local out
+    out=$(command ${PARSEC_BIN:-parsec} search --query "$BUFFER" --session-key "$__parsec_session" \
+        ${=__parsec_search_args} </dev/tty 2>/dev/tty)
+    __parsec_search_args=
+    case ${out%%$'\n'*} in
+    run) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle accept-line ;;
+    edit) BUFFER=${out#*$'\n'}; CURSOR=$#BUFFER; builtin zle redisplay ;;
+    *) builtin zle redisplay ;;
+    esac
+}
+__parsec_search_up_widget() { __parsec_search_args="--filter session"; __parsec_search_widget; }
+typeset -g __parsec_search_args=
+builtin zle -N __parsec_search_widget
+builtin zle -N __parsec_search_up_widget
+() {
+    local map key
+    local -a keys
+    [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && keys+=('^R')
+    [[ -n ${PARSEC_SEARCH_KEY-} ]] && keys+=("$PARSEC_SEARCH_KEY")
+    for map in emacs viins; do
+        for key in $keys; do builtin bindkey -M $map "$key" __parsec_search_widget; done
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bindkey -M $map '^[[A' __parsec_search_up_widget
+            builtin bindkey -M $map '^[OA' __parsec_search_up_widget
+        fi
+    done
+    return 0
+}
 
 fi # the last status of the rc file is the first prompt's $?: this file ends with 0

@@ -21,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
         code = fast_main(args)
         if code is not None:
             return code
+    if args[:1] == ["search"]:  # Ctrl-R: first frame within 100 ms, so no typer
+        from .search.main import main as search_main
+
+        return search_main(args[1:])
     if args[:1] in (["history"], ["sessions"]):  # kept under 150 ms: no typer (it imports pydantic)
         from .history_fast import try_fast
 

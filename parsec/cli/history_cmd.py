@@ -36,7 +36,10 @@ def register(app: typer.Typer) -> None:
         host: Optional[str] = typer.Option(None, "--host", help="Only commands run on this host."),
         search: Optional[str] = typer.Option(None, "--search", "-s", help="Full text: every word must appear."),
         limit: int = typer.Option(50, "--limit", "-n", min=0, help="How many (0: all)."),
-        as_json: bool = typer.Option(False, "--json", help="A JSON array of executions."),
+        as_json: bool = typer.Option(False, "--json", help="A JSON array of executions (with captured output)."),
+        output: bool = typer.Option(
+            False, "--output", help="Show captured output (parsec shell: stdout and stderr merged)."
+        ),
         fmt: Optional[str] = typer.Option(
             None, "--format", help=f"A template with fields {{{'}, {'.join(FIELDS)}}}, e.g. '{DEFAULT_FORMAT}'."
         ),
@@ -50,5 +53,5 @@ def register(app: typer.Typer) -> None:
         run_history(
             session=session, cwd=cwd, here=here, subtree=subtree, exit_filter=exit_filter, since=since,
             until=until, host=host, search=search, limit=limit, as_json=as_json, fmt=fmt,
-            overrides=state.overrides,
+            overrides=state.overrides, output=output,
         )

@@ -10,23 +10,27 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, TypeVar
 
 from ..errors import UsageError
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
 
 
 # --- the store ---------------------------------------------------------------------------------
 
-def _store_keys(overrides: dict[str, Any]) -> dict[str, Any] | None:
-    """The [store] table merged from every config layer, or None when anything is unusual (a file
-    that does not parse...), in which case the caller loads the config the full way."""
+def config_section(name: str) -> dict[str, Any] | None:
+    """The [name] table merged from the user and project config files, read with tomllib only, or
+    None when anything is unusual (a file that does not parse...), in which case the caller loads
+    the config the full way (or uses its defaults)."""
     from .. import paths
 
     merged: dict[str, Any] = {}
@@ -37,14 +41,24 @@ def _store_keys(overrides: dict[str, Any]) -> dict[str, Any] | None:
             if explicit and path == user_file:
                 return None
             continue
+        import tomllib  # here: most runs have no config file, and tomllib is slow to import
+
         try:
             with path.open("rb") as handle:
-                section = tomllib.load(handle).get("store", {})
+                section = tomllib.load(handle).get(name, {})
         except (OSError, tomllib.TOMLDecodeError):
             return None
         if not isinstance(section, dict):
             return None
         merged.update(section)
+    return merged
+
+
+def _store_keys(overrides: dict[str, Any]) -> dict[str, Any] | None:
+    """The [store] table from every config layer (config_section), environment and --set."""
+    merged = config_section("store")
+    if merged is None:
+        return None
     for key in ("url", "busy_timeout_ms"):
         value = os.environ.get(f"PARSEC_STORE_{key.upper()}")
         if value is not None:
@@ -93,16 +107,21 @@ def read_fast_or_store(fast: Callable[[Any], T], slow: Callable[[Any], T], overr
         return slow(store)
 
 
-@contextmanager
-def open_configured_store() -> Iterator[Any]:
+def configured_store() -> Any:
+    """The store the full config names (SQLAlchemy; the caller closes it)."""
     from ..store import open_store
     from .app import load_settings
 
     settings = load_settings().settings
-    store = open_store(
+    return open_store(
         settings.store_url(), busy_timeout_ms=settings.store.busy_timeout_ms,
         connect_timeout_s=settings.store.connect_timeout_s,
     )
+
+
+@contextmanager
+def open_configured_store() -> Iterator[Any]:
+    store = configured_store()
     try:
         yield store
     finally:
@@ -270,3 +289,25 @@ def confirm(question: str) -> bool:
         raise UsageError(f"{question} -- no terminal to ask on: pass --yes to confirm")
     answer = input(f"{question} [y/N] ").strip().lower()
     return answer in ("y", "yes")
+
+
+# --- fitting text into a column --------------------------------------------------------------------
+
+def cut(text: str, width: int) -> str:
+    """`text` in at most `width` characters, an ellipsis marking what was cut."""
+    if width <= 0:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def short_path(path: str, width: int, home: str | None = None) -> str:
+    """A directory in at most `width` characters: the home directory as `~`, then the middle
+    elided (`~/src/…/api/handlers`), keeping the end, which says the most."""
+    home = os.path.expanduser("~") if home is None else home
+    if home and home != "/" and (path == home or path.startswith(home.rstrip("/") + "/")):
+        path = "~" + path[len(home.rstrip("/")):]
+    if len(path) <= width or width <= 0:
+        return path if width > 0 else ""
+    keep_tail = max(1, (width - 1) * 2 // 3)
+    keep_head = max(0, width - 1 - keep_tail)
+    return path[:keep_head] + "…" + path[len(path) - keep_tail:]

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _history_parser() -> argparse.ArgumentParser:
@@ -23,6 +26,7 @@ def _history_parser() -> argparse.ArgumentParser:
     parser.add_argument("--here", action="store_true")
     parser.add_argument("--subtree", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--output", action="store_true")
     return parser
 
 
@@ -62,7 +66,7 @@ def try_fast(args: list[str]) -> int | None:
             run_history(
                 session=ns.session, cwd=ns.cwd, here=ns.here, subtree=ns.subtree, exit_filter=ns.exit,
                 since=ns.since, until=ns.until, host=ns.host, search=ns.search, limit=ns.limit,
-                as_json=ns.json, fmt=ns.format,
+                as_json=ns.json, fmt=ns.format, output=ns.output,
             )
     else:
         ns = _parse(_sessions_parser(), args[1:])

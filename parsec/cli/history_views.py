@@ -9,7 +9,10 @@ import json
 import os
 import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 FIELDS = ("id", "session", "time", "exit", "duration", "cwd", "host", "user", "source", "command")
 DEFAULT_FORMAT = "{time}  {exit:>4}  {command}"
@@ -23,7 +26,7 @@ def run_history(
     *, session: str | None = None, cwd: str | None = None, here: bool = False, subtree: bool = False,
     exit_filter: str | None = None, since: str | None = None, until: str | None = None, host: str | None = None,
     search: str | None = None, limit: int = 50, as_json: bool = False, fmt: str | None = None,
-    overrides: dict[str, Any] | None = None,
+    overrides: dict[str, Any] | None = None, output: bool = False,
 ) -> None:
     """The body of `parsec history`, shared by the typer command and the fast entry path."""
     from ..store.history import HistoryQuery, history_sqlite, history_via_store
@@ -47,10 +50,46 @@ def run_history(
         search=search,
         limit=limit,
     )
-    rows = read_fast_or_store(
-        lambda c: history_sqlite(c, query), lambda s: history_via_store(s, query), overrides or {}
-    )
-    print_executions(rows, as_json=as_json, fmt=fmt)
+    from ..store.history import outputs_sqlite
+
+    def fast(connection: Any) -> list[dict[str, Any]]:
+        rows = history_sqlite(connection, query)
+        if output or as_json:
+            captured = outputs_sqlite(connection, [row["id"] for row in rows])
+            for row in rows:
+                row["stdout"], row["stderr"] = captured.get(row["id"], (None, None))
+        return rows
+
+    rows = read_fast_or_store(fast, lambda s: history_via_store(s, query, output or as_json), overrides or {})
+    if output or as_json:
+        for row in rows:
+            describe_output(row)
+    print_executions(rows, as_json=as_json, fmt=fmt, output=output)
+    _say_spooled()
+
+
+def describe_output(row: dict[str, Any]) -> None:
+    """`output`: the captured text; `output_streams`: what it holds. Under `parsec shell` the pty
+    sees stdout and stderr as one stream, recorded in `stdout` with `stderr` null ("merged")."""
+    from .search.render import output_text
+
+    stdout, stderr = row.get("stdout"), row.get("stderr")
+    texts = [output_text(json.dumps(part)) for part in (stdout, stderr) if part]
+    row["output"] = "\n".join(t for t in texts if t) or None
+    row["output_streams"] = None if not (stdout or stderr) else "separate" if (stdout and stderr) else (
+        "merged" if stdout else "stderr")
+
+
+def _say_spooled() -> None:
+    """With the daemon down, recorded commands wait in the spool and are not in the store yet."""
+    from .spool_count import spooled_commands
+
+    waiting = spooled_commands()
+    if waiting:
+        sys.stderr.write(
+            f"parsec: {waiting} recorded {'command waits' if waiting == 1 else 'commands wait'} in the spool, not "
+            "shown here: is the daemon running? (`parsec daemon start`)\n"
+        )
 
 
 def _failed(value: str | None) -> bool | None:
@@ -85,23 +124,22 @@ def _session_id(value: str) -> str:
 
 
 def current_session_id() -> str:
-    """The session of the shell that runs this command: asked of the daemon (by the shell's pid,
-    or the key the hook exported), else PARSEC_SESSION when it is a session id itself."""
-    from ..errors import ParsecError, UsageError
+    """The session of the shell that runs this command: computed from the key the hook exported
+    (PARSEC_SESSION, `<pid>-<start time>`: the daemon derives the id from it, models/session_ids),
+    so it works before the daemon has heard of the shell (its first command) and after a daemon
+    restart; else asked of the daemon by the shell's pid; else PARSEC_SESSION when it is an id."""
+    from ..errors import UsageError
+    from ..models.session_ids import session_id_for_key, this_host
 
     key = os.environ.get("PARSEC_SESSION", "").strip()
-    try:
-        from ..protocol.client import DaemonClient
+    derived = session_id_for_key(key, this_host()) if key else None
+    if derived is not None:
+        return derived
+    from ..protocol.current_session import ask_daemon
 
-        with DaemonClient.connect(timeout=2.0) as client:
-            fields: dict[str, Any] = {"session": key} if key else {"pid": os.getppid()}
-            found = client.call("current_session", **fields).get("session_id")
-            if not found and key:
-                found = client.call("current_session", pid=os.getppid()).get("session_id")
-        if found:
-            return str(found)
-    except (ParsecError, OSError):
-        pass
+    found = ask_daemon(key, timeout=2.0) or (ask_daemon("", timeout=2.0) if key else None)
+    if found:
+        return found
     if _ULID.fullmatch(key.upper()):
         return key.upper()
     raise UsageError(
@@ -128,7 +166,9 @@ def execution_fields(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def print_executions(rows: list[dict[str, Any]], *, as_json: bool = False, fmt: str | None = None) -> None:
+def print_executions(
+    rows: list[dict[str, Any]], *, as_json: bool = False, fmt: str | None = None, output: bool = False
+) -> None:
     from .history_common import to_json
 
     if as_json:
@@ -148,12 +188,25 @@ def print_executions(rows: list[dict[str, Any]], *, as_json: bool = False, fmt: 
         if lines:
             _echo("\n".join(lines))
         return
-    from .render import table
+    from .render import is_tty, table
 
-    table(
-        ["time", "exit", "took", "cwd", "command"],
-        [(f["time"], f["exit"], f["duration"], f["cwd"], f["command"]) for f in map(execution_fields, rows)],
-    )
+    if is_tty():
+        from .history_table import print_table
+
+        print_table(rows, output=output)
+        return
+    if not output:
+        table(
+            ["time", "exit", "took", "cwd", "command"],
+            [(f["time"], f["exit"], f["duration"], f["cwd"], f["command"]) for f in map(execution_fields, rows)],
+        )
+        return
+    _echo("\t".join(["time", "exit", "took", "cwd", "command"]))
+    for row in rows:
+        f = execution_fields(row)
+        _echo("\t".join(str(f[k]) for k in ("time", "exit", "duration", "cwd", "command")))
+        for line in (row.get("output") or "").splitlines():
+            _echo(f"    | {line}")
 
 
 def run_sessions(*, limit: int = 50, as_json: bool = False, overrides: dict[str, Any] | None = None) -> None:

@@ -11,7 +11,6 @@ fresh copy (which rewrites the file) and loads that instead. Standard library on
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -31,7 +30,11 @@ def parsec_command() -> str | None:
     if os.path.basename(argv0) == "parsec" and os.access(argv0, os.X_OK):
         return os.path.abspath(argv0)
     sibling = Path(sys.executable).with_name("parsec")
-    return str(sibling) if os.access(sibling, os.X_OK) else shutil.which("parsec")
+    if os.access(sibling, os.X_OK):
+        return str(sibling)
+    import shutil  # rarely needed: not on the `parsec init` path of a virtualenv
+
+    return shutil.which("parsec")
 
 
 def refresh(shell: str, body: str, hook_source: Path, config: Path) -> Path | None:

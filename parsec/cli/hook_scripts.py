@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -53,6 +54,7 @@ def _config_defaults(shell: str) -> str:
         if hooks.get(key) is False:
             name = f"PARSEC_HOOKS_{key.upper()}"
             lines.append(f"set -q {name}; or set -g {name} 0\n" if shell == "fish" else f': "${{{name}:=0}}"\n')
+    lines += _search_keys(shell, _table(config, "search"))
     patterns = privacy.get("exclude_commands")
     lines.append(_exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else []))
     from .hook_file import parsec_command
@@ -61,6 +63,24 @@ def _config_defaults(shell: str) -> str:
     if command:
         lines.append(f"set -g __parsec_bin {quote(command, shell)}\n" if shell == "fish" else f"__parsec_bin={quote(command, shell)}\n")
     return "".join(lines)
+
+
+_KEY_NOTATION = re.compile(r"[A-Za-z0-9\\^\[\]-]{1,16}")  # \es, \C-s, ^S, \cs: no quoting needed
+
+
+def _search_keys(shell: str, search: dict) -> list[str]:
+    """PARSEC_SEARCH_* for the hook's key bindings from `[search]` (defaults need no line)."""
+    values = {}
+    if search.get("bind_ctrl_r") is False:
+        values["PARSEC_SEARCH_BIND_CTRL_R"] = "0"
+    if search.get("bind_up_arrow") is True:
+        values["PARSEC_SEARCH_BIND_UP_ARROW"] = "1"
+    key = search.get("key")
+    if isinstance(key, str) and _KEY_NOTATION.fullmatch(key):
+        values["PARSEC_SEARCH_KEY"] = key
+    if shell == "fish":  # unquoted: fish reads the key's escapes (\es) when it parses the line
+        return [f"set -q {name}; or set -g {name} {value}\n" for name, value in values.items()]
+    return [f"[[ -n ${{{name}+x}} ]] || {name}='{value}'\n" for name, value in values.items()]
 
 
 def _table(config: dict, name: str) -> dict:

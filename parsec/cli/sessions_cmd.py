@@ -36,14 +36,17 @@ def register(app: typer.Typer) -> None:
         """One session: its details, its commands (oldest first) and its conversations."""
         from ..store.history import HistoryQuery, history_via_store, resolve_session_id
         from .history_common import check_limit, human_duration, local_time, open_configured_store, to_json
-        from .history_views import current_session_id, print_executions
+        from .history_views import current_session_id, describe_output, print_executions
 
         check_limit(limit)
         with open_configured_store() as store:
             full_id = current_session_id() if session_id == "current" else resolve_session_id(store, session_id)
             session = store.load_session(full_id, history_limit=1)
-            commands = list(reversed(history_via_store(store, HistoryQuery(session_id=full_id, limit=limit))))
+            newest = history_via_store(store, HistoryQuery(session_id=full_id, limit=limit), with_output=True)
+            commands = list(reversed(newest))
             conversations = store.list_conversations(limit=1000, session_id=full_id)
+        for row in commands:
+            describe_output(row)  # the captured output, and which streams it holds
         if as_json:
             payload = {
                 "session": session.model_dump(mode="json", exclude={"command_history"}),
@@ -65,7 +68,7 @@ def register(app: typer.Typer) -> None:
         if session.global_context.working_directory:
             typer.echo(f"cwd {session.global_context.working_directory}")
         typer.echo("")
-        print_executions(commands)
+        print_executions(commands, output=True)
         if conversations:
             from .render import table
 

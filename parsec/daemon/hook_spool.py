@@ -1,5 +1,9 @@
 """Messages the hooks appended to spool files while the daemon was down (or, for fish, always).
 
+A command too long for the hook to escape cheaply (a big paste: bash would take seconds) is
+written raw to `<spool>/<name>.txt` and its record says `"command_file": "<name>.txt"`; the text
+is read here, as UTF-8 with U+FFFD for bad bytes, and the file deleted with its spool file.
+
 A file is taken in two steps: renamed to `*.taken` on one pass, read on the next (so a hook that
 opened it just before the rename has finished its append), then deleted once every record from
 it is in the journal. A crash in between re-reads the file; derived ids keep that harmless.
@@ -7,14 +11,18 @@ it is in the journal. A crash in between re-reads the file; derived ids keep tha
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("parsec.daemon")
 
 TAKEN = ".taken"
+_TEXT_FILE = re.compile(r"[A-Za-z0-9._-]{1,200}\.txt")
 
 
 class HookSpool:
@@ -55,14 +63,17 @@ class HookSpool:
         journal = self.daemon.journal
         if journal.write_error is not None:
             return  # the journal cannot be written: the file is the only durable copy, keep it
-        conn = {"tcp": False, "authenticated": True, "spool": True}
+        conn = {"transport": "spool", "spool": True}
         count = bad = 0
         limit = self.daemon.limit
+        text_files: list[Path] = []
         try:
             with path.open("rb") as handle:
                 for number, line in enumerate(handle, 1):
                     if len(line) > limit or not line.strip():
                         continue
+                    if b'"command_file"' in line:
+                        line = _with_command_text(line, path.parent, text_files)
                     try:
                         reply = await self.daemon.handle_line(line.rstrip(b"\n"), conn)
                     except Exception as err:  # one bad line must not hold back the rest of the file
@@ -82,5 +93,31 @@ class HookSpool:
             return  # some of it is only in memory: keep the file until the journal holds it
         await journal.sync()  # fdatasynced before the spool copy is deleted
         path.unlink(missing_ok=True)
+        for text in text_files:
+            text.unlink(missing_ok=True)
         self.ingested += count
         log.info("ingested %d spooled messages from %s", count, path.name)
+
+
+def _with_command_text(line: bytes, directory: Path, seen: list[Path]) -> bytes:
+    """The record with `command` read from its `command_file` (in the same private directory,
+    a regular file of ours, never through a symlink). Unchanged when that cannot be done."""
+    try:
+        message = json.loads(line)
+        name = message.pop("command_file")
+    except (ValueError, AttributeError, KeyError):
+        return line
+    if not isinstance(name, str) or not _TEXT_FILE.fullmatch(name):
+        return line
+    path = directory / name
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return line
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            return line
+        message["command"] = handle.read().decode("utf-8", "replace")
+    seen.append(path)
+    return json.dumps(message, ensure_ascii=False).encode()

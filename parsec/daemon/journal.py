@@ -304,6 +304,9 @@ class Journal:
             log.error("journal fdatasync at close failed: %s", error)
         if self._current is not None and self._current_records == 0:
             self.remove(self._current)  # leave no empty segment behind
+        if self._held_records:
+            log.error("the journal could not be written until exit: %d acknowledged records held in memory are lost",
+                      self._held_records)
 
 
 def _write_all(fd: int, data: bytes, size_before: int) -> None:

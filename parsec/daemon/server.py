@@ -1,4 +1,5 @@
-"""The daemon: an asyncio server on the owner-only Unix socket and on 127.0.0.1 (token-gated).
+"""The daemon: an asyncio server on the owner-only Unix socket (peer uid checked) and the shells'
+FIFO in the same private directory (hook_channel.py). Nothing listens on a network port.
 
 A reply never waits for the store: records go to the journal (written, group-committed, before a
 `command_finished` is acknowledged; fdatasynced in the background, see journal.py) and the store
@@ -8,10 +9,8 @@ writer moves them on in batches.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import os
-import secrets
 import socket
 import struct
 import time
@@ -27,6 +26,7 @@ from ..protocol import endpoints
 from ..protocol import messages as m
 from ..protocol.framing import ConnectionClosed, MessageTooLarge, read_line
 from ..routing import Classifier, reads_like_prose
+from .hook_channel import HookChannel
 from .hook_spool import HookSpool
 from .journal import Journal, JournalError, journal_dir
 from .scheduler import Scheduler
@@ -72,7 +72,7 @@ class Daemon:
         self.hook_spool = HookSpool([endpoints.runtime_spool_dir(runtime), endpoints.state_spool_dir()], self)
         self.scheduler = Scheduler()
         self.store_url = public_url(settings.store_url())
-        self.token = secrets.token_hex(32)
+        self.hook_channel = HookChannel(runtime, self.handle_line, self.limit)
         self.started = time.time()
         self.requests = 0
         self.last_error: str | None = None  # the daemon's own (the store writer keeps its own)
@@ -97,12 +97,10 @@ class Daemon:
         self.journal.open()
         sock_path = endpoints.socket_path(self.runtime)
         sock_path.unlink(missing_ok=True)  # we hold the lock: any socket left here is stale
-        unix = await asyncio.start_unix_server(lambda r, w: self._client(r, w, tcp=False), path=str(sock_path), limit=self.limit + 1)
+        unix = await asyncio.start_unix_server(self._client, path=str(sock_path), limit=self.limit + 1)
         os.chmod(sock_path, 0o600)
-        tcp = await asyncio.start_server(lambda r, w: self._client(r, w, tcp=True), host="127.0.0.1", port=0, limit=self.limit + 1)
-        self._servers = [unix, tcp]
-        port = tcp.sockets[0].getsockname()[1]
-        _write_private(endpoints.tcp_file(self.runtime), f"{port} {self.token}\n")
+        self._servers = [unix]
+        self.hook_channel.open()
         cfg = self.settings.daemon
         self.scheduler.every("flush", cfg.flush_interval_ms / 1000, self.writer.flush)
         self.scheduler.every("close dead sessions", cfg.session_check_interval_s, self._reap_sessions)
@@ -112,7 +110,8 @@ class Daemon:
             self.scheduler.every("retention prune", interval, self._prune, first_delay=min(interval, 600.0))
         self.scheduler.start()
         asyncio.ensure_future(self._get_classifier())  # warm it up before the first Enter key
-        log.info("daemon %s listening on %s and 127.0.0.1:%d (pid %d, store %s)", __version__, sock_path, port, os.getpid(), self.store_url)
+        log.info("daemon %s listening on %s and %s (pid %d, store %s)", __version__, sock_path,
+                 endpoints.hook_fifo(self.runtime), os.getpid(), self.store_url)
         await self.stopping.wait()
         await self._drain()
 
@@ -125,6 +124,7 @@ class Daemon:
         for server in self._servers:
             server.close()
         deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        await self.hook_channel.close(timeout=DRAIN_TIMEOUT_S)
         while self._busy and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         for task in list(self._clients):
@@ -141,12 +141,11 @@ class Daemon:
             log.warning("store not reachable at exit: %d records stay in the journal for the next start", self.journal.depth)
         await self.writer.close()
         self.journal.close()
-        for path in (endpoints.socket_path(self.runtime), endpoints.tcp_file(self.runtime)):
-            path.unlink(missing_ok=True)
+        endpoints.socket_path(self.runtime).unlink(missing_ok=True)
         log.info("stopped")
 
     # --- connections -----------------------------------------------------------------------
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, tcp: bool) -> None:
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
         if len(self._clients) >= MAX_CONNECTIONS or self.stopping.is_set():
@@ -154,11 +153,14 @@ class Daemon:
             return
         self._clients.add(task)
         try:
-            if not tcp and not self._same_user(writer):
+            # The peer's uid is checked before a byte of it is read: another user (were the
+            # directory's modes loosened) is answered once and closed, holding nothing.
+            if not self._same_user(writer):
                 writer.write(m.encode(m.error_reply(None, "unauthorized", "this daemon belongs to another user")))
-                await writer.drain()
+                async with asyncio.timeout(1.0):
+                    await writer.drain()
                 return
-            conn = {"tcp": tcp, "authenticated": not tcp}
+            conn: dict[str, Any] = {"transport": "socket"}
             while True:
                 try:
                     async with asyncio.timeout(self.timeout):
@@ -206,9 +208,6 @@ class Daemon:
         except m.BadMessage as err:
             req_id, noreply = m.envelope(line)
             return None if noreply and not conn.get("spool") else m.error_reply(req_id, err.code, str(err))
-        if not conn["authenticated"] and request.type != "hello":
-            conn["close"] = True
-            return m.error_reply(request.id, "unauthorized", "say hello with the token from the tcp file first")
         try:
             reply = await self._handlers[request.type](request, conn)
         except JournalError as err:
@@ -225,11 +224,6 @@ class Daemon:
 
     # --- handlers --------------------------------------------------------------------------
     async def _hello(self, req: m.Hello, conn: dict[str, Any]) -> dict[str, Any]:
-        if conn["tcp"] and not hmac.compare_digest(req.token.encode(), self.token.encode()):
-            conn["close"] = True
-            log.warning("refused a TCP connection with a wrong token")
-            return m.error_reply(req.id, "unauthorized", "wrong token")
-        conn["authenticated"] = True
         return m.ok_reply(req.id, version=__version__)
 
     async def _ping(self, req: m.Ping, conn: dict[str, Any]) -> dict[str, Any]:
@@ -300,6 +294,7 @@ class Daemon:
             await self.journal.append(execution_record(execution), durable=index == len(records.executions))
 
     async def _reap_sessions(self) -> None:
+        self.hook_channel.prune_replies()
         for records in await self.recorder.reap_dead():
             await self._journal(records)
         await self._journal(self.recorder.due_saves())
@@ -355,15 +350,6 @@ class Daemon:
             "last_error": self.journal.problem or self.writer.last_error or self.last_error or self.journal.last_error,
             "jobs": self.scheduler.describe(),
         }
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Write a 0600 file atomically (readers never see half of it)."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(temp, path)
 
 
 def _after_command_not_found(req: m.Classify) -> dict[str, Any]:

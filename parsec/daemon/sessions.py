@@ -10,7 +10,6 @@ keeps answering other shells meanwhile (see _masked).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import socket
 import time
@@ -23,6 +22,7 @@ import psutil
 
 from ..context import environment
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
+from ..models.session_ids import derived_id, epoch, key_pid, key_time
 from ..models.text import TruncatedText
 from ..privacy.memory import SecretValues
 from ..protocol.messages import CommandFinished, CommandOutput, CommandStarted, SessionStart
@@ -40,39 +40,8 @@ SESSION_SAVE_INTERVAL_S = 30.0  # last_active reaches the store at most this oft
 # Texts (command + output) longer than this are masked on a worker thread: 1 MB costs 30-100 ms
 # (bench/masking.py), 16 KB under 2 ms, less than the hop to a thread is worth on the loop.
 OFF_LOOP_CHARS = 16 * 1024
-_MIN_EPOCH, _MAX_EPOCH = 0.0, 32503680000.0  # year 3000: anything outside is a bogus clock
-
-
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # the ULID alphabet
-_PAIRS = [a + b for a in _CROCKFORD for b in _CROCKFORD]  # every 10-bit value as two digits
-
-
-def derived_id(timestamp: float, *parts: str) -> str:
-    """A ULID whose time part is `timestamp` and whose random part is a hash of `parts`."""
-    millis = int(max(_MIN_EPOCH, min(timestamp, _MAX_EPOCH)) * 1000)
-    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()[:10]
-    value = (millis << 80) | int.from_bytes(digest, "big")
-    # 26 digits = 130 bits (two leading zero bits), looked up 10 bits at a time: what python-ulid
-    # computes, at a fraction of its cost on this hot path.
-    return "".join([_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
-
-
-def _epoch(value: float | None) -> float | None:
-    return value if value is not None and _MIN_EPOCH < value < _MAX_EPOCH else None
-
-
-def _key_time(key: str) -> float | None:
-    """`<pid>-<start time>` → the start time, when the key has that shape."""
-    _, _, tail = key.partition("-")
-    try:
-        return _epoch(float(tail))
-    except ValueError:
-        return None
-
-
-def _key_pid(key: str) -> int | None:
-    head, _, _ = key.partition("-")
-    return int(head) if head.isdigit() and len(head) < 10 else None
+# The ids are derived in parsec/models/session_ids.py, so the CLI computes the same ones.
+_epoch, _key_time, _key_pid = epoch, key_time, key_pid
 
 
 @dataclass

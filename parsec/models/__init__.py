@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (parsec search's start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS = {
     "base": ["ParsecModel", "Ulid", "UtcDatetime", "new_id", "utcnow"],

@@ -20,4 +20,4 @@ class RetentionPolicy(ParsecModel):
     max_conversation_history: int = Field(default=50, ge=0)  # 0 = no limit
     max_sessions: int = Field(default=0, ge=0)  # sessions (with their commands) kept; 0 = no limit
     keep_achievements: bool = True  # pruned conversations leave their achievements behind
-    batch_size: int = Field(default=5000, ge=1)  # rows per transaction, so writers never stall
+    batch_size: int = Field(default=20_000, ge=1)  # most rows per transaction; each is also timed (prune.BATCH_SECONDS)

@@ -46,22 +46,6 @@ class DaemonClient:
             raise DaemonUnavailable(f"the daemon is not running ({path}: {err.strerror}): run `parsec daemon start`") from None
         return cls(sock)
 
-    @classmethod
-    def connect_tcp(cls, runtime: Path | None = None, timeout: float = 5.0) -> "DaemonClient":
-        """Connect over 127.0.0.1 with the token from `<runtime>/tcp`, as the bash hook does."""
-        tcp = endpoints.tcp_file(runtime or endpoints.runtime_dir())
-        try:
-            port, token = tcp.read_text().split()
-        except (OSError, ValueError):
-            raise DaemonUnavailable(f"the daemon is not running ({tcp} is missing): run `parsec daemon start`") from None
-        try:
-            sock = socket.create_connection(("127.0.0.1", int(port)), timeout=timeout)
-        except OSError as err:
-            raise DaemonUnavailable(f"the daemon does not answer on 127.0.0.1:{port}: {err.strerror}") from None
-        client = cls(sock)
-        client.call("hello", token=token)
-        return client
-
     def send(self, kind: str, **fields: Any) -> None:
         """Send without waiting (use with noreply=True, or read the reply with `receive`)."""
         try:

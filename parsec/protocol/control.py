@@ -34,7 +34,7 @@ class UnsafeRuntimeDir(ParsecError):
 
 def runtime_for(settings: Settings) -> Path:
     """The runtime directory, created 0700; refused when someone else owns it (e.g. a
-    `/tmp/parsec-<uid>` planted by another user to catch the socket and the token)."""
+    `/tmp/parsec-<uid>` planted by another user to catch what the shells send)."""
     runtime = endpoints.runtime_dir(settings.daemon.socket_dir)
     if runtime.is_symlink() or (runtime.exists() and runtime.stat().st_uid != os.getuid()):
         raise UnsafeRuntimeDir(f"{runtime} is not a directory of yours: remove it, or set [daemon] socket_dir")
@@ -166,5 +166,6 @@ def _running(pid: int) -> bool:
 
 
 def _remove_stale(runtime: Path) -> None:
-    for path in (endpoints.socket_path(runtime), endpoints.tcp_file(runtime), endpoints.pid_file(runtime)):
+    # Not the hook FIFO: lines may wait in it for the next daemon (hook_channel.py).
+    for path in (endpoints.socket_path(runtime), endpoints.pid_file(runtime)):
         path.unlink(missing_ok=True)

@@ -16,9 +16,14 @@ def socket_path(runtime: Path) -> Path:
     return runtime / "daemon.sock"
 
 
-def tcp_file(runtime: Path) -> Path:
-    """One line `PORT TOKEN`, mode 0600: the bash hook's fork-free way in (via /dev/tcp)."""
-    return runtime / "tcp"
+def hook_fifo(runtime: Path) -> Path:
+    """The FIFO every shell hook writes its records and questions to (daemon/hook_channel.py)."""
+    return runtime / "hooks.fifo"
+
+
+def reply_dir(runtime: Path) -> Path:
+    """Each shell's own reply FIFO, `reply/<session>`, for the answers to its questions."""
+    return runtime / "reply"
 
 
 def lock_file(runtime: Path) -> Path:

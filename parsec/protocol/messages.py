@@ -71,7 +71,6 @@ class Request(BaseModel):
 
 class Hello(Request):
     type: ClassVar[str] = "hello"
-    token: str = Field(default="", max_length=256)
 
 
 class Ping(Request):
@@ -190,9 +189,13 @@ REQUEST_TYPES: dict[str, type[Request]] = {
 
 def parse_request(line: bytes | str) -> Request:
     """Decode one line into its typed request, or raise BadMessage with the reply's error code."""
+    if isinstance(line, bytes):
+        # A directory or command in another encoding: its stray bytes become U+FFFD, the rest
+        # of the record is kept (a strict decode would drop the whole record).
+        line = line.decode("utf-8", "replace")
     try:
         data = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:
         raise BadMessage("bad_request", "not a JSON object") from None
     except RecursionError:  # `[[[[…` thousands deep: the parser's stack, not the daemon's problem
         raise BadMessage("bad_request", "JSON nested too deeply") from None

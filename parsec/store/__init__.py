@@ -5,7 +5,7 @@ Nothing heavy is imported here: the hook path imports `parsec` packages and must
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the hook path imports this)
 
 if TYPE_CHECKING:
     from .sql_store import SqlStore

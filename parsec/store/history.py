@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import namedtuple
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote
 
 from .micros import from_micros, to_micros
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Schema revisions whose tables this module's raw SQL was written against (see migrate.py).
 FAST_PATH_REVISIONS = {"0002"}
@@ -34,20 +37,14 @@ EXECUTION_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
-class HistoryQuery:
-    """The filters of `parsec history`; the same meaning as store.base.ExecutionQuery."""
-
-    session_id: str | None = None
-    cwd: str | None = None
-    cwd_subtree: bool = False
-    exit_status: int | None = None
-    failed: bool | None = None  # True: non-zero exit; False: exit 0; NULL exit is neither
-    host: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    search: str | None = None
-    limit: int = 50
+# The filters of `parsec history`; the same meaning as store.base.ExecutionQuery. A namedtuple,
+# not a dataclass: dataclasses imports inspect, ast and dis, a good part of the 150 ms budget.
+# failed: True = non-zero exit; False = exit 0; a NULL exit is neither.
+HistoryQuery = namedtuple(
+    "HistoryQuery",
+    ["session_id", "cwd", "cwd_subtree", "exit_status", "failed", "host", "since", "until", "search", "limit"],
+    defaults=(None, None, False, None, None, None, None, None, None, 50),
+)
 
 
 class FastPathUnavailable(Exception):
@@ -158,6 +155,20 @@ def history_sqlite(connection: sqlite3.Connection, query: HistoryQuery) -> list[
     return [_execution_dict(row) for row in connection.execute(sql, params).fetchall()]
 
 
+def outputs_sqlite(connection: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[Any, Any]]:
+    """The captured (stdout, stderr) of these executions, each a TruncatedText dict or None; read
+    only when asked for (`--output`, `--json`): they can be large."""
+    found: dict[str, tuple[Any, Any]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for eid, stdout, stderr in connection.execute(
+            f"SELECT id, stdout, stderr FROM executions WHERE id IN ({marks})", chunk
+        ):
+            found[eid] = (json.loads(stdout) if stdout else None, json.loads(stderr) if stderr else None)
+    return found
+
+
 def _windowed(connection: sqlite3.Connection, query: HistoryQuery) -> list[tuple]:
     """Search slices of recent rows (by seq), newest first, each four times larger than the last,
     until no older slice can hold a row newer than the oldest of the `limit` found."""
@@ -266,7 +277,7 @@ def session_dict(
 
 # --- the same answers through the store (PostgreSQL, or a database that needs migrating) ----------
 
-def history_via_store(store: Any, query: HistoryQuery) -> list[dict[str, Any]]:
+def history_via_store(store: Any, query: HistoryQuery, with_output: bool = False) -> list[dict[str, Any]]:
     from .base import ExecutionQuery
 
     found = store.query_executions(ExecutionQuery(
@@ -279,6 +290,8 @@ def history_via_store(store: Any, query: HistoryQuery) -> list[dict[str, Any]]:
             "id": e.id, "session_id": e.session_id, "command": e.command, "executed_at": e.executed_at,
             "duration_ms": e.duration_ms, "exit_status": e.exit_status, "pipeline_statuses": e.pipeline_statuses,
             "cwd": e.working_directory, "cwd_after": e.cwd_after, "host": e.host, "user": e.user, "source": e.source,
+            **({"stdout": e.stdout.model_dump() if e.stdout else None,
+                "stderr": e.stderr.model_dump() if e.stderr else None} if with_output else {}),
         }
         for e in found
     ]

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Column, ColumnElement, Connection, Table, delete, func, select, text, update
+from sqlalchemy import Column, ColumnElement, Connection, Table, delete, func, select, text, true, update
 
 from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
@@ -47,7 +47,7 @@ KEYS_PER_STATEMENT = 500  # ids bound into one IN (...) list
 # handler's step at that point: a waiting writer's next retry lands in the gap and its wait stays
 # near BATCH_SECONDS plus one step. Taking the lock back at once (no gap) starved writers for
 # over a second: they only got in when a retry happened to hit the microseconds between batches.
-BATCH_SECONDS = 0.04  # the longest a delete batch should hold the write lock
+BATCH_SECONDS = 0.03  # the longest a batch should hold the write lock (a writer retrying at 33 ms gets in)
 YIELD_SECONDS = 0.025  # the lock stays free this long after each batch
 FIRST_BATCH = 500  # rows in the first batch, before the time per row is known
 MIN_BATCH = 50
@@ -152,28 +152,28 @@ def _count_outputs(store: SqlStore, cutoff, history_cutoff) -> int:  # noqa: ANN
 def _drop_outputs(connection: Connection, cutoff, pacer: _Pacer) -> int:  # noqa: ANN001
     """Set stdout/stderr to NULL on commands older than `cutoff`, oldest first, in paced batches.
 
-    The scan walks the executed_at index forward from where the last batch stopped, so rows
-    already cleared are not read again (a batch is an UPDATE: the full-text index, on `command`
-    only, is untouched)."""
-    cleared, since = 0, None
+    Each batch is a range of the executed_at index: an index-only probe finds where the next
+    `size` rows end, and one UPDATE clears the range (rows already without output are skipped by
+    its condition). One statement per batch, no key lists: about ten times the rate of selecting
+    keys and updating by them. The full-text index, on `command` only, is not touched."""
+    when = executions.c.executed_at
+    cleared, after = 0, None
     while True:
         size = pacer.size
-        condition = (executions.c.executed_at < cutoff) & _HAS_OUTPUT
-        if since is not None:
-            condition &= executions.c.executed_at >= since
+        lower = (when > after) if after is not None else true()
         started = time.monotonic()
         with connection.begin():
-            found = connection.execute(
-                select(executions.c.seq, executions.c.executed_at).where(condition)
-                .order_by(executions.c.executed_at).limit(size)
-            ).all()
-            for chunk in _chunks([seq for seq, _ in found], KEYS_PER_STATEMENT):
-                connection.execute(update(executions).where(executions.c.seq.in_(chunk)).values(stdout=None, stderr=None))
-        cleared += len(found)
-        pacer.took(len(found), time.monotonic() - started)
-        if len(found) < size:
+            edge = connection.execute(
+                select(when).where(lower & (when < cutoff)).order_by(when).offset(size - 1).limit(1)
+            ).scalar()
+            upper = (when <= edge) if edge is not None else (when < cutoff)
+            cleared += connection.execute(
+                update(executions).where(lower & upper & _HAS_OUTPUT).values(stdout=None, stderr=None)
+            ).rowcount
+        pacer.took(size if edge is not None else 0, time.monotonic() - started)
+        if edge is None:
             return cleared
-        since = found[-1][1]
+        after = edge
 
 
 def _stale_contexts(store: SqlStore, cutoff, doomed: list[str]) -> list[tuple[str, dict]]:  # noqa: ANN001

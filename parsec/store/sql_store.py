@@ -7,7 +7,6 @@ front (BEGIN IMMEDIATE) so concurrent writers wait on the busy timeout instead o
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -18,7 +17,7 @@ from sqlalchemy import Connection, Engine, case, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
-from ..errors import NotFound, StoreError, StoreNotWritable, StoreUnavailable, UsageError
+from ..errors import NotFound, StoreError, StoreUnavailable, UsageError
 from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
@@ -27,6 +26,7 @@ from ..privacy.masking import mask_json, store_gate
 from . import rows
 from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
 from .engine import WRITE
+from .faults import not_writable
 from .fts import uses_full_text_index
 from .windowed import newest_in_subtree, windowed_search
 from .queries import NEWEST_FIRST, cwd_condition, execution_conditions, under_directory
@@ -40,18 +40,6 @@ from .schema import (
     sessions,
     to_micros,
 )
-
-def storage_fault(message: str) -> str | None:
-    """"disk full" / "read-only" / "I/O error" when a database error is the disk's fault."""
-    lowered = message.lower()
-    if "disk is full" in lowered or "no space left" in lowered or "disk full" in lowered:
-        return "disk full"
-    if "readonly" in lowered or "read-only" in lowered:
-        return "read-only"
-    if "disk i/o error" in lowered:
-        return "I/O error"
-    return None
-
 
 INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one transaction per call
 
@@ -86,9 +74,9 @@ class SqlStore:
         except DBAPIError as err:
             if err.connection_invalidated:
                 raise StoreUnavailable(f"lost the connection to the store: {_first_line(err)}") from err
-            fault = storage_fault(_first_line(err))
+            fault = not_writable(_first_line(err), self.url)
             if fault is not None:
-                raise StoreNotWritable(f"store not writable: {self._disk_says(fault)} ({self._where()}; {_first_line(err)})") from err
+                raise fault from err
             raise StoreError(f"the store refused the operation: {_first_line(err)}") from err
         except SQLAlchemyError as err:
             raise StoreError(f"store error: {_first_line(err)}") from err
@@ -99,38 +87,14 @@ class SqlStore:
             return StoreUnavailable(f"the store is busy ({message}); retry, or raise store.busy_timeout_ms")
         if "malformed" in message or "not a database" in message:
             return StoreError(f"the store is damaged ({message}); move the file away to start afresh")
-        fault = storage_fault(message)
+        fault = not_writable(message, self.url)
         if fault is not None:
-            return StoreNotWritable(f"store not writable: {self._disk_says(fault)} ({self._where()}; {message})")
+            return fault
         if "unable to open" in message:
             return StoreError(f"cannot write the store ({message}); check the permissions of its directory")
         if self.dialect == "sqlite":
             return StoreError(f"store error: {message}")
         return StoreUnavailable(f"cannot reach the store: {message}; check store.url and that the server runs")
-
-    def _disk_says(self, fault: str) -> str:
-        """SQLite reports a write refused by a read-only mount as a "disk I/O error": ask the file
-        system of a SQLite store which it is."""
-        from .engine import sqlite_path
-
-        path = sqlite_path(self.url)
-        if path is None:
-            return fault
-        try:
-            info = os.statvfs(path.parent)
-        except OSError:
-            return fault
-        if info.f_flag & os.ST_RDONLY:
-            return "read-only"
-        if info.f_bavail == 0:
-            return "disk full"
-        return fault
-
-    def _where(self) -> str:
-        from .engine import sqlite_path
-
-        path = sqlite_path(self.url)
-        return str(path) if path is not None else self.url.split("@")[-1]
 
     def close(self) -> None:
         self.engine.dispose()

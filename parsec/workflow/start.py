@@ -57,45 +57,14 @@ def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
 
 def _session_from_daemon(env: Mapping[str, str]) -> str | None:
     """The calling shell's session id, as the daemon knows it (by the hook's key or our parent pid).
-
-    Without a daemon (not installed, not running) this fails fast and the caller makes a session.
-    One request, spoken directly (newline-delimited JSON, as `protocol.messages.request_line`
-    writes it): the protocol client's imports (asyncio, the pydantic message models) would cost
-    ~30 ms of the start-up budget.
-    """
+    Without a daemon (not installed, not running) this fails fast and the caller makes a session."""
     if env.get("PARSEC_DISABLE"):
         return None
-    import json
-    import socket
+    from ..protocol.current_session import ask_daemon
 
-    from ..protocol import endpoints
-
-    path = endpoints.socket_path(endpoints.runtime_dir())
-    if not path.exists():
-        return None  # no daemon
-    key = env.get("PARSEC_SESSION", "").strip()
-    fields: dict[str, Any] = {"session": key} if key else {"pid": os.getppid()}
-    request = {"v": _PROTOCOL_VERSION, "type": "current_session", "id": 1, **fields}
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(0.5)
-            sock.connect(str(path))
-            sock.sendall(json.dumps(request, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n") and len(data) < _REPLY_LIMIT:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        reply = json.loads(data)
-    except (OSError, ValueError):
-        return None
-    found = reply.get("session_id") if isinstance(reply, dict) and reply.get("ok") else None
-    return str(found).upper() if found else None
+    return ask_daemon(env.get("PARSEC_SESSION", "").strip())
 
 
-_PROTOCOL_VERSION = 1  # parsec.protocol.messages.PROTOCOL_VERSION: change both together
-_REPLY_LIMIT = 1_048_576
 
 
 def build_runner(settings: Any, conversation: Conversation | None, *, prompt: str | None, store: Any, ui: Any,

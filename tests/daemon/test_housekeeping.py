@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import socket
+import os
 import time
 from datetime import timedelta
 
@@ -39,13 +39,15 @@ def test_scheduled_retention_prune_removes_old_sessions(make_sandbox):
 
 
 def test_log_file_rotates(make_sandbox):
-    box = make_sandbox(daemon_log_max_bytes=10_000, daemon_log_backups=2)
+    box = make_sandbox(daemon_log_max_bytes=10_000, daemon_log_backups=2, daemon_max_message_bytes=1024)
     box.run()
-    port = int((box.runtime / "tcp").read_text().split()[0])
-    for _ in range(300):  # each refused hello is one warning line
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-            sock.sendall(b'{"v":1,"type":"hello","token":"wrong"}\n')
-            sock.recv(1000)
+    fifo = os.open(box.runtime / "hooks.fifo", os.O_WRONLY)
+    for _ in range(300):  # each line over the limit is one warning line
+        os.write(fifo, b"x" * 2000 + b"\n")
+    os.close(fifo)
+    deadline = time.monotonic() + 20
+    while len(list((box.root / "state" / "parsec").glob("daemon.log*"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
     with box.client() as client:
         assert client.call("ping")["ok"]
     logs = sorted(path.name for path in (box.root / "state" / "parsec").glob("daemon.log*"))

@@ -25,7 +25,8 @@ def test_start_status_restart_stop(sandbox):
     socket_mode = (sandbox.runtime / "daemon.sock").stat().st_mode & 0o777
     assert socket_mode == 0o600
     assert sandbox.runtime.stat().st_mode & 0o777 == 0o700
-    assert (sandbox.runtime / "tcp").stat().st_mode & 0o777 == 0o600
+    assert (sandbox.runtime / "hooks.fifo").stat().st_mode & 0o777 == 0o600
+    assert not (sandbox.runtime / "tcp").exists()
 
     again = sandbox.cli("daemon", "start")
     assert again.returncode == 0 and "already running" in again.stdout and sandbox.pid() == pid

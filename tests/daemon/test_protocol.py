@@ -238,21 +238,6 @@ def test_random_fields_on_real_types_never_break_the_daemon(box, kind, fields):
     assert_serving(box)
 
 
-def test_tcp_needs_the_token(box):
-    port, token = (box.runtime / "tcp").read_text().split()
-    with socket.create_connection(("127.0.0.1", int(port)), timeout=5) as sock:
-        sock.sendall(b'{"v":1,"type":"ping"}\n{"v":1,"type":"ping"}\n')
-        out = sock.recv(65536)
-        assert error_code(out.splitlines()[0]) == "unauthorized"
-        assert sock.recv(100) == b""  # closed after the first refusal
-    with socket.create_connection(("127.0.0.1", int(port)), timeout=5) as sock:
-        sock.sendall(b'{"v":1,"type":"hello","token":"' + b"0" * 64 + b'"}\n')
-        assert error_code(sock.recv(65536).splitlines()[0]) == "unauthorized"
-    with DaemonClient.connect_tcp(box.runtime) as client:  # the right token, as the bash hook sends it
-        assert client.call("ping")["ok"] is True
-        assert token  # read from the 0600 file
-
-
 def test_status_reports_its_figures(box):
     with box.client() as client:
         status = client.call("status")

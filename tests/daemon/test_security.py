@@ -108,3 +108,38 @@ def test_status_hides_the_store_password():
     assert public_url("postgresql+psycopg://parsec:s3cret@db:5432/parsec") == "postgresql+psycopg://parsec:***@db:5432/parsec"
     assert public_url("postgresql://parsec@db/parsec") == "postgresql://parsec@db/parsec"
     assert public_url("sqlite:////home/me/.local/share/parsec/parsec.db") == "sqlite:////home/me/.local/share/parsec/parsec.db"
+
+
+ATTACK = r"""
+import json, os, socket, sys
+runtime = sys.argv[1]
+result = {}
+for name in ("hooks.fifo", "daemon.sock", "reply"):
+    try:
+        os.open(os.path.join(runtime, name), os.O_RDWR | os.O_NONBLOCK)
+        result[name] = "opened"
+    except OSError as err:
+        result[name] = err.errno
+try:
+    os.symlink("/etc/passwd", os.path.join(runtime, "spool"))
+    result["plant"] = "planted"
+except OSError as err:
+    result["plant"] = err.errno
+print(json.dumps(result))
+"""
+
+
+def test_another_user_can_open_or_plant_nothing(sandbox):
+    """A real second account (useradd): no FIFO, no socket, no symlink in the runtime directory,
+    and no network port to try instead."""
+    from other_user import as_attacker
+
+    sandbox.run()
+    os.chmod(sandbox.root, 0o755)  # the sandbox's parents are private; /run/user/<uid> is not
+    os.chmod(sandbox.root / "runtime", 0o755)
+    out = as_attacker(["/usr/bin/env", "python3", "-c", ATTACK, str(sandbox.runtime)])
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"hooks.fifo": 13, "daemon.sock": 13, "reply": 13, "plant": 13}
+    import psutil
+
+    assert psutil.Process(sandbox.pid()).net_connections(kind="inet") == []

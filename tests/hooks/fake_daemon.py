@@ -1,17 +1,21 @@
-"""A small stand-in daemon speaking docs/protocol.md (TCP with token + Unix socket), for the hook tests.
+"""A small stand-in daemon speaking docs/protocol.md (the hooks' FIFO + the Unix socket), for the
+hook tests.
 
 It records every message it receives and answers `classify` from a fixed rule, so the tests can
 check exactly what a hook sent and steer routing. Tests against the real daemon live alongside.
+It makes its FIFOs and answers the way the real one does (parsec/daemon/hook_channel.py).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import secrets
+import select
 import socket
 import threading
 from pathlib import Path
+
+from parsec.daemon.hook_channel import write_reply
 
 
 def classify_rule(text: str) -> str:
@@ -27,74 +31,92 @@ class FakeDaemon:
         self.runtime = runtime
         self.messages: list[dict] = []
         self.lock = threading.Lock()
-        self.token = secrets.token_hex(32)
         self._stop = False
         self._threads: list[threading.Thread] = []
         self._conns: list[socket.socket] = []
 
     def start(self) -> "FakeDaemon":
         self.runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.tcp = socket.socket()
-        self.tcp.bind(("127.0.0.1", 0))
-        self.tcp.listen(64)
-        port = self.tcp.getsockname()[1]
-        (self.runtime / "tcp").write_text(f"{port} {self.token}\n")
+        (self.runtime / "reply").mkdir(exist_ok=True, mode=0o700)
+        fifo = self.runtime / "hooks.fifo"
+        fifo.unlink(missing_ok=True)
+        os.mkfifo(fifo, 0o600)
+        self.fifo_fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
         sock_path = self.runtime / "daemon.sock"
-        if sock_path.exists():
-            sock_path.unlink()
+        sock_path.unlink(missing_ok=True)
         self.unix = socket.socket(socket.AF_UNIX)
         self.unix.bind(str(sock_path))
         self.unix.listen(64)
-        for listener, needs_hello in ((self.tcp, True), (self.unix, False)):
-            t = threading.Thread(target=self._accept, args=(listener, needs_hello), daemon=True)
+        for target in (self._read_fifo, self._accept):
+            t = threading.Thread(target=target, daemon=True)
             t.start()
             self._threads.append(t)
         return self
 
     def stop(self) -> None:
         self._stop = True
-        for s in [self.tcp, self.unix, *self._conns]:
+        for s in [self.unix, *self._conns]:
             try:
                 s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
             s.close()
-        (self.runtime / "tcp").unlink(missing_ok=True)
+        for t in self._threads:
+            t.join(5)
+        os.close(self.fifo_fd)
+        (self.runtime / "hooks.fifo").unlink(missing_ok=True)
         (self.runtime / "daemon.sock").unlink(missing_ok=True)
 
-    def _accept(self, listener: socket.socket, needs_hello: bool) -> None:
+    def _read_fifo(self) -> None:
+        buffer = b""
+        while not self._stop:
+            ready, _, _ = select.select([self.fifo_fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                buffer += os.read(self.fifo_fd, 65536)
+            except BlockingIOError:
+                continue
+            *lines, buffer = buffer.split(b"\n")
+            for raw in lines:
+                reply = self._handle(raw)
+                name = json.loads(raw).get("reply_to") if reply else None
+                if name:
+                    write_reply(self.runtime / "reply" / name, (json.dumps(reply) + "\n").encode())
+
+    def _accept(self) -> None:
         while not self._stop:
             try:
-                conn, _ = listener.accept()
+                conn, _ = self.unix.accept()
             except OSError:
                 return
             self._conns.append(conn)
-            threading.Thread(target=self._serve, args=(conn, needs_hello), daemon=True).start()
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
-    def _serve(self, conn: socket.socket, needs_hello: bool) -> None:
+    def _serve(self, conn: socket.socket) -> None:
         reader = conn.makefile("rb")
-        authed = not needs_hello
         try:
             for raw in reader:
-                msg = json.loads(raw)
-                if not authed:
-                    if msg.get("type") != "hello" or msg.get("token") != self.token:
-                        return
-                    authed = True
-                with self.lock:
-                    self.messages.append(msg)
-                if msg.get("noreply"):
-                    continue
-                reply = {"v": 1, "ok": True}
-                if "id" in msg:
-                    reply["id"] = msg["id"]
-                if msg.get("type") == "classify":
-                    reply.update(decision=classify_rule(msg["text"]), confidence=0.9, reason="rule")
-                conn.sendall((json.dumps(reply) + "\n").encode())
+                reply = self._handle(raw)
+                if reply is not None:
+                    conn.sendall((json.dumps(reply) + "\n").encode())
         except (OSError, ValueError):
             pass
         finally:
             conn.close()
+
+    def _handle(self, raw: bytes) -> dict | None:
+        msg = json.loads(raw)
+        with self.lock:
+            self.messages.append(msg)
+        if msg.get("noreply"):
+            return None
+        reply = {"v": 1, "ok": True}
+        if "id" in msg:
+            reply["id"] = msg["id"]
+        if msg.get("type") == "classify":
+            reply.update(decision=classify_rule(msg["text"]), confidence=0.9, reason="rule")
+        return reply
 
     def of_type(self, kind: str) -> list[dict]:
         with self.lock:

@@ -84,7 +84,7 @@ class Daemon:
                                      env=self.sandbox.env, stdout=log, stderr=log, cwd=self.sandbox.root)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
-            if (self.sandbox.runtime / "tcp").exists() and (self.sandbox.runtime / "daemon.sock").exists():
+            if (self.sandbox.runtime / "hooks.fifo").exists() and (self.sandbox.runtime / "daemon.sock").exists():
                 try:
                     # The first classify loads the classifier: do it now, not on a typed line.
                     self.call("classify", session="0-0", text="ls", first_word="file", parses=True, cwd="/")

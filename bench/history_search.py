@@ -1,0 +1,207 @@
+"""The interactive search and `parsec history --search` against Atuin, on the same history.
+
+Used by bench/history.py (`--search-only` runs just this part). Parsec's store is built by
+history.build_store; the same commands (time, duration) are written as a zsh EXTENDED_HISTORY
+file and imported into Atuin with `atuin import zsh` in a private HOME, so both hold the same rows.
+
+Figures:
+- open to first frame: a fresh `parsec search` (and `atuin search -i`) in a pseudo-terminal, from
+  spawn until its first full frame is on the terminal; `python -c pass` in the same run as baseline;
+- keystroke to redrawn results: typing queries into the open search, one key at a time once the
+  previous search finished; measured inside (key read → frame written, --trace) and outside
+  (key sent → end of the next frame read from the pty);
+- `parsec history --search X --limit 50` against `atuin search --limit 50 X`, end to end.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FRAME_END = "\x1b[?25h"  # parsec search ends every frame by showing the cursor again
+TYPED = ["docker compose", "\x7f" * 14, "git push", "\x13", "\x13", "\x12", "\x7f" * 8, "README", "\x7f" * 6,
+         "kubectl get pods", "\x7f" * 16, "-test ssh"]
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
+
+
+def write_zsh_history(db: Path, target: Path, rows: int | None = None) -> int:
+    """The store's newest `rows` executions as zsh EXTENDED_HISTORY, oldest first."""
+    with sqlite3.connect(db) as connection:
+        sql = "SELECT command, executed_at, duration_ms FROM executions ORDER BY seq DESC"
+        found = connection.execute(sql + (f" LIMIT {int(rows)}" if rows else "")).fetchall()
+    found.reverse()
+    with target.open("w") as handle:
+        for command, at, duration in found:
+            handle.write(f": {at // 1_000_000}:{(duration or 0) // 1000};{command}\n")
+    return len(found)
+
+
+def atuin_env(home: Path, histfile: Path | None = None) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ATUIN_", "XDG_"))}
+    env.update(HOME=str(home), ATUIN_SESSION="0192f0c4a1b27000a000000000000000", TERM="xterm-256color")
+    if histfile is not None:
+        env["HISTFILE"] = str(histfile)
+    return env
+
+
+def import_atuin(home: Path, histfile: Path) -> float:
+    home.mkdir(parents=True, exist_ok=True)
+    begin = time.perf_counter()
+    done = subprocess.run(["atuin", "import", "zsh"], env=atuin_env(home, histfile), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"atuin import failed: {done.stderr}")
+    return time.perf_counter() - begin
+
+
+def first_frame(argv: list[str], env: dict, marker: str, runs: int) -> list[float]:
+    import pexpect
+
+    samples = []
+    for _ in range(runs):
+        begin = time.perf_counter()
+        child = pexpect.spawn(argv[0], argv[1:], env=env, dimensions=(30, 120), encoding="utf-8", timeout=60,
+                              codec_errors="replace")
+        child.expect_exact(marker)
+        samples.append(time.perf_counter() - begin)
+        child.sendcontrol("c")  # both cancel on Ctrl-C
+        child.expect(pexpect.EOF)
+        child.close()
+    return samples
+
+
+def keystrokes(parsec: list[str], env: dict, trace: Path) -> tuple[list[float], list[float]]:
+    """(inside ms, outside ms) for every key of TYPED, each sent once the last search finished."""
+    import pexpect
+
+    child = pexpect.spawn(parsec[0], [*parsec[1:], "search", "--trace", str(trace)], env=env,
+                          dimensions=(30, 120), encoding="utf-8", timeout=120, codec_errors="replace")
+    child.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
+    outside = []
+
+    def settle() -> None:
+        """Wait until a frame shows a finished search: its count without "…"."""
+        while "… found" in child.before or " found" not in child.before:
+            child.expect_exact(FRAME_END)
+
+    child.expect_exact(FRAME_END)
+    settle()
+    for chunk in TYPED:
+        for key in chunk:
+            begin = time.perf_counter()
+            child.send(key)
+            child.expect_exact(FRAME_END)
+            outside.append((time.perf_counter() - begin) * 1000)
+            settle()
+    child.send("\x1b")
+    child.expect(pexpect.EOF)
+    inside = [float(line) for line in trace.read_text().split()]
+    return inside, outside
+
+
+def time_e2e(commands: dict[str, tuple[list[str], dict]], runs: int) -> dict[str, list[float]]:
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, (argv, env) in commands.items():
+            begin = time.perf_counter()
+            done = subprocess.run(argv, env=env, capture_output=True, text=True)
+            samples[name].append(time.perf_counter() - begin)
+            if done.returncode != 0 or not done.stdout.strip():
+                raise SystemExit(f"{argv}: exit {done.returncode}: {done.stderr[:500]}")
+    return samples
+
+
+def run(db: Path, env: dict, parsec: list[str], runs: int, e2e_rows: int, workdir: Path,
+        atuin_home: Path | None = None) -> None:  # e2e_rows 0: skip the end-to-end comparison
+    """Print the three figures. `db` holds the large store (its size is the open/keystroke row count)."""
+    # An installed Parsec runs from compiled bytecode; with PYTHONDONTWRITEBYTECODE set (as on the
+    # shared machine) every run would compile the edited modules again (~80 ms under load).
+    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([*parsec, "history", "-n", "1"], env=env, capture_output=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "parsec")],
+                   env=env, capture_output=True)
+    with sqlite3.connect(db) as connection:
+        total = connection.execute("SELECT count(*) FROM executions").fetchone()[0]
+        newest = connection.execute("SELECT command FROM executions ORDER BY seq DESC LIMIT 1").fetchone()[0]
+
+    # Atuin holds the same rows: all of them for the open, the newest e2e_rows for the search
+    atuin_big = atuin_home or workdir / "atuin-big"
+    if next(atuin_big.rglob("history.db"), None) is None:  # with --atuin-home: imported once, kept
+        histfile = workdir / "zsh_history"
+        write_zsh_history(db, histfile)
+        seconds = import_atuin(atuin_big, histfile)
+        print(f"atuin import zsh of {total:,} lines: {seconds:.1f} s")
+
+    base = first_frame([sys.executable, "-c", "import sys; sys.stdout.write('ready\\n')"], env, "ready", runs)
+    ours = first_frame([*parsec, "search"], env, "esc cancel", runs)
+    theirs = first_frame(["atuin", "search", "-i"], atuin_env(atuin_big), newest, runs)
+    print(f"open to first frame on {total:,} rows: parsec search median {statistics.median(ours) * 1000:.0f} ms "
+          f"(p90 {pct(ours, 0.9) * 1000:.0f}), atuin search -i median {statistics.median(theirs) * 1000:.0f} ms, "
+          f"python -c pass {statistics.median(base) * 1000:.0f} ms (parsec over python: "
+          f"+{(statistics.median(ours) - statistics.median(base)) * 1000:.0f} ms)")
+
+    inside, outside = keystrokes(parsec, env, workdir / "trace")
+    print(f"keystroke to redrawn results on {total:,} rows ({len(inside)} keys): inside median "
+          f"{statistics.median(inside):.1f} ms p99 {pct(inside, 0.99):.1f} ms; through the pty median "
+          f"{statistics.median(outside):.1f} ms p99 {pct(outside, 0.99):.1f} ms")
+
+    if not e2e_rows:
+        return
+    # end to end search on the same e2e_rows history in both: a store built at that size (deleting
+    # rows from the large one leaves a file and a full-text index shaped by a million rows)
+    from history import build_store
+
+    small = workdir / "small"
+    build_store(small / "data", e2e_rows)
+    small_db = small / "data" / "parsec" / "parsec.db"
+    small_env = dict(env, XDG_DATA_HOME=str(small / "data"))
+    write_zsh_history(small_db, workdir / "zsh_small", e2e_rows)
+    atuin_small = workdir / "atuin-small"
+    import_atuin(atuin_small, workdir / "zsh_small")
+    for term in ("docker compose", "README"):
+        timed = time_e2e({
+            "parsec": ([*parsec, "history", "--search", term, "--limit", "50", "--format", "{command}"], small_env),
+            "atuin": (["atuin", "search", "--limit", "50", term], atuin_env(atuin_small)),
+            "python": ([sys.executable, "-c", "print(1)"], small_env),
+        }, runs)
+        p, a, py = (statistics.median(timed[k]) * 1000 for k in ("parsec", "atuin", "python"))
+        print(f"search {term!r} --limit 50 on {e2e_rows:,} rows, end to end: parsec history median {p:.0f} ms "
+              f"(p99 {pct(timed['parsec'], 0.99) * 1000:.0f}), atuin search median {a:.0f} ms "
+              f"(p99 {pct(timed['atuin'], 0.99) * 1000:.0f}), ratio {p / a:.2f}x; python -c print(1) {py:.0f} ms")
+
+
+def main() -> None:
+    """`python bench/history_search.py STORE_DIR` on a store built before (history.py --keep)."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data_home", type=Path, help="XDG_DATA_HOME holding parsec/parsec.db")
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--e2e-rows", type=int, default=200_000)
+    parser.add_argument("--atuin-home", type=Path, help="Keep Atuin's copy of the history here (imported once).")
+    args = parser.parse_args()
+    root = Path(__file__).resolve().parent.parent
+    workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-search-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
+    env.update(XDG_DATA_HOME=str(args.data_home), XDG_CONFIG_HOME=str(workdir / "config"),
+               XDG_RUNTIME_DIR=str(workdir / "run"), PYTHONPATH=str(root), TERM="xterm-256color")
+    try:
+        run(args.data_home / "parsec" / "parsec.db", env, [sys.executable, "-m", "parsec.cli.entry"], args.runs,
+            args.e2e_rows, workdir, args.atuin_home)
+    finally:
+        import shutil
+
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""The typed query: words, "exact phrases", -exclusions, smart case, and the match mode."""
+
+from __future__ import annotations
+
+import re
+
+from ...store.search import MODES, TextMatch
+
+_TOKEN = re.compile(r'(-?)"([^"]*)"?|(\S+)')
+
+
+def parse(typed: str, mode: str = "fuzzy") -> TextMatch:
+    """`git "push origin" -force`: `git` and the phrase `push origin` must match, `force` must not
+    appear. A lone `-` is a word. Case matters only when the query holds a capital letter."""
+    include: list[str] = []
+    exclude: list[str] = []
+    for match in _TOKEN.finditer(typed):
+        negated, phrase, word = match.group(1), match.group(2), match.group(3)
+        if phrase is not None:
+            if phrase:
+                (exclude if negated else include).append(phrase)
+        elif word.startswith("-") and len(word) > 1:
+            exclude.append(word[1:])
+        else:
+            include.append(word)
+    return TextMatch(
+        include=tuple(include), exclude=tuple(exclude), mode=mode if mode in MODES else "fuzzy",
+        case_sensitive=typed != typed.lower(),
+    )
+
+
+def next_mode(mode: str) -> str:
+    return MODES[(MODES.index(mode) + 1) % len(MODES)] if mode in MODES else MODES[0]
+
+
+def matches(text: TextMatch, command: str) -> bool:
+    """The same test as the SQL of store/search.text_clauses, for text that is not in a column
+    (the commands inside a conversation). A test checks the two agree."""
+    subject = command if text.case_sensitive else command.lower()
+
+    def fold(word: str) -> str:
+        return word if text.case_sensitive else word.lower()
+
+    if any(fold(word) in subject for word in text.exclude):
+        return False
+    if text.mode == "prefix" and text.include:
+        return subject.startswith(fold(" ".join(text.include)))
+    for word in map(fold, text.include):
+        if text.mode == "fuzzy" and " " not in word:
+            if not _in_order(word, subject):
+                return False
+        elif word not in subject:
+            return False
+    return True
+
+
+def _in_order(letters: str, subject: str) -> bool:
+    at = 0
+    for letter in letters:
+        at = subject.find(letter, at)
+        if at < 0:
+            return False
+        at += 1
+    return True

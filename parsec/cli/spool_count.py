@@ -1,0 +1,34 @@
+"""How many recorded commands wait in the hooks' spool files, not yet in the store.
+
+The hooks append to a spool file when the daemon is down (fish always does; the daemon takes its
+files every 2 s), so a count above zero for long means the daemon is not running. Read without
+the daemon: `parsec history` and the search say it, so a missing command is not a mystery.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RECORD = b'"type":"command_finished"'
+
+
+def spooled_commands(directories: list[Path] | None = None) -> int:
+    from ..protocol import endpoints
+
+    if directories is None:
+        directories = [endpoints.runtime_spool_dir(endpoints.runtime_dir()), endpoints.state_spool_dir()]
+    import os
+
+    count = 0
+    for directory in directories:
+        try:  # os.listdir, not Path.glob: no pattern to compile on Ctrl-R's start-up path
+            names = [name for name in os.listdir(directory) if name.endswith((".jsonl", ".jsonl.taken"))]
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(directory, name), "rb") as handle:
+                    count += sum(1 for line in handle if RECORD in line)
+            except OSError:
+                continue
+    return count

@@ -1,0 +1,223 @@
+"""The shells' way in: FIFOs in the owner-only runtime directory (docs/hooks.md, "Transport").
+
+bash and zsh cannot open a Unix socket without a fork, and a TCP port is reachable by every
+local user, so the hooks write to a FIFO instead:
+
+- `<runtime>/hooks.fifo`, made here (0600) and held open read-write and non-blocking: it never
+  reports EOF and a shell's write never meets a missing reader. Each shell writes whole lines of
+  at most PIPE_BUF bytes, which the kernel never interleaves, so lines from many shells arrive
+  intact. The pipe is enlarged (F_SETPIPE_SZ) so that it does not fill while the daemon works.
+- `<runtime>/reply/<session>`, made by a shell (0600) for the answers to its requests that carry
+  `reply_to`; written here non-blocking, so a shell that stopped reading costs nothing.
+
+Every daemon start makes a new request FIFO (shells notice the change and announce their session
+again) after taking over the old one: a daemon killed with -9 may have left lines in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import os
+import re
+import stat
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from ..protocol import endpoints
+from ..protocol import messages as m
+
+log = logging.getLogger("parsec.daemon")
+
+F_SETPIPE_SZ = 1031  # Linux: fcntl.F_SETPIPE_SZ (not exported before Python 3.10 everywhere)
+PIPE_SIZE = 1 << 20  # the unprivileged maximum by default (/proc/sys/fs/pipe-max-size)
+QUEUE_LIMIT = 8 << 20  # bytes read but not handled yet; beyond it reading pauses (shells spool)
+_REPLY_NAME = re.compile(rb'"reply_to":"([A-Za-z0-9._-]{1,128})"')
+
+Handler = Callable[[bytes, dict[str, Any]], Awaitable[dict[str, Any] | None]]
+
+
+class HookChannel:
+    def __init__(self, runtime: Path, handle_line: Handler, limit: int) -> None:
+        self.runtime = runtime
+        self.handle_line = handle_line
+        self.limit = limit
+        self.lines_read = 0
+        self._fds: list[int] = []
+        self._partial: dict[int, bytearray] = {}
+        self._queue: collections.deque[bytes] = collections.deque()
+        self._queued_bytes = 0
+        self._wake = asyncio.Event()
+        self._paused: list[int] = []
+        self._worker: asyncio.Task[None] | None = None
+        self._questions: set[asyncio.Task[None]] = set()
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def open(self) -> None:
+        path = endpoints.hook_fifo(self.runtime)
+        reply_dir = endpoints.reply_dir(self.runtime)
+        reply_dir.mkdir(mode=0o700, exist_ok=True)
+        _check_private(reply_dir, stat.S_ISDIR)
+        left_over = _open_fifo(path) if _is_our_fifo(path) else None
+        temp = path.with_name(f".{path.name}.{os.getpid()}")
+        temp.unlink(missing_ok=True)
+        os.mkfifo(temp, 0o600)
+        os.replace(temp, path)
+        fresh = _open_fifo(path)
+        loop = asyncio.get_running_loop()
+        for fd in (fresh, left_over):
+            if fd is not None:
+                self._fds.append(fd)
+                self._partial[fd] = bytearray()
+                loop.add_reader(fd, self._readable, fd)
+        self._worker = asyncio.ensure_future(self._work())
+
+    async def close(self, timeout: float) -> None:
+        """Stop taking lines, handle the ones already read (and those still in the FIFO)."""
+        endpoints.hook_fifo(self.runtime).unlink(missing_ok=True)  # shells spool from now on
+        loop = asyncio.get_running_loop()
+        for fd in self._fds:
+            loop.remove_reader(fd)
+            self._readable(fd, resume=False)  # what was written before the unlink
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self._queue and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        if self._worker is not None:
+            self._worker.cancel()
+        await asyncio.gather(*self._questions, return_exceptions=True)
+        for fd in self._fds:
+            os.close(fd)
+        self._fds.clear()
+
+    # --- reading ---------------------------------------------------------------------------
+    def _readable(self, fd: int, resume: bool = True) -> None:
+        partial = self._partial[fd]
+        while self._queued_bytes < QUEUE_LIMIT:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError as err:
+                log.warning("reading the hook FIFO: %s", err)
+                return
+            if not chunk:
+                return
+            partial += chunk
+            start = 0
+            while (end := partial.find(b"\n", start)) >= 0:
+                if end - start > self.limit:
+                    log.warning("dropped a hook line longer than %d bytes", self.limit)
+                else:
+                    self._take(bytes(partial[start:end]))
+                start = end + 1
+            del partial[:start]
+            if len(partial) > self.limit:  # a line that never ends: drop it up to its newline
+                log.warning("dropped a hook line longer than %d bytes", self.limit)
+                partial.clear()
+                self._partial[fd] = partial
+        if resume:  # the daemon is behind: stop reading, so the FIFO fills and shells spool
+            asyncio.get_running_loop().remove_reader(fd)
+            self._paused.append(fd)
+
+    def _take(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        self.lines_read += 1
+        reply_to = _REPLY_NAME.search(line)
+        if reply_to is not None:  # a question: answered at once, not behind queued records
+            task = asyncio.ensure_future(self._answer(line, reply_to.group(1).decode()))
+            self._questions.add(task)
+            task.add_done_callback(self._questions.discard)
+            return
+        self._queue.append(line)
+        self._queued_bytes += len(line)
+        self._wake.set()
+
+    async def _work(self) -> None:
+        """Handle records one by one, in the order the FIFO delivered them."""
+        conn: dict[str, Any] = {"transport": "fifo"}
+        while True:
+            await self._wake.wait()
+            while self._queue:
+                line = self._queue.popleft()
+                try:
+                    await self.handle_line(line, conn)
+                finally:
+                    self._queued_bytes -= len(line)
+                self._resume_reading()
+            self._wake.clear()
+
+    def _resume_reading(self) -> None:
+        if self._paused and self._queued_bytes < QUEUE_LIMIT // 2:
+            loop = asyncio.get_running_loop()
+            for fd in self._paused:
+                loop.add_reader(fd, self._readable, fd)
+            self._paused.clear()
+
+    # --- replies ---------------------------------------------------------------------------
+    async def _answer(self, line: bytes, name: str) -> None:
+        reply = await self.handle_line(line, {"transport": "fifo"})
+        if reply is not None:
+            write_reply(endpoints.reply_dir(self.runtime) / name, m.encode(reply))
+
+    def prune_replies(self) -> None:
+        """Remove the reply FIFOs of shells that are gone (named `<pid>-<start time>`)."""
+        try:
+            entries = list(endpoints.reply_dir(self.runtime).iterdir())
+        except OSError:
+            return
+        for path in entries:
+            pid = path.name.split("-", 1)[0]
+            if not pid.isdigit() or not psutil.pid_exists(int(pid)):
+                path.unlink(missing_ok=True)
+
+
+def write_reply(path: Path, data: bytes) -> bool:
+    """One reply line to a shell's reply FIFO; never blocks, never follows a symlink."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:  # gone, or no shell reading it (ENXIO)
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISFIFO(info.st_mode) or info.st_uid != os.getuid():
+            return False
+        return os.write(fd, data) == len(data)
+    except OSError:  # full (a shell that stopped reading), or closed meanwhile
+        return False
+    finally:
+        os.close(fd)
+
+
+def _is_our_fifo(path: Path) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISFIFO(info.st_mode) and info.st_uid == os.getuid()
+
+
+def _open_fifo(path: Path) -> int:
+    fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    info = os.fstat(fd)
+    if not stat.S_ISFIFO(info.st_mode) or info.st_uid != os.getuid():
+        os.close(fd)
+        raise OSError(f"{path} is not a FIFO of ours")
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE)
+    except OSError:
+        pass  # the default 64 KiB: shells spool a little sooner when the daemon is behind
+    return fd
+
+
+def _check_private(path: Path, kind: Callable[[int], bool]) -> None:
+    info = os.lstat(path)
+    if not kind(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise OSError(f"{path} is not a private directory of ours")
+

@@ -1,0 +1,44 @@
+"""Which session the calling shell is, asked of the daemon in one request, spoken directly.
+
+Used where start-up time counts (`parsec ask`, `parsec search`, `parsec history --session
+current`): the protocol client's imports (asyncio, the pydantic message models) cost more than
+the whole exchange. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from typing import Any
+
+from . import endpoints
+
+PROTOCOL_VERSION = 1  # parsec.protocol.messages.PROTOCOL_VERSION: a test keeps them equal
+REPLY_LIMIT = 1_048_576
+
+
+def ask_daemon(key: str = "", pid: int | None = None, timeout: float = 0.5) -> str | None:
+    """The session id the daemon knows for the hook's `key` (else for the shell `pid`, default our
+    parent); None when there is no daemon or it does not know the shell."""
+    path = endpoints.socket_path(endpoints.runtime_dir())
+    if not path.exists():
+        return None  # no daemon
+    fields: dict[str, Any] = {"session": key} if key else {"pid": os.getppid() if pid is None else pid}
+    request = {"v": PROTOCOL_VERSION, "type": "current_session", "id": 1, **fields}
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(str(path))
+            sock.sendall(json.dumps(request, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n") and len(data) < REPLY_LIMIT:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        reply = json.loads(data)
+    except (OSError, ValueError):
+        return None
+    found = reply.get("session_id") if isinstance(reply, dict) and reply.get("ok") else None
+    return str(found).upper() if isinstance(found, str) and found else None

@@ -1,0 +1,126 @@
+"""Rows for the interactive search (`parsec search`, Ctrl-R), read the fast way.
+
+The search redraws on every keystroke, so it never asks SQLite for "every match, newest first"
+(a rare word scans a million rows). It asks for one slice of the newest rows at a time, by `seq`
+(the rowid: a range read, no sort), with the scope filters of `parsec history` (`history._where`,
+the one definition of what a directory, subtree, session, host or failure filter means) and the
+text conditions below. The caller draws after the first slice and asks for older ones while the
+user is not typing.
+
+Standard library only, like history.py: this is on the start-up path of Ctrl-R.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import namedtuple
+
+from .history import HistoryQuery, _where
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+MODES = ("fuzzy", "prefix", "fulltext")
+ROW_FIELDS = ("seq", "id", "session_id", "command", "executed_at", "duration_ms", "exit_status", "cwd", "host",
+              "source")
+
+
+# What the typed query asks of a command. `include`: words (or quoted phrases) that must be there,
+# `exclude`: ones that must not; `mode` says how an included word matches (fuzzy: its characters
+# in order; prefix: the whole included text starts the command; fulltext: as a substring);
+# `case_sensitive` when the query holds a capital letter (smart case).
+# A namedtuple, not a dataclass: dataclasses imports inspect and ast, too slow for Ctrl-R's start-up.
+TextMatch = namedtuple("TextMatch", ["include", "exclude", "mode", "case_sensitive"], defaults=((), (), "fuzzy", False))
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _pattern(text: str, shape: str, case_sensitive: bool) -> tuple[str, str]:
+    """(SQL operator, pattern) matching `text` as a substring, a prefix or fuzzily. LIKE ignores
+    ASCII case in SQLite; GLOB does not, so it serves the case-sensitive queries."""
+    escape, anything = (_glob_escape, "*") if case_sensitive else (_like_escape, "%")
+    if shape == "fuzzy":
+        body = anything.join(escape(c) for c in text)
+    else:
+        body = escape(text)
+    pattern = (body if shape == "prefix" else anything + body) + anything
+    return ("GLOB ?" if case_sensitive else "LIKE ? ESCAPE '\\'"), pattern
+
+
+def text_clauses(text: TextMatch, column: str = "command") -> tuple[list[str], list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if text.mode == "prefix" and text.include:
+        operator, pattern = _pattern(" ".join(text.include), "prefix", text.case_sensitive)
+        clauses.append(f"{column} {operator}")
+        params.append(pattern)
+    else:
+        shape = "fuzzy" if text.mode == "fuzzy" else "substring"
+        for word in text.include:
+            operator, pattern = _pattern(word, shape if " " not in word else "substring", text.case_sensitive)
+            clauses.append(f"{column} {operator}")
+            params.append(pattern)
+    for word in text.exclude:
+        operator, pattern = _pattern(word, "substring", text.case_sensitive)
+        clauses.append(f"{column} NOT {operator}")
+        params.append(pattern)
+    return clauses, params
+
+
+def newest_seq(connection: sqlite3.Connection) -> int:
+    # a bare max(): SQLite reads it from the end of the rowid b-tree (coalesce() around it scans)
+    return int(connection.execute("SELECT max(seq) FROM executions").fetchone()[0] or 0)
+
+
+def search_slice(
+    connection: sqlite3.Connection, scope: HistoryQuery, text: TextMatch, low: int, high: int, limit: int = 20_000,
+) -> list[tuple]:
+    """Executions with low < seq <= high matching the scope and the text, newest (by seq) first,
+    as tuples in ROW_FIELDS order."""
+    where, params = _where(HistoryQuery(
+        session_id=scope.session_id, cwd=scope.cwd, cwd_subtree=scope.cwd_subtree, failed=scope.failed,
+        host=scope.host,
+    ))
+    clauses, text_params = text_clauses(text)
+    clauses = ["seq > ?", "seq <= ?", *clauses]
+    where = (where + " AND " if where else " WHERE ") + " AND ".join(clauses)
+    sql = f"SELECT {', '.join(ROW_FIELDS)} FROM executions{where} ORDER BY seq DESC LIMIT ?"
+    return connection.execute(sql, [*params, low, high, *text_params, limit]).fetchall()
+
+
+def previous_in_session(connection: sqlite3.Connection, session_id: str, executed_at: int) -> tuple | None:
+    """(command, exit_status) of the command run just before `executed_at` in that session."""
+    return connection.execute(
+        "SELECT command, exit_status FROM executions WHERE session_id = ? AND executed_at < ? "
+        "ORDER BY executed_at DESC LIMIT 1", (session_id, executed_at),
+    ).fetchone()
+
+
+def last_command(connection: sqlite3.Connection, session_id: str) -> str | None:
+    found = connection.execute(
+        "SELECT command FROM executions WHERE session_id = ? ORDER BY executed_at DESC LIMIT 1", (session_id,),
+    ).fetchone()
+    return found[0] if found else None
+
+
+def output_of(connection: sqlite3.Connection, execution_id: str) -> tuple[str | None, str | None]:
+    """The captured stdout and stderr of one execution, as stored (JSON of TruncatedText)."""
+    found = connection.execute("SELECT stdout, stderr FROM executions WHERE id = ?", (execution_id,)).fetchone()
+    return (found[0], found[1]) if found else (None, None)
+
+
+def recent_conversations(connection: sqlite3.Connection, limit: int = 200) -> list[tuple]:
+    """(id, session_id, updated_at, working_directory, data JSON) of the newest conversations.
+    They are few (retention keeps 50 by default), so the search matches them in Python: the text
+    it looks in (the prompt, the commands the workflow ran) is inside the JSON."""
+    return connection.execute(
+        "SELECT id, session_id, updated_at, working_directory, data FROM conversations "
+        "ORDER BY updated_at DESC LIMIT ?", (limit,),
+    ).fetchall()

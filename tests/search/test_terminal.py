@@ -1,0 +1,131 @@
+"""`parsec search` in a real pseudo-terminal: it draws on /dev/tty and answers on stdout."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import pexpect
+
+from .conftest import db_path
+
+HELP = "esc cancel"
+
+
+def spawn(env: dict, *args: str, cwd: str | None = None, columns: int = 100) -> pexpect.spawn:
+    child = pexpect.spawn(sys.executable, ["-m", "parsec.cli.entry", "search", *args], env=env, cwd=cwd,
+                          dimensions=(30, columns), encoding="utf-8", timeout=30)
+    return child
+
+
+def answer(child: pexpect.spawn) -> str:
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    return child.before.rsplit("\x1b8", 1)[-1].replace("\r\n", "\n")
+
+
+def test_type_move_and_run(recorder, env, tmp_path) -> None:
+    recorder.add("docker compose up -d", str(tmp_path), minutes_ago=30)
+    recorder.add("docker ps", str(tmp_path), minutes_ago=20)
+    recorder.add("ls -la", str(tmp_path), minutes_ago=10)
+    child = spawn(env, cwd=str(tmp_path))
+    child.expect(HELP)
+    child.send("dock")
+    child.expect("2 found")
+    child.send("\x1b[B")  # down: the second match
+    child.expect_exact("\x1b[7mdocker compose")  # the selected row is in reverse video
+    child.send("\r")
+    assert answer(child) == "run\ndocker compose up -d"
+
+
+def test_tab_edits_the_typed_line_is_the_query_and_escape_cancels(recorder, env, tmp_path) -> None:
+    recorder.add("cargo build --release", str(tmp_path), minutes_ago=30)
+    recorder.add("cargo test", str(tmp_path), minutes_ago=20)
+    child = spawn(env, "--query", "cargo b", cwd=str(tmp_path))
+    child.expect("1 found")
+    child.send("\t")
+    assert answer(child) == "edit\ncargo build --release"
+    for key in ("\x1b", "\x07", "\x03"):  # Esc, Ctrl-G, Ctrl-C
+        child = spawn(env, "--query", "cargo", cwd=str(tmp_path))
+        child.expect(HELP)
+        child.send(key)
+        assert answer(child) == "cancel\n"
+
+
+def test_multi_line_command_shown_and_returned_whole(recorder, env, tmp_path) -> None:
+    recorder.add("for f in *.txt; do\n  wc -l \"$f\"\ndone", str(tmp_path), minutes_ago=3)
+    child = spawn(env, "--query", "wc", cwd=str(tmp_path))
+    child.expect("wc -l")
+    child.send("\r")
+    assert answer(child) == "run\nfor f in *.txt; do\n  wc -l \"$f\"\ndone"
+
+
+def test_filter_and_mode_keys_and_failed_only(recorder, env, tmp_path) -> None:
+    recorder.add("pytest -x tests", str(tmp_path), minutes_ago=5, status=1)
+    recorder.add("pytest tests/unit", "/elsewhere", minutes_ago=4)
+    child = spawn(env, "--query", "pytest", "--filter", "failed", cwd=str(tmp_path))
+    child.expect("failed · 1 found")
+    child.expect(HELP)
+    child.send("\x12")  # Ctrl-R: the next filter mode (everywhere)
+    child.expect("everywhere · 2 found")
+    child.send("\x12")
+    child.expect("directory · 1 found")
+    child.send("\x13")  # Ctrl-S: prefix matching
+    child.expect("prefix · directory")
+    child.send("\x1b")
+    assert answer(child) == "cancel\n"
+
+
+def test_ctrl_d_forgets_after_asking(recorder, env, tmp_path) -> None:
+    recorder.add("rm -rf build-oops", str(tmp_path), minutes_ago=9)
+    recorder.add("rm -rf build-oops", str(tmp_path), minutes_ago=8)
+    recorder.add("echo kept", str(tmp_path), minutes_ago=7)
+    child = spawn(env, "--query", "oops", cwd=str(tmp_path))
+    child.expect(HELP)
+    child.send("\x04")
+    child.expect(r"forget 2 commands matching 'rm -rf build-oops'\? \[y/N\]")
+    child.send("n")
+    child.expect("nothing forgotten")
+    child.send("\x04")
+    child.expect(r"\[y/N\]")
+    child.send("y")
+    child.expect("forgot 2 commands")
+    child.send("\x1b")
+    assert answer(child) == "cancel\n"
+    with sqlite3.connect(db_path(env)) as connection:
+        assert [r[0] for r in connection.execute("SELECT command FROM executions")] == ["echo kept"]
+
+
+def test_preview_shows_captured_output_and_says_it_is_merged(recorder, env, tmp_path) -> None:
+    from parsec.models.text import TruncatedText
+
+    recorder.add("make lint", str(tmp_path), minutes_ago=2, stdout=TruncatedText.from_output("lint: 3 warnings\n"))
+    child = spawn(env, "--query", "lint", cwd=str(tmp_path))
+    child.expect("stdout and stderr merged")
+    child.expect("lint: 3 warnings")
+    child.send("\x1b")
+    answer(child)
+
+
+def test_works_without_the_daemon_and_counts_the_spool(recorder, env, tmp_path) -> None:
+    recorder.add("uptime", str(tmp_path), minutes_ago=2)
+    spool = Path(env["XDG_RUNTIME_DIR"]) / "parsec" / "spool"
+    spool.mkdir(parents=True)
+    line = '{"v":1,"type":"command_finished","noreply":true,"session":"1-2","seq":%d,"command":"x"}\n'
+    (spool / "bash-1-2.jsonl").write_text('{"v":1,"type":"session_start"}\n' + line % 1 + line % 2)
+    child = spawn(env, cwd=str(tmp_path))
+    child.expect("2 recorded commands wait in the spool")
+    child.send("\x1b")
+    answer(child)
+
+
+def test_full_screen_uses_the_alternate_screen(recorder, env, tmp_path) -> None:
+    recorder.add("htop", str(tmp_path), minutes_ago=1)
+    child = spawn(env, "--full-screen", cwd=str(tmp_path))
+    child.expect_exact("\x1b[?1049h")
+    child.expect(HELP)
+    child.send("\r")
+    child.expect_exact("\x1b[?1049l")
+    assert answer(child) == "run\nhtop"

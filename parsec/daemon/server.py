@@ -239,7 +239,7 @@ class Daemon:
         return m.ok_reply(req.id)
 
     async def _command_finished(self, req: m.CommandFinished, conn: dict[str, Any]) -> dict[str, Any]:
-        records = self.recorder.command_finished(req)
+        records = await self.recorder.command_finished(req)
         await self._journal(records)
         return m.ok_reply(req.id, recorded=bool(records.executions))
 
@@ -248,7 +248,7 @@ class Daemon:
         return m.ok_reply(req.id)
 
     async def _session_end(self, req: m.SessionEnd, conn: dict[str, Any]) -> dict[str, Any]:
-        await self._journal(self.recorder.end(req.session))
+        await self._journal(await self.recorder.end(req.session))
         return m.ok_reply(req.id)
 
     async def _classify(self, req: m.Classify, conn: dict[str, Any]) -> dict[str, Any]:
@@ -295,7 +295,7 @@ class Daemon:
 
     async def _reap_sessions(self) -> None:
         self.hook_channel.prune_replies()
-        for records in self.recorder.reap_dead():
+        for records in await self.recorder.reap_dead():
             await self._journal(records)
         await self._journal(self.recorder.due_saves())
 

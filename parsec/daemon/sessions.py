@@ -3,10 +3,13 @@
 Everything here runs on the event loop and is pure bookkeeping; what must be stored is returned
 as records for the journal. Ids are derived from what the shell sends (session key, seq), so a
 message replayed from a spool file, or resent after a daemon restart, maps to the same rows.
+Masking a long command or output is the one slow step: it runs on a worker thread, so the loop
+keeps answering other shells meanwhile (see _masked).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import time
@@ -34,6 +37,9 @@ tool_of = environment.tool_of
 MAX_LIVE_SESSIONS = 4096  # beyond this the least recently active session is forgotten (not lost)
 MAX_PENDING_PER_SESSION = 64  # started-but-unfinished commands remembered per session
 SESSION_SAVE_INTERVAL_S = 30.0  # last_active reaches the store at most this often per session
+# Texts (command + output) longer than this are masked on a worker thread: 1 MB costs 30-100 ms
+# (bench/masking.py), 16 KB under 2 ms, less than the hop to a thread is worth on the loop.
+OFF_LOOP_CHARS = 16 * 1024
 # The ids are derived in parsec/models/session_ids.py, so the CLI computes the same ones.
 _epoch, _key_time, _key_pid = epoch, key_time, key_pid
 
@@ -49,6 +55,9 @@ class LiveSession:
     partial: bool = False  # created from a command message: the store may know it better
     # Secret values this shell has shown (keyed hashes only): masked wherever they appear again.
     secret_values: SecretValues = field(default_factory=SecretValues)
+    # Held while one of this shell's records is masked: its records are masked, and so reach the
+    # journal, in message order, and a secret found in one is known when masking the next.
+    masking: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass
@@ -109,7 +118,7 @@ class SessionRecorder:
         if not self.privacy_mode:
             self.outputs.put(live.key, msg.seq, msg, len(msg.output))
 
-    def command_finished(self, msg: CommandFinished) -> Records:
+    async def command_finished(self, msg: CommandFinished) -> Records:
         live = self._get(msg.session, create=True)
         started = live.started.pop(msg.seq, None)
         records = self._touch(live)
@@ -118,7 +127,7 @@ class SessionRecorder:
         cwd_after = msg.cwd_after or cwd
         self._moved_to(live, cwd_after)
         started_at = _epoch(msg.started_at) or (_epoch(started.started_at) if started else None)
-        execution = self._execution(
+        execution = await self._execution(
             live, msg.seq, command, cwd, cwd_after, started_at, _epoch(msg.finished_at), msg.duration_ms,
             msg.exit_status, msg.pipeline_statuses,
         )
@@ -126,7 +135,7 @@ class SessionRecorder:
             records.executions.append(execution)
         return records
 
-    def _execution(
+    async def _execution(
         self, live: LiveSession, seq: int, command: str | None, cwd: str, cwd_after: str | None,
         started_at: float | None, finished_at: float | None, duration: int | None,
         exit_status: int | None, pipeline_statuses: list[int],
@@ -142,22 +151,23 @@ class SessionRecorder:
             duration = int((finished_at - started_at) * 1000)
         when = started_at or finished_at or time.time()
         session = live.session
+        command, stdout = await self._masked(live, command, output)
         return DirectCommandExecution(
             id=derived_id(when, session.id, str(seq)),
             session_id=session.id,
-            command=self.filter.mask(command, live.secret_values),
+            command=command,
             executed_at=datetime.fromtimestamp(when, timezone.utc),
             duration_ms=duration,
             exit_status=exit_status,
             pipeline_statuses=pipeline_statuses,
-            stdout=self._output(output, live.secret_values),
+            stdout=stdout,
             working_directory=cwd,
             cwd_after=cwd_after,
             host=session.host or self.host,
             user=session.user,
         )
 
-    def end(self, key: str) -> Records:
+    async def end(self, key: str) -> Records:
         live = self.live.pop(key, None)
         if live is None:
             live = self._new(key, partial=True)
@@ -170,7 +180,7 @@ class SessionRecorder:
         # with no exit status.
         for seq, started in live.started.items():
             cwd = started.cwd or live.session.global_context.working_directory
-            execution = self._execution(live, seq, started.command, cwd, None, _epoch(started.started_at), None, None, None, [])
+            execution = await self._execution(live, seq, started.command, cwd, None, _epoch(started.started_at), None, None, None, [])
             if execution is not None:
                 records.executions.append(execution)
         live.started.clear()
@@ -184,10 +194,10 @@ class SessionRecorder:
         live = self.live.get(key) if key else None
         return live.session.id if live else None
 
-    def reap_dead(self) -> list[Records]:
+    async def reap_dead(self) -> list[Records]:
         """Close the sessions whose shell process is gone."""
         gone = [key for key, live in self.live.items() if live.session.pid and not psutil.pid_exists(live.session.pid)]
-        return [self.end(key) for key in gone]
+        return [await self.end(key) for key in gone]
 
     def due_saves(self) -> Records:
         """Sessions whose last_active changed since they were last journaled."""
@@ -249,10 +259,22 @@ class SessionRecorder:
             context.working_directory = cwd
             context.detected_project_type = detect_project_type(cwd)
 
-    def _output(self, output: CommandOutput | None, values: SecretValues) -> TruncatedText | None:
-        if output is None or self.privacy_mode:
-            return None
-        return TruncatedText.from_output(self.filter.mask(output.output, values), limit=self.output_limit)
+    async def _masked(self, live: LiveSession, command: str, output: CommandOutput | None) -> tuple[str, TruncatedText | None]:
+        """(the command, its output) as they may be stored. Long texts are masked on a worker
+        thread (RE2 lets the loop's thread run meanwhile); the session's lock keeps its records in
+        message order. The lock is free unless a long text of this shell is being masked, and
+        the caller journals the records before yielding, so order holds up to the journal."""
+        text = output.output if output is not None and not self.privacy_mode else None
+        async with live.masking:
+            if len(command) + len(text or "") <= OFF_LOOP_CHARS:
+                return self._mask_texts(live, command, text)
+            return await asyncio.get_running_loop().run_in_executor(None, self._mask_texts, live, command, text)
+
+    def _mask_texts(self, live: LiveSession, command: str, output: str | None) -> tuple[str, TruncatedText | None]:
+        masked = self.filter.mask(command, live.secret_values)
+        if output is None:
+            return masked, None
+        return masked, TruncatedText.from_output(self.filter.mask(output, live.secret_values), limit=self.output_limit)
 
     def _forget_pid(self, live: LiveSession) -> None:
         pid = live.session.pid

@@ -13,6 +13,7 @@ whose id starts with "generic" also needs a digit in the secret, as gitleaks doe
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -56,9 +57,12 @@ def _regex_check(regex, target: int):
 
 
 def _stopword_check(words: tuple[bytes, ...]):
+    # One RE2 pass over the secret, not a substring test per word: generic-api-key has 1,446
+    # stopwords, which cost ~0.7 ms per candidate in Python.
+    any_word = compile_re2("|".join(re.escape(word.decode()) for word in words))
+
     def allowed(secret: bytes, matched: bytes, line: bytes) -> bool:
-        lowered = secret.lower()
-        return any(word in lowered for word in words)
+        return any_word.search(secret.lower()) is not None
     return allowed
 
 
@@ -83,6 +87,5 @@ def gitleaks_patterns() -> tuple[SecretPattern, ...]:
             min_entropy=rule.get("entropy", 0.0),
             needs_digit=rule["id"].startswith("generic"),
             allow=tuple(global_allow + _allow_checks(rule.get("allowlists", []))),
-            narrowable=True,
         ))
     return tuple(patterns)

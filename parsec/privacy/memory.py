@@ -15,6 +15,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 MIN_LENGTH = 6  # shorter values ("root", "1234") would mask ordinary words
 MAX_VALUES = 4096  # a session that sees more keeps the first ones
@@ -69,9 +70,11 @@ class SecretValues:
         `=` or `:` of a word (`DB_PASSWORD=value` in `env` output)."""
         if not self._digests or not text:
             return text
+        with self._lock:  # another thread may be remembering a value
+            shortest = min(self._lengths)
         parts: list[str] = []
         position = 0
-        for match in _WORD.finditer(text):
+        for match in _words_of_at_least(shortest).finditer(text):
             span = self._known_part(match.group())
             if span is None:
                 continue
@@ -92,6 +95,13 @@ class SecretValues:
             if end - start in lengths and digest(word[start:end]) in digests:
                 return start, end
         return None
+
+
+@lru_cache(maxsize=64)
+def _words_of_at_least(length: int) -> re.Pattern:
+    """Words of `length` characters or more: a shorter word cannot hold a remembered value, and
+    skipping it in the regex, not in Python, is what keeps 1 MB of output cheap."""
+    return re.compile(_WORD.pattern[:-1] + f"{{{length},}}")
 
 
 def _unquoted(value: str) -> str:

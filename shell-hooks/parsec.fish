@@ -393,9 +393,14 @@ end
 # ---- install -----------------------------------------------------------------------------------
 
 function __parsec_bind_enter
-    # As fish's own vi bindings: Enter in normal mode also goes back to insert mode.
-    builtin bind -M default -m insert \r __parsec_enter 2>/dev/null
-    builtin bind -M default -m insert \n __parsec_enter 2>/dev/null
+    if test "$fish_key_bindings" = fish_vi_key_bindings
+        # As fish's own vi bindings: Enter in normal mode also goes back to insert mode.
+        builtin bind -M default -m insert \r __parsec_enter 2>/dev/null
+        builtin bind -M default -m insert \n __parsec_enter 2>/dev/null
+    else # emacs keys live in the default mode: leaving it would leave every key unbound
+        builtin bind -M default \r __parsec_enter 2>/dev/null
+        builtin bind -M default \n __parsec_enter 2>/dev/null
+    end
     builtin bind -M insert \r __parsec_enter 2>/dev/null
     builtin bind -M insert \n __parsec_enter 2>/dev/null
 end

@@ -129,15 +129,10 @@ def current_session_id() -> str:
     so it works before the daemon has heard of the shell (its first command) and after a daemon
     restart; else asked of the daemon by the shell's pid; else PARSEC_SESSION when it is an id."""
     from ..errors import UsageError
-    from ..models.session_ids import session_id_for_key, this_host
+    from ..protocol.current_session import ask_daemon, session_for_key
 
     key = os.environ.get("PARSEC_SESSION", "").strip()
-    derived = session_id_for_key(key, this_host()) if key else None
-    if derived is not None:
-        return derived
-    from ..protocol.current_session import ask_daemon
-
-    found = ask_daemon(key, timeout=2.0) or (ask_daemon("", timeout=2.0) if key else None)
+    found = session_for_key(key, timeout=2.0) or (ask_daemon("", timeout=2.0) if key else None)
     if found:
         return found
     if _ULID.fullmatch(key.upper()):

@@ -131,10 +131,11 @@ class SearchApp:
     def _learn_session(self) -> None:
         """After the first frame (it must not wait for the daemon): which session this shell is,
         for the session filter and the "previous command" ranking signal."""
+        from ...protocol.current_session import session_for_key
         from ...store.search import last_command
 
-        session_id = _session_id(self.session_key or None)
-        if session_id is None:
+        session_id = session_for_key(self.session_key, timeout=0.3)
+        if session_id is None:  # the `session` filter is then skipped
             return
         self.source.here = self.source.here._replace(session_id=session_id)
         self.source.previous_command = last_command(self.source.connection, session_id)
@@ -233,19 +234,6 @@ def current_here() -> Here:
     from ...models.session_ids import this_host
 
     return Here(cwd=os.getcwd(), session_id=None, host=this_host())
-
-
-def _session_id(session_key: str | None) -> str | None:
-    """This shell's session id: derived from the hook's key as the daemon does, else asked of the
-    daemon; None otherwise, and the `session` filter is then skipped."""
-    from ...models.session_ids import session_id_for_key, this_host
-
-    derived = session_id_for_key(session_key, this_host()) if session_key else None
-    if derived is not None:
-        return derived  # the daemon's own derivation: no need to ask, and works with it down
-    from ...protocol.current_session import ask_daemon
-
-    return ask_daemon(session_key or "", timeout=0.3)
 
 
 def answer(action: str, line: str, out=None) -> None:  # noqa: ANN001 - a text file

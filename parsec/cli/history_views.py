@@ -82,13 +82,12 @@ def describe_output(row: dict[str, Any]) -> None:
 
 def _say_spooled() -> None:
     """With the daemon down, recorded commands wait in the spool and are not in the store yet."""
-    from .spool_count import spooled_commands
+    from .spool_count import spooled_commands, waiting_note
 
     waiting = spooled_commands()
     if waiting:
         sys.stderr.write(
-            f"parsec: {waiting} recorded {'command waits' if waiting == 1 else 'commands wait'} in the spool, not "
-            "shown here: is the daemon running? (`parsec daemon start`)\n"
+            f"parsec: {waiting_note(waiting)}, not shown here: is the daemon running? (`parsec daemon start`)\n"
         )
 
 

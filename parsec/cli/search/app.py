@@ -36,9 +36,10 @@ class SearchApp:
         self.session_key = session_key
         start_filter = settings.filter if scope_query(settings.filter, source.here) is not None else "everywhere"
         self.state = State(query=query, cursor=len(query), mode=settings.mode, filter=start_filter)
-        self.spool_note = (f"{spooled} recorded {'command waits' if spooled == 1 else 'commands wait'} in the spool"
-                           " (is the daemon running?)") if spooled else ""
-        self.state.status = self.spool_note
+        if spooled:
+            from ..spool_count import waiting_note
+
+            self.state.status = f"{waiting_note(spooled)} (is the daemon running?)"
         self.trace = trace
         self.search: Search = self._new_search()
         self.results: list = []

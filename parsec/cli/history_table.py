@@ -13,7 +13,7 @@ import subprocess
 import sys
 from typing import Any
 
-RED, GREEN, DIM, BOLD, RESET = "\x1b[31m", "\x1b[32m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
+from .render import BOLD, DIM, GREEN, RED, RESET
 
 
 def command_cell(command: str, width: int) -> str:

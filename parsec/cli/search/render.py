@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 from ..history_common import cut, human_duration, short_path
+from ..render import BOLD, CYAN, DIM, GREEN, MAGENTA, RED, RESET, REVERSE
 from .ranking import Candidate
 
-DIM, BOLD, REVERSE, RESET = "\x1b[2m", "\x1b[1m", "\x1b[7m", "\x1b[0m"
-RED, GREEN, MAGENTA, CYAN = "\x1b[31m", "\x1b[32m", "\x1b[35m", "\x1b[36m"
 PROMPT = "parsec ❯ "
 HELP = "↵ run  ⇥ edit  esc cancel  ^R filter  ^S mode  ^D forget"
 MAX_COMMAND_LINES = 3  # a multi-line command shows this many lines in the list (all in the preview)

@@ -13,7 +13,7 @@ import time
 
 from . import keys as keymap
 from .query import next_mode, parse
-from .render import View, frame
+from .render import PROMPT, View, frame
 from .scope import Here, next_filter, scope_query
 from .settings import SearchSettings
 from .source import Search, Source
@@ -82,8 +82,6 @@ class SearchApp:
         self.state.top = view.top
         start = "\x1b[H" if self.settings.full_screen else "\x1b8\r"
         body = "\r\n".join(line + "\x1b[K" for line in lines)
-        from .render import PROMPT
-
         column = len(PROMPT) + len(self.state.query[: self.state.cursor]) + 1
         self.terminal.write(f"\x1b[?25l{start}{body}\x1b[{len(lines) - 1}A\x1b[{column}G\x1b[?25h")
 

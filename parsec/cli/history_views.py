@@ -71,10 +71,10 @@ def run_history(
 def describe_output(row: dict[str, Any]) -> None:
     """`output`: the captured text; `output_streams`: what it holds. Under `parsec shell` the pty
     sees stdout and stderr as one stream, recorded in `stdout` with `stderr` null ("merged")."""
-    from .search.render import output_text
+    from .search.render import truncated_text
 
     stdout, stderr = row.get("stdout"), row.get("stderr")
-    texts = [output_text(json.dumps(part)) for part in (stdout, stderr) if part]
+    texts = [truncated_text(part) for part in (stdout, stderr) if part]
     row["output"] = "\n".join(t for t in texts if t) or None
     row["output_streams"] = None if not (stdout or stderr) else "separate" if (stdout and stderr) else (
         "merged" if stdout else "stderr")

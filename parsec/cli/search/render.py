@@ -129,6 +129,11 @@ def output_text(stored: str | None) -> str | None:
         data = json.loads(stored)
     except ValueError:
         return None
+    return truncated_text(data)
+
+
+def truncated_text(data: object) -> str | None:
+    """The text of a TruncatedText already parsed from JSON (a dict), None for anything else."""
     if not isinstance(data, dict):
         return None
     head, tail = str(data.get("head") or ""), str(data.get("tail") or "")

@@ -44,6 +44,8 @@ class SearchApp:
         self.search: Search = self._new_search()
         self.results: list = []
         self.output_for: tuple[str, str | None] | None = None
+        self._forget_target = ""  # Ctrl-D: the pattern asked about, and the store it was counted in
+        self._pending_store = None
         columns, lines = terminal.size()
         self.width = columns
         self.height = lines if settings.full_screen else min(settings.inline_height, lines - 1)
@@ -216,7 +218,7 @@ class SearchApp:
         return None
 
     def _close_forget_store(self) -> None:
-        store, self._pending_store = getattr(self, "_pending_store", None), None
+        store, self._pending_store = self._pending_store, None
         if store is not None:
             store.close()
 

@@ -27,12 +27,17 @@ if TYPE_CHECKING:
 
 # --- the store ---------------------------------------------------------------------------------
 
-def config_section(name: str) -> dict[str, Any] | None:
+def config_section(name: str, env_keys_read_here: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """The [name] table merged from the user and project config files, read with tomllib only, or
-    None when anything is unusual (a file that does not parse...), in which case the caller loads
-    the config the full way (or uses its defaults)."""
+    None when anything is unusual (a file that does not parse, a `PARSEC_<NAME>_<KEY>` variable
+    for a key the caller does not read from the environment itself: only the full loader converts
+    those), in which case the caller loads the config the full way."""
     from .. import paths
 
+    prefix = f"PARSEC_{name.upper()}_"
+    own = {prefix + key.upper() for key in env_keys_read_here}
+    if any(var.startswith(prefix) and var not in own for var in os.environ):
+        return None
     merged: dict[str, Any] = {}
     explicit = os.environ.get("PARSEC_CONFIG")
     user_file = Path(explicit) if explicit else paths.user_config_file()
@@ -54,12 +59,15 @@ def config_section(name: str) -> dict[str, Any] | None:
     return merged
 
 
+_STORE_ENV_KEYS = ("url", "busy_timeout_ms")  # plain strings: read here without the full loader
+
+
 def _store_keys(overrides: dict[str, Any]) -> dict[str, Any] | None:
     """The [store] table from every config layer (config_section), environment and --set."""
-    merged = config_section("store")
+    merged = config_section("store", env_keys_read_here=_STORE_ENV_KEYS)
     if merged is None:
         return None
-    for key in ("url", "busy_timeout_ms"):
+    for key in _STORE_ENV_KEYS:
         value = os.environ.get(f"PARSEC_STORE_{key.upper()}")
         if value is not None:
             merged[key] = value

@@ -31,4 +31,5 @@ def test_the_typo_check_names_the_command() -> None:
 
     assert likely_typo("gti") == "git"
     assert likely_typo("sl") == "ls"
-    assert likely_typo("whats") != "what"  # `what` is no command; `whats` is not a typo of one
+    assert likely_typo("zqxvw") is None  # two or more edits from every command: no typo
+    assert likely_typo("whatsoever") is None  # an English word is no typo just for being long

@@ -276,7 +276,7 @@ function __parsec_route --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind; and return 0
     test -p $__parsec_fifo; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
-    set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s}' \
+    set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s,"shell":"fish"}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
     set -g __parsec_last_line $line
@@ -362,7 +362,7 @@ end
 function __parsec_offer_ask --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0
     test -p $__parsec_fifo; and __parsec_dir_ok; or return 0
-    set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true}' \
+    set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true,"shell":"fish"}' \
         $__parsec_session (__parsec_json "$line"))
     set -l decision (__parsec_ask_daemon $request)
     test "$decision" = prompt; or return 0

@@ -26,12 +26,18 @@ def register(app: typer.Typer) -> None:
         learned: bool = typer.Option(False, "--learned", help="List the learned choices."),
         fallback_127: bool = typer.Option(False, "--fallback-127",
                                           help="Exit 0 if a line that failed with 127 reads like prose, else 1."),
+        shell: Optional[str] = typer.Option(None, "--shell", metavar="bash|zsh|fish",
+                                            help="The shell the line is for (default: $SHELL's)."),
     ) -> None:
         """Classify a line as a command, a prompt or ambiguous, and say why."""
         from ..errors import UsageError
+        from ..routing.decision import SHELLS
 
         if first_word is not None and first_word not in FACTS.split("|"):
             raise UsageError(f"--first-word must be one of {FACTS}, got {first_word!r}")
+        if shell is not None and shell not in SHELLS:
+            raise UsageError(f"--shell must be one of {'|'.join(SHELLS)}, got {shell!r}")
+        shell = shell or _login_shell()
         if forget or learned:
             _preferences(forget, line)
             return
@@ -55,9 +61,9 @@ def register(app: typer.Typer) -> None:
             return
         classifier = _classifier(require_store=False)
         if line == "-":
-            _batch(classifier)
+            _batch(classifier, shell)
             return
-        decision = classifier.classify(line, first_word, cwd=os.getcwd())
+        decision = classifier.classify(line, first_word, cwd=os.getcwd(), shell=shell)
         if as_json:
             typer.echo(json.dumps(decision.as_dict()))
         else:
@@ -107,7 +113,15 @@ def _preferences(forget: bool, line: str | None) -> None:
         typer.echo(f"{choice:8} {shape}")
 
 
-def _batch(classifier: Any) -> None:
+def _login_shell() -> str | None:
+    """bash, zsh or fish from $SHELL, so `parsec classify` answers as the user's hook would."""
+    from ..routing.decision import SHELLS
+
+    name = os.path.basename(os.environ.get("SHELL", ""))
+    return name if name in SHELLS else None
+
+
+def _batch(classifier: Any, shell: str | None) -> None:
     """One JSON object out per line in: plain text, or {"text": ..., "first_word": ...}."""
     out, cwd = sys.stdout, os.getcwd()
     for raw in sys.stdin.buffer:
@@ -120,7 +134,7 @@ def _batch(classifier: Any) -> None:
                 item = None
             if isinstance(item, dict) and isinstance(item.get("text"), str):
                 text, fact = item["text"], item.get("first_word")
-        decision = classifier.classify(text, fact if isinstance(fact, str) else None, cwd=cwd)
+        decision = classifier.classify(text, fact if isinstance(fact, str) else None, cwd=cwd, shell=shell)
         out.write(json.dumps(decision.as_dict()))
         out.write("\n")
     out.flush()

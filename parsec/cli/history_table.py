@@ -13,7 +13,7 @@ import subprocess
 import sys
 from typing import Any
 
-RED, GREEN, DIM, BOLD, RESET = "\x1b[31m", "\x1b[32m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
+from .render import BOLD, DIM, GREEN, RED, RESET
 
 
 def command_cell(command: str, width: int) -> str:
@@ -27,7 +27,7 @@ def command_cell(command: str, width: int) -> str:
 
 
 def lines_for(rows: list[dict[str, Any]], width: int, output: bool = False) -> list[str]:
-    from .history_common import cut, human_duration, short_path
+    from .history_common import cut, human_duration, local_time, short_path
 
     time_width, exit_width, took_width = 19, 4, 7
     cwd_width = max(8, min(30, (width - time_width - exit_width - took_width - 4) // 3))
@@ -39,7 +39,7 @@ def lines_for(rows: list[dict[str, Any]], width: int, output: bool = False) -> l
         colour = DIM if status is None else GREEN if status == 0 else RED
         duration = row.get("duration_ms")
         took = human_duration(duration / 1000 if duration is not None else None)
-        when = row["executed_at"].astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        when = local_time(row["executed_at"])
         out.append(f"{when:<{time_width}} {colour}{'' if status is None else status:>{exit_width}}{RESET} "
                    f"{took:>{took_width}} {short_path(row['cwd'], cwd_width):<{cwd_width}} "
                    f"{command_cell(row['command'], command_width)}")

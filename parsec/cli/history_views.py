@@ -71,10 +71,10 @@ def run_history(
 def describe_output(row: dict[str, Any]) -> None:
     """`output`: the captured text; `output_streams`: what it holds. Under `parsec shell` the pty
     sees stdout and stderr as one stream, recorded in `stdout` with `stderr` null ("merged")."""
-    from .search.render import output_text
+    from .search.render import truncated_text
 
     stdout, stderr = row.get("stdout"), row.get("stderr")
-    texts = [output_text(json.dumps(part)) for part in (stdout, stderr) if part]
+    texts = [truncated_text(part) for part in (stdout, stderr) if part]
     row["output"] = "\n".join(t for t in texts if t) or None
     row["output_streams"] = None if not (stdout or stderr) else "separate" if (stdout and stderr) else (
         "merged" if stdout else "stderr")
@@ -82,13 +82,12 @@ def describe_output(row: dict[str, Any]) -> None:
 
 def _say_spooled() -> None:
     """With the daemon down, recorded commands wait in the spool and are not in the store yet."""
-    from .spool_count import spooled_commands
+    from .spool_count import spooled_commands, waiting_note
 
     waiting = spooled_commands()
     if waiting:
         sys.stderr.write(
-            f"parsec: {waiting} recorded {'command waits' if waiting == 1 else 'commands wait'} in the spool, not "
-            "shown here: is the daemon running? (`parsec daemon start`)\n"
+            f"parsec: {waiting_note(waiting)}, not shown here: is the daemon running? (`parsec daemon start`)\n"
         )
 
 
@@ -129,15 +128,10 @@ def current_session_id() -> str:
     so it works before the daemon has heard of the shell (its first command) and after a daemon
     restart; else asked of the daemon by the shell's pid; else PARSEC_SESSION when it is an id."""
     from ..errors import UsageError
-    from ..models.session_ids import session_id_for_key, this_host
+    from ..protocol.current_session import ask_daemon, session_for_key
 
     key = os.environ.get("PARSEC_SESSION", "").strip()
-    derived = session_id_for_key(key, this_host()) if key else None
-    if derived is not None:
-        return derived
-    from ..protocol.current_session import ask_daemon
-
-    found = ask_daemon(key, timeout=2.0) or (ask_daemon("", timeout=2.0) if key else None)
+    found = session_for_key(key, timeout=2.0) or (ask_daemon("", timeout=2.0) if key else None)
     if found:
         return found
     if _ULID.fullmatch(key.upper()):

@@ -5,6 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+# SGR escapes for the lines Parsec draws itself (`parsec history` on a terminal, the search).
+RED, GREEN, MAGENTA, CYAN = "\x1b[31m", "\x1b[32m", "\x1b[35m", "\x1b[36m"
+DIM, BOLD, REVERSE, RESET = "\x1b[2m", "\x1b[1m", "\x1b[7m", "\x1b[0m"
+
 
 def is_tty() -> bool:
     return sys.stdout.isatty()

@@ -32,3 +32,8 @@ def spooled_commands(directories: list[Path] | None = None) -> int:
             except OSError:
                 continue
     return count
+
+
+def waiting_note(count: int) -> str:
+    """`3 recorded commands wait in the spool`: what `parsec history` and the search both say."""
+    return f"{count} recorded {'command waits' if count == 1 else 'commands wait'} in the spool"

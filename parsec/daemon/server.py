@@ -257,7 +257,8 @@ class Daemon:
         classifier = await self._get_classifier()
         if classifier is None:
             return m.error_reply(req.id, "unavailable", "classifier unavailable")
-        decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd)
+        decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd,
+                                       shell=req.shell)
         return m.ok_reply(req.id, **decision.as_dict())
 
     async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> dict[str, Any]:

@@ -42,3 +42,14 @@ def ask_daemon(key: str = "", pid: int | None = None, timeout: float = 0.5) -> s
         return None
     found = reply.get("session_id") if isinstance(reply, dict) and reply.get("ok") else None
     return str(found).upper() if isinstance(found, str) and found else None
+
+
+def session_for_key(key: str, timeout: float) -> str | None:
+    """The session id of the shell whose hook exported `key` (`<pid>-<start time>`): derived from
+    the key as the daemon derives it (models/session_ids), so it works before the daemon has heard
+    of the shell and with the daemon down; else asked of the daemon (by key, or by our parent pid
+    when there is no key)."""
+    from ..models.session_ids import session_id_for_key, this_host
+
+    derived = session_id_for_key(key, this_host()) if key else None
+    return derived if derived is not None else ask_daemon(key, timeout=timeout)

@@ -100,6 +100,8 @@ class Classify(Request):
     cwd: str | None = Field(default=None, max_length=4096)  # arguments naming files here are command evidence
     # The line already ran and the shell said "command not found": was it prose after all?
     after_127: bool = False
+    # bash | zsh | fish: a builtin's grammar may depend on it (fish assigns with `set x 1`).
+    shell: str | None = Field(default=None, max_length=16)
 
     @field_validator("first_word")
     @classmethod

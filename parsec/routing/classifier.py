@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from .danger import prose_cue
-from .decision import SHELL_FACTS, Decision
+from .decision import SHELL_FACTS, SHELLS, Decision
 from .learning import Preferences, shape_key
 from .overrides import explicit_override
 from .scoring import Analysis, analyse
@@ -39,18 +39,22 @@ class Classifier:
 
     # --- the hot path ------------------------------------------------------------------------
     def classify(
-        self, text: str, first_word: str | None = None, parses: bool | None = None, cwd: str | None = None
+        self, text: str, first_word: str | None = None, parses: bool | None = None, cwd: str | None = None,
+        shell: str | None = None,
     ) -> Decision:
         """Route one line. `first_word`/`parses`: facts from the user's shell; `cwd`: the shell's
-        directory, so that arguments naming existing files count as command evidence."""
+        directory, so that arguments naming existing files count as command evidence; `shell`:
+        bash, zsh or fish, where a builtin's grammar differs (fish's `set x 1`)."""
         try:
             fact = first_word if first_word in SHELL_FACTS else None
-            return self._classify(_as_text(text), fact, parses, cwd if isinstance(cwd, str) else None)
+            return self._classify(_as_text(text), fact, parses, cwd if isinstance(cwd, str) else None,
+                                  shell if shell in SHELLS else None)
         except Exception as err:  # never let one odd line break the daemon or the shell
             log.exception("classifier failed on a line")
             return Decision("command", 0.5, f"classifier error ({type(err).__name__}); left to the shell", 0.5)
 
-    def _classify(self, text: str, fact: str | None, parses: bool | None, cwd: str | None) -> Decision:
+    def _classify(self, text: str, fact: str | None, parses: bool | None, cwd: str | None,
+                  shell: str | None) -> Decision:
         override = explicit_override(text)
         if override is not None:
             return override
@@ -58,7 +62,7 @@ class Classifier:
             return Decision("command", 1.0, "an empty line goes to the shell", 0.0)
         if not self.enabled:
             return Decision("command", 1.0, "the classifier is disabled ([classifier] enabled = false)", 0.0)
-        analysis = analyse(text, fact, None if parses is None else bool(parses), self.path_index, cwd)
+        analysis = analyse(text, fact, None if parses is None else bool(parses), self.path_index, cwd, shell)
         learned = self.preferences.get(shape_key(analysis)) if self.learning else None
         if learned is not None:
             return Decision(learned, 0.9, f"you chose {learned} for lines like this before", analysis.probability)

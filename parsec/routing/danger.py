@@ -39,7 +39,7 @@ def prose_cue(analysis: Analysis) -> str | None:
     content = [w for w, k in zip(words, kinds) if k == "word" and len(bare(w)) > 2 and not function_word_weight(w)]
     if analysis.function_words and content:  # `unset a secret`, not `mv a b` or `chown me: /srv`
         return f"'{head}' changes state and the line has English function words"
-    odd = unexpected_words(head, words, kinds)
+    odd = unexpected_words(head, words, kinds, analysis.shell)
     if odd:
         return f"'{head}' takes no words like '{odd[0]}'"
     misfit = malformed(head, words, kinds)

@@ -8,6 +8,8 @@ from typing import Literal
 Label = Literal["command", "prompt", "ambiguous"]
 LABELS: tuple[str, ...] = ("command", "prompt", "ambiguous")
 SHELL_FACTS: tuple[str, ...] = ("file", "alias", "builtin", "function", "keyword", "none")
+# The shells whose hooks ask; a builtin's grammar may depend on which (fish's `set x 1`).
+SHELLS: tuple[str, ...] = ("bash", "zsh", "fish")
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,6 +84,7 @@ class Analysis:
     # evidence that depends on whether bashlex parses the line: (if it parses, if not, why, why not)
     pending: tuple[float, float, str, str] | None = None
     inline_code: float = 0.0  # the weight of `backticks` / $VAR, decided after the language evidence
+    shell: str | None = None  # the user's shell, when the hook said (bash, zsh, fish)
 
     def add(self, weight: float, why: str) -> None:
         if weight:
@@ -262,7 +263,7 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
         elif second in PARTICLES:
             analysis.add(0.8, f"'{analysis.head} {second}' reads as a phrasal verb")
     _word_odds(analysis, args, kinds)
-    odd = unexpected_words(analysis.head, [w.text for w in args], kinds) if analysis.head_kind != "none" else []
+    odd = unexpected_words(analysis.head, [w.text for w in args], kinds, analysis.shell) if analysis.head_kind != "none" else []
     if odd:  # `enable debug mode`: bash itself would refuse these words
         analysis.add(min(3.0, 1.5 * len(odd)), f"'{analysis.head}' takes no words like '{bare(odd[0])}'")
     if len(args) >= 2 and len(plain) == len(args):
@@ -318,18 +319,21 @@ def _settle_parse(analysis: Analysis, line: str) -> None:
 
 
 def analyse(
-    line: str, fact: str | None, parses: bool | None, path_index: PathIndex, cwd: str | None = None
+    line: str, fact: str | None, parses: bool | None, path_index: PathIndex, cwd: str | None = None,
+    shell: str | None = None,
 ) -> Analysis:
-    """Weigh a line; `cwd` (the user's directory, when known) lets existing file names count."""
-    analysis = _analyse(line, fact, parses, path_index, cwd)
+    """Weigh a line; `cwd` (the user's directory, when known) lets existing file names count;
+    `shell` (when known) lets a builtin's grammar be that shell's."""
+    analysis = _analyse(line, fact, parses, path_index, cwd, shell)
     _settle_parse(analysis, line)
     return analysis
 
 
 def _analyse(
-    line: str, fact: str | None, parses: bool | None, path_index: PathIndex, cwd: str | None
+    line: str, fact: str | None, parses: bool | None, path_index: PathIndex, cwd: str | None,
+    shell: str | None,
 ) -> Analysis:
-    analysis = Analysis()
+    analysis = Analysis(shell=shell)
     lexed = analysis.lexed = lex(line)
     words = lexed.words
     if not words:

@@ -21,10 +21,15 @@ BUILTIN_NAMES = frozenset("enable help".split())
 # Options come first (`set -e`, `set -o vi`, `set +x`); a plain word first overwrites $1, $2 ...
 OPTIONS_FIRST = frozenset({"set"})
 WORDS_THEY_TAKE = {"shutdown": frozenset({"now"}), "reboot": frozenset({"now"})}
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(=.*)?$", re.DOTALL)
 
 
-def unexpected_words(head: str, words: list[str], kinds: list[str]) -> list[str]:
-    """The plain words after `head` that it never takes as arguments (empty when unknown)."""
+def unexpected_words(head: str, words: list[str], kinds: list[str], shell: str | None = None) -> list[str]:
+    """The plain words after `head` that it never takes as arguments (empty when unknown).
+    `shell`: the user's shell, where a builtin's grammar differs (fish's `set NAME VALUE…`)."""
+    if head in OPTIONS_FIRST and shell == "fish":  # fish assigns with `set x 1`: a name, then values
+        name = next((w for w in words if not w.startswith(("-", "+"))), None)
+        return [name] if name is not None and not _IDENTIFIER.match(name) else []
     if head in OPTIONS_FIRST:  # `set -- a b` sets $1 $2; `set alias ll` does too, unasked
         return [w for w in words if not w.startswith(("-", "+"))] if words and not words[0].startswith(("-", "+")) else []
     if head in NUMBERS_ONLY or head in NO_WORDS:
@@ -45,7 +50,6 @@ ENGLISH_GRAMMAR = frozenset("ufw ip tc nft bridge consul nmcli iw bluetoothctl".
 NAMES_ONLY = frozenset("export unset local readonly declare typeset".split())
 # They need a source and a destination (`cp a b`); one plain word is half a command.
 TWO_OPERANDS = frozenset("cp mv install ln".split())
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(=.*)?$", re.DOTALL)
 
 
 def malformed(head: str, words: list[str], kinds: list[str]) -> str | None:

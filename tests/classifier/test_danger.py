@@ -68,3 +68,15 @@ def test_plain_words_naming_files_here_are_a_command(classifier: Classifier, tmp
     (tmp_path / "docs").mkdir()
     assert classifier.classify("mv Makefile docs").decision == "ambiguous"  # no facts: ask
     assert classifier.classify("mv Makefile docs", cwd=str(tmp_path)).decision == "command"
+
+
+@pytest.mark.parametrize("line", ["set x 1", "set fish_greeting", "set -gx PATH /opt/bin $PATH", "set x 1 2 3"])
+def test_fish_set_is_an_assignment_not_prose(classifier, line):
+    """fish assigns with `set NAME VALUE…`; the bash reading (`set` overwrites $1, so plain words
+    after it are prose) must not apply when the hook says the shell is fish."""
+    assert classifier.classify(line, "builtin", shell="fish").decision == "command"
+
+
+def test_bash_set_with_plain_words_still_asks(classifier):
+    assert classifier.classify("set x 1", "builtin", shell="bash").decision != "command"
+    assert classifier.classify("set alias m for command mplayer", "builtin", shell="fish").decision != "command"

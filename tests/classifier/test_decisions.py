@@ -180,10 +180,13 @@ def test_arguments_naming_files_in_the_users_directory_count(classifier: Classif
 
 # Issue 16: the hook runs a one-word line whose word resolves without asking the daemon
 # (`__parsec_plain_command`); the classifier, and so `parsec classify`, must say the same.
-@pytest.mark.parametrize("word", ["yes", "nice", "continue", "true"])
-def test_one_word_that_resolves_is_a_command_as_in_the_hook(classifier: Classifier, word: str) -> None:
+# When the hook says the word does not resolve (first_word="none"), a reply word is prose and
+# `true` stays the well-known command it is.
+@pytest.mark.parametrize(("word", "unresolved"), [("yes", "prompt"), ("nice", "prompt"), ("continue", "prompt"),
+                                                  ("true", "command")])
+def test_one_word_that_resolves_is_a_command_as_in_the_hook(classifier: Classifier, word: str, unresolved: str) -> None:
     assert classifier.classify(word).decision == "command"
-    assert classifier.classify(word, first_word="none").decision == "prompt" or word not in ("yes", "nice")
+    assert classifier.classify(word, first_word="none").decision == unresolved
 
 
 def test_one_word_reply_that_does_not_resolve_is_a_prompt(classifier: Classifier) -> None:

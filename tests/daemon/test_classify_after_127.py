@@ -21,3 +21,15 @@ def test_ambiguous_replies_say_which_way_they_lean(sandbox):
     with sandbox.client() as client:
         reply = client.call("classify", text="unset a secret", first_word="builtin")
     assert reply["decision"] == "ambiguous" and reply["leans"] == "command"
+
+
+def test_the_shell_named_in_the_request_decides_a_builtins_grammar(sandbox):
+    """fish's hook says it is fish: `set x 1` is then an assignment, not bash's `set` overwriting $1."""
+    sandbox.run()
+    with sandbox.client() as client:
+        fish = client.call("classify", text="set x 1", first_word="builtin", shell="fish")
+        bash = client.call("classify", text="set x 1", first_word="builtin", shell="bash")
+        odd = client.request("classify", text="set x 1", first_word="builtin", shell="tcsh" * 5)
+    assert fish["decision"] == "command"
+    assert bash["decision"] != "command"
+    assert odd["ok"] is False  # an over-long shell name is a bad request, like any bad field

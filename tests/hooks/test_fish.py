@@ -97,3 +97,13 @@ def test_the_classify_request_says_whether_the_line_parses(sandbox, fake_daemon)
     sh.exit()
     parses = {m["text"]: m["parses"] for m in fake_daemon.of_type("classify")}
     assert parses == {"echo hello there friend": True, "echo next": True}  # a syntax error goes to fish itself
+
+
+def test_fish_assignments_run_without_a_question(sandbox, daemon):
+    """`set x 1` is how fish assigns: the real daemon must not treat it as bash's `set` (which
+    would overwrite $1 and reads as prose) and ask about it."""
+    sh = Shell("fish", sandbox)
+    out = sh.run("set parsec_x 41")
+    assert "ask Parsec" not in out
+    assert "got-41" in sh.run("echo got-$parsec_x")
+    sh.exit()

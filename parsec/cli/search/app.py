@@ -13,7 +13,7 @@ import time
 
 from . import keys as keymap
 from .query import next_mode, parse
-from .render import View, frame
+from .render import PROMPT, View, frame
 from .scope import Here, next_filter, scope_query
 from .settings import SearchSettings
 from .source import Search, Source
@@ -36,13 +36,16 @@ class SearchApp:
         self.session_key = session_key
         start_filter = settings.filter if scope_query(settings.filter, source.here) is not None else "everywhere"
         self.state = State(query=query, cursor=len(query), mode=settings.mode, filter=start_filter)
-        self.spool_note = (f"{spooled} recorded {'command waits' if spooled == 1 else 'commands wait'} in the spool"
-                           " (is the daemon running?)") if spooled else ""
-        self.state.status = self.spool_note
+        if spooled:
+            from ..spool_count import waiting_note
+
+            self.state.status = f"{waiting_note(spooled)} (is the daemon running?)"
         self.trace = trace
         self.search: Search = self._new_search()
         self.results: list = []
         self.output_for: tuple[str, str | None] | None = None
+        self._forget_target = ""  # Ctrl-D: the pattern asked about, and the store it was counted in
+        self._pending_store = None
         columns, lines = terminal.size()
         self.width = columns
         self.height = lines if settings.full_screen else min(settings.inline_height, lines - 1)
@@ -81,8 +84,6 @@ class SearchApp:
         self.state.top = view.top
         start = "\x1b[H" if self.settings.full_screen else "\x1b8\r"
         body = "\r\n".join(line + "\x1b[K" for line in lines)
-        from .render import PROMPT
-
         column = len(PROMPT) + len(self.state.query[: self.state.cursor]) + 1
         self.terminal.write(f"\x1b[?25l{start}{body}\x1b[{len(lines) - 1}A\x1b[{column}G\x1b[?25h")
 
@@ -131,10 +132,11 @@ class SearchApp:
     def _learn_session(self) -> None:
         """After the first frame (it must not wait for the daemon): which session this shell is,
         for the session filter and the "previous command" ranking signal."""
+        from ...protocol.current_session import session_for_key
         from ...store.search import last_command
 
-        session_id = _session_id(self.session_key or None)
-        if session_id is None:
+        session_id = session_for_key(self.session_key, timeout=0.3)
+        if session_id is None:  # the `session` filter is then skipped
             return
         self.source.here = self.source.here._replace(session_id=session_id)
         self.source.previous_command = last_command(self.source.connection, session_id)
@@ -216,7 +218,7 @@ class SearchApp:
         return None
 
     def _close_forget_store(self) -> None:
-        store, self._pending_store = getattr(self, "_pending_store", None), None
+        store, self._pending_store = self._pending_store, None
         if store is not None:
             store.close()
 
@@ -233,19 +235,6 @@ def current_here() -> Here:
     from ...models.session_ids import this_host
 
     return Here(cwd=os.getcwd(), session_id=None, host=this_host())
-
-
-def _session_id(session_key: str | None) -> str | None:
-    """This shell's session id: derived from the hook's key as the daemon does, else asked of the
-    daemon; None otherwise, and the `session` filter is then skipped."""
-    from ...models.session_ids import session_id_for_key, this_host
-
-    derived = session_id_for_key(session_key, this_host()) if session_key else None
-    if derived is not None:
-        return derived  # the daemon's own derivation: no need to ask, and works with it down
-    from ...protocol.current_session import ask_daemon
-
-    return ask_daemon(session_key or "", timeout=0.3)
 
 
 def answer(action: str, line: str, out=None) -> None:  # noqa: ANN001 - a text file

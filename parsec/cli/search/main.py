@@ -28,9 +28,10 @@ def _quick_parse(args: list[str]) -> SimpleNamespace | None:
         else:
             return None
         at += 1
+    from ...store.search import MODES
     from .scope import FILTERS
 
-    if options.filter not in (None, *FILTERS) or options.mode not in (None, "fuzzy", "prefix", "fulltext"):
+    if options.filter not in (None, *FILTERS) or options.mode not in (None, *MODES):
         return None
     if options.height is not None:
         if not options.height.isdigit():
@@ -42,11 +43,14 @@ def _quick_parse(args: list[str]) -> SimpleNamespace | None:
 def _parser():  # noqa: ANN202 - an argparse.ArgumentParser
     import argparse
 
+    from ...store.search import MODES
+    from .scope import FILTERS
+
     parser = argparse.ArgumentParser(prog="parsec search", description="Search the recorded history interactively.")
     parser.add_argument("--query", default="", help="The text already typed (the initial query).")
     parser.add_argument("--session-key", default="", help="The hook's session key (for the session filter).")
-    parser.add_argument("--filter", choices=("everywhere", "directory", "tree", "repo", "session", "host", "failed"))
-    parser.add_argument("--mode", choices=("fuzzy", "prefix", "fulltext"))
+    parser.add_argument("--filter", choices=FILTERS)
+    parser.add_argument("--mode", choices=MODES)
     parser.add_argument("--height", type=int, help="Lines below the prompt (inline).")
     parser.add_argument("--full-screen", action="store_true", default=None)
     parser.add_argument("--trace", help=argparse.SUPPRESS)  # bench: per-keystroke redraw times

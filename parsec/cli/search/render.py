@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 from ..history_common import cut, human_duration, short_path
+from ..render import BOLD, CYAN, DIM, GREEN, MAGENTA, RED, RESET, REVERSE
 from .ranking import Candidate
 
-DIM, BOLD, REVERSE, RESET = "\x1b[2m", "\x1b[1m", "\x1b[7m", "\x1b[0m"
-RED, GREEN, MAGENTA, CYAN = "\x1b[31m", "\x1b[32m", "\x1b[35m", "\x1b[36m"
 PROMPT = "parsec ❯ "
 HELP = "↵ run  ⇥ edit  esc cancel  ^R filter  ^S mode  ^D forget"
 MAX_COMMAND_LINES = 3  # a multi-line command shows this many lines in the list (all in the preview)
@@ -130,6 +129,11 @@ def output_text(stored: str | None) -> str | None:
         data = json.loads(stored)
     except ValueError:
         return None
+    return truncated_text(data)
+
+
+def truncated_text(data: object) -> str | None:
+    """The text of a TruncatedText already parsed from JSON (a dict), None for anything else."""
     if not isinstance(data, dict):
         return None
     head, tail = str(data.get("head") or ""), str(data.get("tail") or "")

@@ -7,7 +7,7 @@ from collections import namedtuple
 
 from ...store.history import HistoryQuery
 
-# The order Ctrl-S (and the mode key) steps through them.
+# The order Ctrl-R steps through them (Ctrl-S steps through the match modes, store.search.MODES).
 FILTERS = ("everywhere", "directory", "tree", "repo", "session", "host", "failed")
 
 

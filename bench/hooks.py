@@ -27,7 +27,7 @@ import pexpect
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from tests.hooks.harness import PROMPT, write_rc_file  # noqa: E402  (the same shells the tests drive)
+from tests.hooks.harness import write_rc_file  # noqa: E402  (the same shells the tests drive)
 FRESH_PROMPT = {  # a newly printed prompt, not a redraw of the line being edited
     "bash": r"\x1b\[\?2004hT> ",
     "zsh": r"\x1b\[JT> ",

@@ -302,10 +302,16 @@ $1
     return 0
 }
 
+# Sets REPLY to the command line `parsec ask '<line>'` for $1 (without its leading blanks).
+__parsec_ask_line() {
+    local text=${1#"${1%%[![:space:]]*}"}
+    REPLY="${PARSEC_ASK_COMMAND:-parsec ask} ${text@Q}"
+}
+
 # Rewrites READLINE_LINE to `parsec ask '<line>'`; that is what runs and what history keeps.
 __parsec_make_ask() {
-    local text=${1#"${1%%[![:space:]]*}"}
-    READLINE_LINE="${PARSEC_ASK_COMMAND:-parsec ask} ${text@Q}"
+    __parsec_ask_line "$1"
+    READLINE_LINE=$REPLY
     READLINE_POINT=${#READLINE_LINE}
     __parsec_routed=1
 }
@@ -475,8 +481,8 @@ __parsec_offer_ask() {
     builtin printf '\r\e[2K' >&2
     [[ $key == [yY] ]] || return 0
     __parsec_feedback "$1" none prompt
-    local text=${1#"${1%%[![:space:]]*}"}
-    local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${text@Q}"
+    __parsec_ask_line "$1"
+    local cmd=$REPLY
     builtin history -s -- "$cmd"
     builtin eval "$cmd"
 }

@@ -270,9 +270,16 @@ __parsec_unfinished() {
     return 1
 }
 
-__parsec_make_ask() {
+# Sets REPLY to the command line `parsec ask '<line>'` for $1 (without its leading blanks).
+__parsec_ask_line() {
+    builtin emulate -L zsh -o extendedglob # `#`: any number of blanks, whoever calls it
     local text=${1##[[:space:]]#}
-    BUFFER="${PARSEC_ASK_COMMAND:-parsec ask} ${(qq)text}"
+    REPLY="${PARSEC_ASK_COMMAND:-parsec ask} ${(qq)text}"
+}
+
+__parsec_make_ask() {
+    __parsec_ask_line "$1"
+    BUFFER=$REPLY
     CURSOR=$#BUFFER
     __parsec_routed=1
 }
@@ -417,7 +424,8 @@ __parsec_offer_ask() {
     builtin print -rn -- $'\r\e[2K' >&2
     [[ $key == [yY] ]] || return 0
     __parsec_feedback "$1" none prompt
-    local cmd="${PARSEC_ASK_COMMAND:-parsec ask} ${(qq)${1##[[:space:]]#}}"
+    __parsec_ask_line "$1"
+    local cmd=$REPLY
     builtin print -s -r -- "$cmd"
     builtin eval "$cmd"
 }

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..protocol import endpoints
+
 RECONNECT_EVERY_S = 2.0
 PAIR_WAIT_S = 1.0  # how long a record waits for its output (or the output for its record)
 
@@ -123,7 +125,7 @@ class HookRelay:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(0.5)
         try:
-            sock.connect(str(self.runtime / "daemon.sock"))
+            sock.connect(str(endpoints.socket_path(self.runtime)))
         except OSError:
             sock.close()
             self._next_connect = time.monotonic() + RECONNECT_EVERY_S
@@ -132,7 +134,7 @@ class HookRelay:
         return sock
 
     def _spool(self, line: bytes) -> None:
-        spool = self.runtime / "spool"
+        spool = endpoints.runtime_spool_dir(self.runtime)
         try:
             spool.mkdir(parents=True, exist_ok=True, mode=0o700)
             # 0600, and never through a symlink someone planted in its place.

@@ -122,8 +122,6 @@ def _exclude_line(shell: str, patterns: list[str]) -> str:
 
 
 def _portable_ere(pattern: str) -> bool:
-    import re
-
     try:
         re.compile(pattern)
     except re.error:

@@ -83,8 +83,8 @@ class HookChannel:
         for fd in self._fds:
             loop.remove_reader(fd)
             self._readable(fd, resume=False)  # what was written before the unlink
-        deadline = asyncio.get_running_loop().time() + timeout
-        while self._queue and asyncio.get_running_loop().time() < deadline:
+        deadline = loop.time() + timeout
+        while self._queue and loop.time() < deadline:
             await asyncio.sleep(0.01)
         if self._worker is not None:
             self._worker.cancel()
@@ -183,8 +183,7 @@ def write_reply(path: Path, data: bytes) -> bool:
     except OSError:  # gone, or no shell reading it (ENXIO)
         return False
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISFIFO(info.st_mode) or info.st_uid != os.getuid():
+        if not _owned(os.fstat(fd), stat.S_ISFIFO):
             return False
         return os.write(fd, data) == len(data)
     except OSError:  # full (a shell that stopped reading), or closed meanwhile
@@ -193,18 +192,21 @@ def write_reply(path: Path, data: bytes) -> bool:
         os.close(fd)
 
 
+def _owned(info: os.stat_result, kind: Callable[[int], bool]) -> bool:
+    """Of that kind (stat.S_ISFIFO, stat.S_ISDIR) and ours."""
+    return kind(info.st_mode) and info.st_uid == os.getuid()
+
+
 def _is_our_fifo(path: Path) -> bool:
     try:
-        info = os.lstat(path)
+        return _owned(os.lstat(path), stat.S_ISFIFO)
     except OSError:
         return False
-    return stat.S_ISFIFO(info.st_mode) and info.st_uid == os.getuid()
 
 
 def _open_fifo(path: Path) -> int:
     fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    info = os.fstat(fd)
-    if not stat.S_ISFIFO(info.st_mode) or info.st_uid != os.getuid():
+    if not _owned(os.fstat(fd), stat.S_ISFIFO):
         os.close(fd)
         raise OSError(f"{path} is not a FIFO of ours")
     try:
@@ -218,6 +220,6 @@ def _open_fifo(path: Path) -> int:
 
 def _check_private(path: Path, kind: Callable[[int], bool]) -> None:
     info = os.lstat(path)
-    if not kind(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+    if not _owned(info, kind) or info.st_mode & 0o077:
         raise OSError(f"{path} is not a private directory of ours")
 

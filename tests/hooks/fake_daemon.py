@@ -80,10 +80,11 @@ class FakeDaemon:
             *lines, buffer = buffer.split(b"\n")
             for raw in lines:
                 try:  # as the real daemon: bytes that are not UTF-8 become U+FFFD, a bad line is skipped
-                    reply = self._handle(raw.decode("utf-8", "replace"))
-                    name = json.loads(raw.decode("utf-8", "replace")).get("reply_to") if reply else None
+                    msg = json.loads(raw.decode("utf-8", "replace"))
                 except ValueError:
                     continue
+                reply = self._handle(msg)
+                name = msg.get("reply_to") if reply else None
                 if name:
                     write_reply(self.runtime / "reply" / name, (json.dumps(reply) + "\n").encode())
 
@@ -100,7 +101,7 @@ class FakeDaemon:
         reader = conn.makefile("rb")
         try:
             for raw in reader:
-                reply = self._handle(raw)
+                reply = self._handle(json.loads(raw))
                 if reply is not None:
                     conn.sendall((json.dumps(reply) + "\n").encode())
         except (OSError, ValueError):
@@ -108,8 +109,7 @@ class FakeDaemon:
         finally:
             conn.close()
 
-    def _handle(self, raw: bytes | str) -> dict | None:
-        msg = json.loads(raw)
+    def _handle(self, msg: dict) -> dict | None:
         with self.lock:
             self.messages.append(msg)
         if msg.get("noreply"):

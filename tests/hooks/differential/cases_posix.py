@@ -1,4 +1,5 @@
-"""Cases that read the same in bash and zsh (the sh-like syntax both share).
+"""Cases that read the same in bash and zsh (the sh-like syntax both share); fish's table picks
+the ones that read the same in fish too (`pick`), so each case is written once.
 
 Words the stand-in classifier reacts to: "please" (prose) and "maybe" (ambiguous). A case that
 contains one on a line the shell would continue checks that such a line never reaches it.
@@ -6,7 +7,7 @@ contains one on a line the shell would continue checks that such a line never re
 
 from __future__ import annotations
 
-from .driver import Step, case
+from .driver import Case, Step, case
 
 LONG = "x" * 3000
 EDITOR_DONE = r"\x1b\[\?2004l"  # the line editor gave the terminal back: the command runs
@@ -16,6 +17,12 @@ def started(marker: str) -> str:
     """A wait for `marker` printed by the command (typed split by quotes, so the echo of the
     typed line does not match)."""
     return r"[\r\n]" + marker + r"\r\n"
+
+
+def pick(table: list[Case], *names: str) -> list[Case]:
+    """The cases of `table` named `names`, in that order (a shell's table reusing shared cases)."""
+    by_name = {c.name: c for c in table}
+    return [by_name[name] for name in names]
 
 
 SIMPLE = [
@@ -128,4 +135,86 @@ ROUTED = [
     case("prose question mark", "?how big is this folder", routed="how big is this folder"),
     case("forced command", "\\echo please run me"),
     case("command prefix", "command echo please too"),
+]
+
+# Line-editor keys (emacs keymap, the default).
+EDITING = [
+    case("emacs ctrl-a ctrl-e", "cho x\x01e\x05 > out\r"),
+    case("emacs alt-b", "echo one three\x1bbtwo \r"),
+    case("emacs ctrl-k", "echo keep gone\x1bb\x0b\r"),
+    case("emacs ctrl-y", "echo one\x17two \x19\r"),
+    case("emacs transpose", "ehco ok\x01\x06\x06\x14\r"),
+    case("emacs history up", "echo up-arrow > u1", "\x1b[A\r"),
+    case("emacs ctrl-p", "echo ctrl-p > p1", "\x10\r"),
+    case("tab completion", "touch unique-file-name", "ls uniq\t\r"),
+]
+
+# Typed with the vi keymap on.
+VI = [
+    case("vi insert", "echo typed-in-insert > out"),
+    case("vi escape then enter", "echo typed-then-escape > out\x1b\r"),
+    case("vi edit word", "echo wrong > out\x1bbcwright\x1b\r"),
+    case("vi x", "echo abcd > out\x1bxx\r"),
+    case("vi history k", "echo from-history > h1", "\x1bk\r"),
+    case("vi maybe escape", "echo maybe vi > out\x1b\r"),
+    case("vi prose escape", "please list files\x1b\r", routed="please list files"),
+    case("vi continuation", "echo \"open", "close\" > out"),
+    case("vi backslash", "touch aaa \\", "bbb"),
+    case("vi function", "vf() {", "touch vf", "}", "vf"),
+]
+
+# Typed with nounset/pipefail on.
+STRICT = [
+    case("unset variable", "echo ${undefined_var}"),
+    case("unset ok", "echo fine"),
+    case("pipefail", "false | true"),
+    case("prose", "please tell me", routed="please tell me"),
+    case("continuation", "echo \"a", "b\""),
+    case("backslash", "touch aaa \\", "bbb"),
+    case("not found", "nosuchcommand with args"),
+    case("function", "sf() {", "echo sf", "}", "sf"),
+]
+
+# Typed with errexit on: a failing command ends the shell the same way with the hook.
+ERREXIT = [
+    case("true keeps the shell", "true"),
+    case("false ends the shell", "false"),
+    case("not found ends the shell", "nosuchcommand with args"),
+    case("pipeline", "false | true"),
+    case("prose", "please help", routed="please help"),
+]
+
+# Typed with the hook's builtins shadowed by the user's functions and aliases.
+SHADOWED = [
+    case("echo", "echo hello"),
+    case("echo words", "echo hello big world"),
+    case("false", "false"),
+    case("not found", "nosuchcommand with args"),
+    case("cd", "mkdir sub", "cd sub"),
+    case("prose", "please list the files", routed="please list the files"),
+    case("backslash", "touch aaa \\", "bbb"),
+    case("open quote", "echo \"a", "b\" > out"),
+    case("function", "sf() {", "echo sf", "}", "sf"),
+    case("ctrl-c", "echo partial\x03", "true"),
+]
+
+# Typed with another tool hooking the same places (preexec/precmd, Atuin, zoxide, fzf).
+OTHERS = [
+    case("echo", "echo hello"),
+    case("false", "false", vars="__mine_ran __other_status"),
+    case("pipeline", "false | true"),
+    case("prose", "please list", routed="please list"),
+    case("continuation", "echo \"a", "b\""),
+    case("backslash", "touch aaa \\", "bbb"),
+    case("cd", "mkdir sub", "cd sub"),
+    case("not found", "nosuchcommand with args"),
+    case("function", "of() {", "echo of", "}", "of"),
+]
+
+# Typed with direnv's hook loaded (fish too).
+DIRENV = [
+    case("envrc", "direnv allow . 2>/dev/null", "cd .", vars="DIFF_DIRENV",
+         files={".envrc": "export DIFF_DIRENV=loaded\n"}),
+    case("false", "false"),
+    case("prose", "please list", routed="please list"),
 ]

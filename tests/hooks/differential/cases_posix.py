@@ -19,6 +19,13 @@ def started(marker: str) -> str:
     return r"[\r\n]" + marker + r"\r\n"
 
 
+def shown_below(text: str) -> str:
+    """A wait for `text` (a regex) shown at the start of a line below the typed one, such as a
+    prompt the command prints: the echo of the typed line contains `text` too, and matching that
+    sent the next keys while the command had not yet started."""
+    return r"\n(?:\r|\x1b\[[0-9;?]*[A-Za-z])*" + text
+
+
 def pick(table: list[Case], *names: str) -> list[Case]:
     """The cases of `table` named `names`, in that order (a shell's table reusing shared cases)."""
     by_name = {c.name: c for c in table}

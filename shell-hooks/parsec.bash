@@ -245,8 +245,14 @@ __parsec_request() {
     local id=$((++__parsec_qid))
     { builtin printf '%s\n' "{\"id\":$id,\"reply_to\":\"${__parsec_reply##*/}\",${1#\{}" >&"$__parsec_fd"; } 2>/dev/null || { __parsec_close; return 1; }
     ((++__parsec_unread))
-    # Answers to earlier questions that timed out come first: skip them.
-    while builtin read -r -t "$__parsec_reply_timeout" -u "$__parsec_rfd" REPLY 2>/dev/null; do
+    # Answers to earlier questions that timed out come first: skip them. `read -t` costs about
+    # 2 us a byte (bash sets a timer per byte read from a pipe), so only the first byte is read
+    # with the timeout: the daemon writes each answer whole in one write, the rest is there.
+    while builtin read -r -t "$__parsec_reply_timeout" -N 1 -u "$__parsec_rfd" 2>/dev/null; do
+        [[ $REPLY != $'\n' ]] || continue
+        local first=$REPLY
+        builtin read -r -u "$__parsec_rfd" 2>/dev/null || break
+        REPLY=$first$REPLY
         [[ ! $REPLY =~ \"id\":\ ?${id}[,}] ]] || { __parsec_unanswered=0; return 0; }
     done
     __parsec_unanswered=1

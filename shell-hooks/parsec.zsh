@@ -219,9 +219,16 @@ __parsec_request() {
     local id=$(( ++__parsec_qid ))
     builtin syswrite -o $__parsec_fd -- "{\"id\":$id,\"reply_to\":\"${__parsec_reply:t}\",${1#\{}"$'\n' 2>/dev/null || return 1
     (( ++__parsec_unread ))
-    # Answers to earlier questions that timed out come first: skip them.
-    while builtin read -r -t $__parsec_reply_timeout -u $__parsec_rfd REPLY 2>/dev/null; do
-        [[ $REPLY =~ "\"id\": ?${id}[,}]" ]] && { __parsec_unanswered=0; return 0 }
+    # Answers to earlier questions that timed out come first: skip them. One sysread takes what
+    # is there (`read -t` would read it a byte at a time); each answer is one atomic write.
+    local buf= chunk= line
+    while builtin sysread -t $__parsec_reply_timeout -i $__parsec_rfd chunk 2>/dev/null; do
+        buf+=$chunk
+        while [[ $buf == *$'\n'* ]]; do
+            line=${buf%%$'\n'*}
+            buf=${buf#*$'\n'}
+            [[ $line =~ "\"id\": ?${id}[,}]" ]] && { REPLY=$line; __parsec_unanswered=0; return 0 }
+        done
     done
     __parsec_unanswered=1
     REPLY=

@@ -21,6 +21,7 @@ import collections
 import logging
 import os
 import re
+import select
 import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -36,6 +37,7 @@ log = logging.getLogger("parsec.daemon")
 F_SETPIPE_SZ = 1031  # Linux: fcntl.F_SETPIPE_SZ (not exported before Python 3.10 everywhere)
 PIPE_SIZE = 1 << 20  # the unprivileged maximum by default (/proc/sys/fs/pipe-max-size)
 QUEUE_LIMIT = 8 << 20  # bytes read but not handled yet; beyond it reading pauses (shells spool)
+ANSWER_FIELDS = ("v", "id", "ok", "decision")
 _REPLY_NAME = re.compile(rb'"reply_to":"([A-Za-z0-9._-]{1,128})"')
 
 Handler = Callable[[bytes, dict[str, Any]], Awaitable[dict[str, Any] | None]]
@@ -162,7 +164,7 @@ class HookChannel:
     async def _answer(self, line: bytes, name: str) -> None:
         reply = await self.handle_line(line, {"transport": "fifo"})
         if reply is not None:
-            write_reply(endpoints.reply_dir(self.runtime) / name, m.encode(reply))
+            write_reply(endpoints.reply_dir(self.runtime) / name, m.encode(hook_answer(reply)))
 
     def prune_replies(self) -> None:
         """Remove the reply FIFOs of shells that are gone (named `<pid>-<start time>`)."""
@@ -176,8 +178,23 @@ class HookChannel:
                 path.unlink(missing_ok=True)
 
 
+def hook_answer(reply: dict[str, Any]) -> dict[str, Any]:
+    """What a hook reads of a reply: its id, whether it is ok and the decision (an error's code).
+    Short, so that bash (which reads a pipe a byte at a time) reads it fast, and always one
+    atomic write."""
+    answer = {key: reply[key] for key in ANSWER_FIELDS if key in reply}
+    if isinstance(reply.get("error"), dict):
+        answer["error"] = {"code": reply["error"].get("code")}
+    return answer
+
+
 def write_reply(path: Path, data: bytes) -> bool:
-    """One reply line to a shell's reply FIFO; never blocks, never follows a symlink."""
+    """One reply line to a shell's reply FIFO; never blocks, never follows a symlink. A line is
+    written whole or not at all (at most PIPE_BUF bytes): the hooks read the rest of a line they
+    have begun without a timeout."""
+    if len(data) > select.PIPE_BUF:
+        log.warning("dropped a reply of %d bytes for a hook (more than one atomic write)", len(data))
+        return False
     try:
         fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:  # gone, or no shell reading it (ENXIO)

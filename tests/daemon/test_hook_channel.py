@@ -10,6 +10,8 @@ import time
 
 import psutil
 
+from parsec.daemon.hook_channel import hook_answer, write_reply
+
 from .harness import finished
 
 
@@ -63,9 +65,30 @@ def test_records_in_and_answers_out_with_their_id(sandbox):
         assert ready, "no answer on the reply FIFO"
         answer = json.loads(os.read(reply_fd, 65536).splitlines()[0])
         assert answer["id"] == 7 and answer["ok"] and answer["decision"] == "prompt"
+        assert set(answer) == {"v", "id", "ok", "decision"}  # what a hook reads, no more (bash reads bytewise)
     finally:
         os.close(reply_fd)
     assert wait_for_executions(sandbox, 1) == 1
+
+
+def test_a_reply_is_written_whole_or_not_at_all(tmp_path):
+    """The hooks read the rest of an answer they have begun without a timeout: a reply larger than
+    one atomic pipe write would leave them waiting, so it is never written."""
+    path = tmp_path / "reply"
+    os.mkfifo(path, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        assert write_reply(path, b'{"id":1,"ok":true}\n')
+        assert os.read(fd, 65536) == b'{"id":1,"ok":true}\n'
+        assert not write_reply(path, b"x" * (select.PIPE_BUF + 1))
+        assert select.select([fd], [], [], 0)[0] == []
+    finally:
+        os.close(fd)
+
+
+def test_an_error_answer_keeps_its_code_only():
+    reply = {"v": 1, "id": 3, "ok": False, "error": {"code": "bad_request", "message": "m" * 10_000}}
+    assert hook_answer(reply) == {"v": 1, "id": 3, "ok": False, "error": {"code": "bad_request"}}
 
 
 def test_garbage_and_oversized_lines_never_stop_it(make_sandbox):

@@ -2,7 +2,7 @@
 hook tests.
 
 It records every message it receives and answers `classify` from a fixed rule, so the tests can
-check exactly what a hook sent and steer routing. Tests against the real daemon live alongside.
+check exactly what a hook sent and steer routing (a line with "slowly" is answered late). Tests against the real daemon live alongside.
 It makes its FIFOs and answers the way the real one does (parsec/daemon/hook_channel.py).
 """
 
@@ -13,9 +13,12 @@ import os
 import select
 import socket
 import threading
+import time
 from pathlib import Path
 
-from parsec.daemon.hook_channel import write_reply
+from parsec.daemon.hook_channel import hook_answer, write_reply
+
+SLOW_ANSWER_S = 0.5  # a line with "slowly" is answered this late: longer than PARSEC_HOOK_TIMEOUT
 
 
 def classify_rule(text: str) -> str:
@@ -86,7 +89,9 @@ class FakeDaemon:
                 reply = self._handle(msg)
                 name = msg.get("reply_to") if reply else None
                 if name:
-                    write_reply(self.runtime / "reply" / name, (json.dumps(reply) + "\n").encode())
+                    if "slowly" in str(msg.get("text")):  # answers after the hook stopped waiting
+                        time.sleep(SLOW_ANSWER_S)
+                    write_reply(self.runtime / "reply" / name, (json.dumps(hook_answer(reply)) + "\n").encode())
 
     def _accept(self) -> None:
         while not self._stop:

@@ -80,3 +80,17 @@ def test_a_big_paste_is_recorded_whole(sandbox, daemon, shell):
     commands = [e.command for e in executions(sandbox, daemon, sandbox.work, want=2, timeout=30)]
     assert text in commands and "echo after" in commands
     assert not list((sandbox.runtime / "spool").glob("*.txt"))  # taken with its record
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_a_late_answer_is_never_taken_for_the_next_question(sandbox, fake_daemon, shell):
+    """The stand-in answers "slowly" after the hook stopped waiting; the next question must get
+    its own answer (the hooks read an answer's first byte with a timeout and the rest without)."""
+    need(shell)
+    sh = Shell(shell, sandbox, env={"PARSEC_HOOK_TIMEOUT": "0.15"})
+    assert "ran slowly" in sh.run("echo ran slowly")  # timed out: runs as typed
+    time.sleep(0.6)  # the late answer ("command") is waiting in the reply FIFO by now
+    for n in range(3):
+        assert f"ASKED<please list {n}>" in sh.run(f"please list {n}")
+        assert f"said {n}" in sh.run(f"echo said {n}")
+    sh.exit()

@@ -19,6 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from . import paths
 from .errors import ConfigError
 from .models.retention import RetentionPolicy
+from .models.workflow import MAX_PLAN_STEPS
 
 
 class _Section(BaseModel):
@@ -138,7 +139,7 @@ class PrivacyConfig(_Section):
 
 class WorkflowConfig(_Section):
     max_retries: int = Field(2, ge=0)
-    max_plan_steps: int = Field(12, ge=1, le=12)
+    max_plan_steps: int = Field(MAX_PLAN_STEPS, ge=1, le=MAX_PLAN_STEPS)
     max_commands_per_step: int = Field(10, ge=1)  # then retry / skip / abort (abort under --yes)
     command_timeout_s: float = Field(0, ge=0)  # 0: no timeout
     # Under --yes nobody is there to press Ctrl-C: `tail -f` would hold the workflow forever.

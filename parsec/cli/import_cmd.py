@@ -9,7 +9,6 @@ Secrets are masked and the privacy exclusions apply, as for live recording.
 
 from __future__ import annotations
 
-import base64
 import getpass
 import hashlib
 import os
@@ -20,6 +19,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+
+from ..models.session_ids import ulid_text
 
 SHELLS = ("bash", "zsh", "fish")
 CHUNK = 5000
@@ -51,17 +52,9 @@ def default_history_file(shell: str) -> Path:
     return Path(data) / "fish" / "fish_history"
 
 
-_B32 = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", b"0123456789ABCDEFGHJKMNPQRSTVWXYZ")
-
-
 def _ulid(millis: int, key: str) -> str:
-    """A valid ULID whose time part is `millis` and whose random part is a hash of `key`.
-
-    Encoded with base64's C base32 and an alphabet swap (python-ulid's encoder is the slowest
-    step of a large import): 128 bits padded to 160 give 32 characters, the last 26 are the ULID."""
-    millis = max(0, min(millis, 2**48 - 1))
-    value = int.from_bytes(millis.to_bytes(6, "big") + hashlib.sha256(key.encode()).digest()[:10], "big")
-    return base64.b32encode(value.to_bytes(20, "big"))[6:].translate(_B32).decode()
+    """A valid ULID whose time part is `millis` and whose random part is a hash of `key`."""
+    return ulid_text(millis, hashlib.sha256(key.encode()).digest())
 
 
 def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: str = "", user: str = "") -> ImportReport:

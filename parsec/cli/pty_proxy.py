@@ -21,6 +21,7 @@ import termios
 import tty
 from collections.abc import Sequence
 
+from ..fdio import write_all
 from .hook_relay import HookRelay
 from .osc133 import AltScreen, Mark, MarkScanner
 from .output_capture import OutputCapture
@@ -35,17 +36,6 @@ def _copy_winsize(src_fd: int, dst_fd: int) -> None:
         fcntl.ioctl(dst_fd, termios.TIOCSWINSZ, size)
     except OSError:
         pass
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[os.write(fd, view):]
-        except InterruptedError:
-            continue
-        except BlockingIOError:
-            select.select([], [fd], [])
 
 
 class PtyProxy:
@@ -121,12 +111,12 @@ class PtyProxy:
                 if not data:
                     self._drain_hooks(hook_r)
                     return
-                _write_all(stdout, data)  # untouched, before anything looks at it
+                write_all(stdout, data)  # untouched, before anything looks at it
                 self._scan(data)
             if stdin in ready:
                 data = os.read(stdin, _READ)
                 if data:
-                    _write_all(master, data)
+                    write_all(master, data)
                 else:  # the user's side closed: stop forwarding keys, keep the output
                     readers.remove(stdin)
             if hook_r in ready:

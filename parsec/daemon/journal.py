@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import paths
+from ..fdio import write_all
 
 log = logging.getLogger("parsec.daemon")
 
@@ -310,11 +311,8 @@ class Journal:
 
 
 def _write_all(fd: int, data: bytes, size_before: int) -> None:
-    view = memoryview(data)
     try:
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, data)
     except OSError:
         # Cut a torn write off, so the next record does not glue onto half a line.
         try:

@@ -53,13 +53,16 @@ _STEP_MOVES: dict[StepStatus, set[StepStatus]] = {
 }
 
 
+MAX_PLAN_STEPS = 12  # a longer plan is a sign the request should be split
+
+
 class WorkflowStep(ParsecModel):
     index: int = Field(ge=0)
     description: str = Field(min_length=1)
 
 
 class WorkflowPlan(ParsecModel):
-    steps: list[WorkflowStep] = Field(min_length=1, max_length=12)
+    steps: list[WorkflowStep] = Field(min_length=1, max_length=MAX_PLAN_STEPS)
     created_at: UtcDatetime = Field(default_factory=utcnow)
     revision: int = 1
 

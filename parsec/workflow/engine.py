@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import ParsecError
 from ..models.base import utcnow
 from ..models.workflow import (
-    Approval, Conversation, ConversationStatus, ModelExchange, StepStatus, WorkflowPlan, WorkflowStepState,
+    MAX_PLAN_STEPS, Approval, Conversation, ConversationStatus, ModelExchange, StepStatus, WorkflowPlan, WorkflowStepState,
 )
 from .execution import ExecutionSteps
 from .gatekeeping import GateSteps
@@ -51,7 +51,7 @@ class RunOptions:
     auto_yes: bool = False  # approve commands up to auto_level without asking; decline the rest
     auto_level: str = "medium"  # --yes: low and medium; --yes=low: low only (high: never)
     max_retries: int = 2
-    max_plan_steps: int = 12
+    max_plan_steps: int = MAX_PLAN_STEPS
     max_commands_per_step: int = 10  # a model that never says done cannot loop for ever under --yes
     command_timeout_s: float = 0.0
     output_limit: int = 1024

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..models.chat import ChatMessage
-from ..models.workflow import ModelExchange, WorkflowPlan
+from ..models.workflow import MAX_PLAN_STEPS, ModelExchange, WorkflowPlan
 from .schemas import PlanReply
 
 PLAN_INSTRUCTIONS = (
@@ -25,7 +25,7 @@ def with_instructions(messages: list[ChatMessage], instructions: str) -> list[Ch
     return out
 
 
-def make_plan(provider: Any, messages: list[ChatMessage], *, max_steps: int = 12, remark: str | None = None,
+def make_plan(provider: Any, messages: list[ChatMessage], *, max_steps: int = MAX_PLAN_STEPS, remark: str | None = None,
               previous: WorkflowPlan | None = None, exchanges: list | None = None) -> tuple[str, WorkflowPlan]:
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
     and answered, is appended to `exchanges`."""
@@ -82,8 +82,8 @@ def edit_plan(descriptions: list[str], command: str) -> list[str]:
             position, description = len(steps), rest.strip()
         if not description:
             raise ValueError("add needs a description: a [N] description")
-        if len(steps) >= 12:
-            raise ValueError("a plan has at most 12 steps")
+        if len(steps) >= MAX_PLAN_STEPS:
+            raise ValueError(f"a plan has at most {MAX_PLAN_STEPS} steps")
         steps.insert(position, description)
     else:
         raise ValueError(f"unknown edit {verb!r}: use d N, m N M, r N text, a [N] text")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, field_validator
 
+from ..models.workflow import MAX_PLAN_STEPS
+
 
 class PlanReply(BaseModel):
     """The planning call's answer: a short name and 1–12 imperative steps, no commands."""
 
     name: str = Field("", description="a short human name for the workflow, at most 6 words")
-    steps: list[str] = Field(min_length=1, max_length=12, description="imperative step descriptions, in order")
+    steps: list[str] = Field(min_length=1, max_length=MAX_PLAN_STEPS, description="imperative step descriptions, in order")
 
     @field_validator("steps")
     @classmethod

@@ -14,6 +14,7 @@ file, then a marker with a per-shell nonce to the pty; the marker says "output c
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -29,6 +30,7 @@ import tty
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from ..fdio import write_all
 from ..models.terminal import strip_ansi
 
 # bash runs this driver (zsh understands it too, see pick_shell). `set -m` gives each command its
@@ -211,7 +213,8 @@ class PersistentShell:
                             self._signal_command(signal.SIGKILL)
                         interrupted = True
                         kill_at = kill_at or time.monotonic() + 3.0
-                    _write_all(self._master, data)
+                    with contextlib.suppress(OSError):  # the shell is gone: the read below sees its end
+                        write_all(self._master, data)
             if self._master in ready:
                 data = _read(self._master)
                 if not data:
@@ -433,15 +436,6 @@ def _drain(fd: int) -> bytes:
             break
         out.extend(data)
     return bytes(out)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    while data:
-        try:
-            written = os.write(fd, data)
-        except OSError:
-            return
-        data = data[written:]
 
 
 def _partial_suffix(data: bytes, marker: bytes) -> int:

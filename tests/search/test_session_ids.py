@@ -22,3 +22,20 @@ def test_cli_and_daemon_derive_the_same_session_id() -> None:
 
 def test_the_hand_written_request_speaks_the_current_protocol() -> None:
     assert current_session.PROTOCOL_VERSION == messages.PROTOCOL_VERSION
+
+
+def test_the_fast_ulid_encoder_agrees_with_python_ulid() -> None:
+    """Every derived id (records, imported history) goes through ulid_text; python-ulid is the
+    outside truth for the encoding, clamping included."""
+    import random
+
+    from ulid import ULID
+
+    from parsec.models.session_ids import ulid_text
+
+    rng = random.Random(7)
+    for millis in [0, 1, 2**48 - 1, *(rng.randrange(2**48) for _ in range(2000))]:
+        tail = rng.randbytes(10)
+        assert ulid_text(millis, tail) == str(ULID.from_bytes(millis.to_bytes(6, "big") + tail))
+    assert ulid_text(-5, bytes(10)) == str(ULID.from_bytes(bytes(16)))
+    assert ulid_text(2**50, b"\xff" * 10) == str(ULID.from_bytes(b"\xff" * 16))

@@ -69,9 +69,6 @@ __parsec_json() {
     REPLY="\"$s\""
 }
 
-# Microseconds since the epoch from an EPOCHREALTIME value (any locale's decimal mark).
-__parsec_us() { REPLY=${1//[.,]/}; }
-
 # ---- transport ---------------------------------------------------------------------------------
 # Two FIFOs in the private runtime directory (docs/hooks.md, "Transport"), opened read-write so
 # an open never blocks and a write never meets a missing reader (no SIGPIPE):
@@ -262,12 +259,13 @@ __parsec_request() {
 
 # ---- routing at Enter --------------------------------------------------------------------------
 
-# What the first word of $1 resolves to: alias, keyword, function, builtin, file or none.
-# (`type -t` would need $(...), a fork; these lookups are all builtins.)
+# What the first word of $1 resolves to: alias, keyword, function, builtin, file or none; the
+# word itself in __parsec_word. (`type -t` would need $(...), a fork; these lookups are builtins.)
 __parsec_builtins=" . : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait "
 __parsec_first_word() {
     local word=${1#"${1%%[![:space:](]*}"} # without leading blanks and subshell parentheses
     word=${word%%[[:space:];|&<>()]*}
+    __parsec_word=$word
     REPLY=none
     if [[ -z $word ]]; then return 0
     elif [[ $word == [A-Za-z_]*([A-Za-z0-9_])=* ]]; then REPLY=builtin # an assignment
@@ -282,10 +280,15 @@ __parsec_first_word() {
 }
 
 # A line is plainly a command, with no need to ask the daemon, when its first word resolves and
-# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both.
+# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both,
+# but after a command that changes state the daemon decides even so: `set alias "m" for command
+# "mplayer -loop 0"` has an option and would overwrite $1 (__parsec_state_changing, from
+# `parsec init`: the classifier's list).
 __parsec_plain_command() {
     [[ $__parsec_kind != none ]] || return 1
-    [[ $1 != *[[:space:]]*[![:space:]]* || $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
+    [[ $1 != *[[:space:]]*[![:space:]]* ]] && return 0 # one word
+    [[ ${__parsec_state_changing-} != *" $__parsec_word "* ]] || return 1
+    [[ $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 
 # True when bash would not run $1 as it is: it would ask for more (PS2) or report a syntax error.
@@ -448,9 +451,7 @@ __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
     if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != ' '* && $line == *[![:space:]]* ]] \
         && ! __parsec_excluded "$line"; then
         seq=$((++__parsec_seq))
-        local t0 t1
-        t0=$__parsec_t0
-        __parsec_us "$2"; t1=$REPLY
+        local t0=$__parsec_t0 t1=${2//[.,]/} # microseconds (any locale's decimal mark)
         local cmd="" long=""
         if __parsec_fits "$line"; then
             __parsec_json "$line"
@@ -461,7 +462,7 @@ __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
         fi
         __parsec_json "$__parsec_cwd0"
         local cwd=$REPLY
-        __parsec_json "$PWD"
+        [[ $PWD == "$__parsec_cwd0" ]] || __parsec_json "$PWD" # REPLY: cwd_after
         local statuses=$3
         local record="{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,$cmd,\"started_at\":${t0:0:-6}.${t0: -6},\"finished_at\":${t1:0:-6}.${t1: -6},\"duration_ms\":$(((t1 - t0) / 1000)),\"exit_status\":$1,\"pipeline_statuses\":[${statuses// /,}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
         if [[ -n $long ]]; then __parsec_spool_text "$long" "$record"; else __parsec_send "$record"; fi

@@ -179,10 +179,15 @@ end
 # ---- routing at Enter --------------------------------------------------------------------------
 
 # A line is plainly a command, with no need to ask the daemon, when its first word resolves and
-# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both.
-function __parsec_plain_command --argument-names line kind
+# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both,
+# but after a command that changes state the daemon decides even so: `set alias "m" for command
+# "mplayer -loop 0"` has an option and would overwrite $1 (__parsec_state_changing, from
+# `parsec init`: the classifier's list).
+function __parsec_plain_command --argument-names line kind word
     test $kind != none; or return 1
-    string match -qr '^\s*\S+\s*$|[|;&<>$=]|\s-' -- $line
+    string match -qr '^\s*\S+\s*$' -- $line; and return 0 # one word
+    contains -- $word $__parsec_state_changing; and return 1
+    string match -qr '[|;&<>$=]|\s-' -- $line
 end
 
 function __parsec_make_ask --argument-names line
@@ -274,7 +279,7 @@ function __parsec_route --argument-names line
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
     set -g __parsec_kind (builtin type -t -- $word 2>/dev/null; or builtin echo none)[1]
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
-    __parsec_plain_command $line $__parsec_kind; and return 0
+    __parsec_plain_command $line $__parsec_kind $word; and return 0
     test -p $__parsec_fifo; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
     set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s,"shell":"fish"}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))

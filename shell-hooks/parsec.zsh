@@ -14,7 +14,7 @@ typeset -g __parsec_loaded=1
 
 typeset -g __parsec_session="$$-${EPOCHREALTIME/,/.}"
 typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0 __parsec_refused=0 __parsec_qid=0 __parsec_unread=0 __parsec_unanswered=0
-typeset -g __parsec_fd= __parsec_rfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_routed=
+typeset -g __parsec_fd= __parsec_rfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_word= __parsec_routed=
 typeset -g __parsec_runtime
 if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then
     __parsec_runtime=$XDG_RUNTIME_DIR/parsec
@@ -237,10 +237,12 @@ __parsec_request() {
 
 # ---- routing at Enter --------------------------------------------------------------------------
 
-# What the first word of $1 resolves to (like `whence -w`, without the $(...) fork).
+# What the first word of $1 resolves to (like `whence -w`, without the $(...) fork); the word
+# itself in __parsec_word.
 __parsec_first_word() {
     local -a words=(${(z)${1##[[:space:](]#}})  # without leading blanks and subshell parentheses
     local word=${words[1]-}
+    __parsec_word=$word
     REPLY=none
     if [[ -z $word ]]; then return 0
     elif [[ $word =~ '^[A-Za-z_][A-Za-z0-9_]*=' ]]; then REPLY=builtin # an assignment
@@ -255,10 +257,15 @@ __parsec_first_word() {
 }
 
 # A line is plainly a command, with no need to ask the daemon, when its first word resolves and
-# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both.
+# it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both,
+# but after a command that changes state the daemon decides even so: `set alias "m" for command
+# "mplayer -loop 0"` has an option and would overwrite $1 (__parsec_state_changing, from
+# `parsec init`: the classifier's list).
 __parsec_plain_command() {
     [[ $__parsec_kind != none ]] || return 1
-    [[ $1 != *[[:space:]]*[^[:space:]]* || $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
+    [[ $1 != *[[:space:]]*[^[:space:]]* ]] && return 0 # one word
+    [[ ${__parsec_state_changing-} != *" $__parsec_word "* ]] || return 1
+    [[ $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 
 # True when zsh would not run $1 as it is: it would ask for more (PS2) or report a parse error.

@@ -14,6 +14,12 @@ def hook_path(shell: str) -> Path:
     return here / "hooks" / f"parsec.{shell}"
 
 
+def state_changing_path() -> Path:
+    """The classifier's list of commands that change state (routing/danger.py), read here as
+    data: `parsec init` must not import the classifier."""
+    return Path(__file__).resolve().parent.parent / "routing" / "state_changing.txt"
+
+
 def print_hook(shell: str) -> int:
     if shell not in SHELLS:
         sys.stderr.write(f"parsec: unknown shell '{shell}' (choose one of: {', '.join(SHELLS)})\n")
@@ -57,12 +63,26 @@ def _config_defaults(shell: str) -> str:
     lines += _search_keys(shell, _table(config, "search"))
     patterns = privacy.get("exclude_commands")
     lines.append(_exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else []))
+    lines.append(_state_changing_line(shell))
     from .hook_file import parsec_command
 
     command = parsec_command()  # for the autostart, in a new terminal where `parsec` is off PATH
     if command:
         lines.append(f"set -g __parsec_bin {quote(command, shell)}\n" if shell == "fish" else f"__parsec_bin={quote(command, shell)}\n")
     return "".join(lines)
+
+
+def _state_changing_line(shell: str) -> str:
+    """`__parsec_state_changing` for the hook: with words after one of these commands, the line
+    goes to the daemon even when it looks plainly like a command (`set alias "m" for command
+    "mplayer -loop 0"` has an option, and would overwrite $1)."""
+    try:
+        names = state_changing_path().read_text().split()
+    except OSError:  # a broken install: the hook then asks only as it did before
+        names = []
+    if shell == "fish":
+        return f"set -g __parsec_state_changing {' '.join(quote(name, shell) for name in names)}\n"
+    return f"__parsec_state_changing={quote(' ' + ' '.join(names) + ' ', shell)}\n"
 
 
 _KEY_NOTATION = re.compile(r"[A-Za-z0-9\\^\[\]-]{1,16}")  # \es, \C-s, ^S, \cs: no quoting needed

@@ -7,6 +7,7 @@ variables. For these the cost of running prose is harm, not a "command not found
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .language import bare, function_word_weight
@@ -15,12 +16,11 @@ from .usage import NAMES_ONLY, malformed, unexpected_words
 if TYPE_CHECKING:
     from .scoring import Analysis
 
-STATE_CHANGING = frozenset(
-    """exit logout exec kill pkill killall skill xkill set unset export source . eval alias unalias
-    shift trap readonly declare typeset local rm rmdir shred unlink mv cp dd truncate chmod chown
-    chgrp ln install shutdown reboot halt poweroff init telinit mkfs wipefs fdisk sfdisk parted
-    crontab userdel groupdel passwd""".split()
-)
+# Whitespace-separated names. A data file, so that `parsec init` can write the same list into the
+# shell hooks without importing the classifier: with words after one of these, a hook never takes
+# the line for a plain command on its own (cli/hook_scripts.py).
+STATE_CHANGING_FILE = Path(__file__).with_name("state_changing.txt")
+STATE_CHANGING = frozenset(STATE_CHANGING_FILE.read_text().split())
 PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)
 # Evidence too weak alone to stop a state-changing command (`mv Makefile docs`, `mv a b`).
 NOT_CUES = ("only plain words", "long, with no shell operators", "English function words")

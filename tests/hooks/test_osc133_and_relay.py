@@ -99,7 +99,9 @@ def test_init_prints_the_hook_without_heavy_imports(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=no_config)
     from parsec.cli.hook_file import parsec_command  # the command autostart will use
 
-    settings = "__parsec_exclude=()\n" + f"__parsec_bin='{parsec_command()}'\n"
+    state_changing = (REPO / "parsec" / "routing" / "state_changing.txt").read_text().split()
+    settings = ("__parsec_exclude=()\n" + f"__parsec_state_changing=' {' '.join(state_changing)} '\n"
+                + f"__parsec_bin='{parsec_command()}'\n")
     size = len(settings) + len((REPO / "shell-hooks" / "parsec.bash").read_text())
     assert result.stdout.split() == ["0", str(size), "[]"]
     assert (tmp_path / "parsec" / "hook.bash").read_text().endswith(settings + (REPO / "shell-hooks" / "parsec.bash").read_text())

@@ -1,0 +1,42 @@
+"""Issue 16: prose whose command changes state is never run without asking. The hooks skip the
+daemon for a line that looks plainly like a command (an option, shell syntax); after a command on
+the classifier's state-changing list (routing/state_changing.txt, written into the hook by
+`parsec init`) they ask even then. The stand-in daemon calls lines with "please" prose."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from parsec.routing.danger import STATE_CHANGING
+
+from .conftest import need
+from .harness import Shell
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_a_state_changing_command_with_an_option_still_asks(sandbox, fake_daemon, shell):
+    need(shell)
+    sh = Shell(shell, sandbox)
+    # `set` with an option: before, bash and zsh ran it (overwriting $1 and turning on xtrace).
+    assert "ASKED<set please -x>" in sh.run("set please -x")
+    sh.run("touch gone")
+    sh.run("rm -f gone")  # asked too, and the stand-in says command: it runs
+    assert not (sandbox.work / "gone").exists()
+    sh.run("ls -d /")  # not state-changing: plainly a command, never asked
+    sh.exit()
+    asked = [m["text"] for m in fake_daemon.of_type("classify")]
+    assert "set please -x" in asked and "rm -f gone" in asked
+    assert "ls -d /" not in asked
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_hook_gets_the_classifiers_list(sandbox, shell):
+    body = subprocess.run(["parsec", "init", shell], env=sandbox.env, capture_output=True, text=True, check=True).stdout
+    line = next(line for line in body.splitlines() if line.startswith(("__parsec_state_changing=", "set -g __parsec_state_changing ")))
+    if shell == "fish":  # set -g __parsec_state_changing 'exit' 'logout' ...
+        names = line.replace("'", " ").split()[3:]
+    else:  # __parsec_state_changing=' exit logout ... '
+        names = line.split("=", 1)[1].strip("'").split()
+    assert set(names) == STATE_CHANGING and len(names) == len(STATE_CHANGING)

@@ -30,7 +30,8 @@ WAIT = 20  # seconds: generous, the machine is shared; a case only waits this lo
 # A fresh prompt comes with bracketed paste being switched on, once per line editor call (bash,
 # zsh and fish all do it); a redraw of the line being edited does not do that. bash and fish
 # switch it on before the prompt, zsh after.
-FRESH = r"\x1b\[\?2004h(?:\x1b\[[0-9;]*m|\x1b\(B|\x1b\][^\x07]*\x07|\r|\x1b\[K|\x1b\[J)*"
+# fish runs other tools' prompt events after that (direnv's "direnv: ..." lines): skipped too.
+FRESH = r"\x1b\[\?2004h(?:\x1b\[[0-9;]*m|\x1b\(B|\x1b\][^\x07]*\x07|\r|\x1b\[K|\x1b\[J|direnv: [^\n]*\n)*"
 ZLE_START = r"(?:\x1b\[K)?(?:\x1b\[\?1h\x1b=)?\x1b\[\?2004h"
 PROMPTS = {  # (PS1 with the status shown, PS2)
     "bash": (FRESH + r"P(\d+)> ", FRESH + r"C> "),

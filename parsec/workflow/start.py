@@ -39,7 +39,7 @@ def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
     """The shell's session (PARSEC_SESSION, set by the hooks) or a new one for this command."""
     from ..models.session import GlobalContext, Session
 
-    session_id = _session_from_daemon(env) or env.get("PARSEC_SESSION", "").upper()
+    session_id = _shell_session_id(env) or env.get("PARSEC_SESSION", "").upper()
     if _ULID.match(session_id):
         try:
             return store.load_session(session_id, history_limit=200)
@@ -55,14 +55,15 @@ def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
     return session
 
 
-def _session_from_daemon(env: Mapping[str, str]) -> str | None:
-    """The calling shell's session id, as the daemon knows it (by the hook's key or our parent pid).
-    Without a daemon (not installed, not running) this fails fast and the caller makes a session."""
+def _shell_session_id(env: Mapping[str, str]) -> str | None:
+    """The calling shell's session id: derived from the hook's key (PARSEC_SESSION) as the daemon
+    derives it, so it holds with the daemon down; without a key, asked of the daemon (by our
+    parent pid), which fails fast when there is none and the caller makes a session."""
     if env.get("PARSEC_DISABLE"):
         return None
-    from ..protocol.current_session import ask_daemon
+    from ..protocol.current_session import session_for_key
 
-    return ask_daemon(env.get("PARSEC_SESSION", "").strip())
+    return session_for_key(env.get("PARSEC_SESSION", "").strip(), timeout=0.5)
 
 
 

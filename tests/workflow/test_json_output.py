@@ -99,3 +99,15 @@ def test_every_error_code_is_documented(code: str) -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "workflow.md").read_text()
     assert f"`{code}`" in text
     assert code in SCHEMA["properties"]["error"]["oneOf"][1]["properties"]["code"]["enum"]
+
+
+def test_a_workflow_joins_the_shells_session_with_the_daemon_down(stub, env, work: Path) -> None:
+    """`parsec ask` typed in a hooked shell belongs to that shell's session: its id is derived
+    from the hook's key (PARSEC_SESSION) as the daemon derives it, so no daemon is needed."""
+    from parsec.models.session_ids import session_id_for_key, this_host
+
+    key = "4242-1795000000.123456"
+    queue(stub, plan("Say hi"), step("echo hi"), finished_step())
+    result = run_unattended(["ask", "--yes", "--json", "say hi"], {**env, "PARSEC_SESSION": key}, work)
+    assert result.returncode == 0, result.stderr
+    assert load_conversation(env).session_id == session_id_for_key(key, this_host())

@@ -16,7 +16,7 @@ def spooled_commands(directories: list[Path] | None = None) -> int:
     from ..protocol import endpoints
 
     if directories is None:
-        directories = [endpoints.runtime_spool_dir(endpoints.runtime_dir()), endpoints.state_spool_dir()]
+        directories = [endpoints.runtime_spool_dir(endpoints.runtime_dir())]
     import os
 
     count = 0

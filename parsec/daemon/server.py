@@ -69,7 +69,7 @@ class Daemon:
             output_limit=settings.context_pruning.max_command_output_length,
             max_pending_output_bytes=cfg.max_pending_output_bytes,
         )
-        self.hook_spool = HookSpool([endpoints.runtime_spool_dir(runtime), endpoints.state_spool_dir()], self)
+        self.hook_spool = HookSpool([endpoints.runtime_spool_dir(runtime)], self)
         self.scheduler = Scheduler()
         self.store_url = public_url(settings.store_url())
         self.hook_channel = HookChannel(runtime, self.handle_line, self.limit)

@@ -44,7 +44,3 @@ def runtime_spool_dir(runtime: Path) -> Path:
     """Where hooks append messages when the daemon is down (fast, but lost on reboot)."""
     return runtime / "spool"
 
-
-def state_spool_dir() -> Path:
-    """Where hooks append messages that must survive a reboot (the fish hook, the fallback)."""
-    return paths.state_dir() / "spool"

@@ -47,13 +47,15 @@ set -g __parsec_fifo $__parsec_runtime/hooks.fifo
 set -g __parsec_reply $__parsec_runtime/reply/$__parsec_session
 set -g __parsec_qid 0
 
+set -g __parsec_unanswered 0 # 1: the last question got no answer (a hung or busy daemon)
+
 # The classify round trip, run only for lines that might be prose: bash can wait on a FIFO with a
 # timeout. It writes the question to the daemon's FIFO (only once the daemon has read everything
-# before it, waiting at most 50 ms for that) and reads the answer with the question's id from this
-# shell's reply FIFO.
+# before it, waiting at most $6 times 10 ms for that) and reads the answer with the question's id
+# from this shell's reply FIFO.
 set -g __parsec_classify_sh '
 exec 3<>"$1" 4<>"$2" || exit 1
-for _ in 1 2 3 4 5; do read -t 0 -u 3 || break; read -t 0.01 -u 4 _; done
+for ((i = 0; i < ${6:-5}; i++)); do read -t 0 -u 3 || break; read -t 0.01 -u 4 _; done
 read -t 0 -u 3 && exit 1
 printf "%s\n" "{\"id\":$4,\"reply_to\":\"${2##*/}\",${3#\{}" >&3 || exit 1
 while read -r -t "${5:-0.15}" -u 4 reply; do
@@ -261,7 +263,16 @@ function __parsec_ask_daemon --argument-names request --description 'one classif
     test -e $__parsec_reply; or test -L $__parsec_reply; or command mkfifo -m 600 -- $__parsec_reply 2>/dev/null
     test -p $__parsec_reply; and not test -L $__parsec_reply; and test -O $__parsec_reply; or return 1
     set -g __parsec_qid (math $__parsec_qid + 1)
-    command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_fifo $__parsec_reply $request $__parsec_qid $timeout 2>/dev/null
+    # After a question with no answer, no waiting for the daemon to catch up: a hung daemon costs
+    # one timeout, then only a look at its FIFO, until it answers again (as in bash and zsh).
+    set -l waits 5
+    test $__parsec_unanswered = 1; and set waits 0
+    if command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_fifo $__parsec_reply $request $__parsec_qid $timeout $waits 2>/dev/null
+        set -g __parsec_unanswered 0
+    else
+        set -g __parsec_unanswered 1
+        return 1
+    end
 end
 
 # [privacy] exclude_commands, as `parsec init` wrote them (fish's regexes are PCRE2, like

@@ -94,3 +94,25 @@ def test_a_late_answer_is_never_taken_for_the_next_question(sandbox, fake_daemon
         assert f"ASKED<please list {n}>" in sh.run(f"please list {n}")
         assert f"said {n}" in sh.run(f"echo said {n}")
     sh.exit()
+
+
+def test_fish_stops_waiting_for_a_hung_daemon_until_it_answers(sandbox, daemon):
+    """fish asks through a helper process that keeps no state: the hook remembers that the last
+    question got no answer, and then the helper only looks at the FIFO instead of waiting for the
+    daemon to empty it (it used to wait 50 ms on every line that needed a question)."""
+    need("fish")
+    sh = Shell("fish", sandbox)
+    sh.run("echo before")  # a question, answered
+    assert "unanswered=0" in sh.run("echo unanswered=$__parsec_unanswered")  # `$`: plainly a command
+    os.kill(daemon.proc.pid, signal.SIGSTOP)
+    try:
+        assert "asked unanswered" in sh.run("echo asked unanswered")  # runs as typed after the timeout
+        assert "unanswered=1" in sh.run("echo unanswered=$__parsec_unanswered")
+        assert "still runs" in sh.run("echo still runs")
+    finally:
+        os.kill(daemon.proc.pid, signal.SIGCONT)
+    deadline = time.monotonic() + 20
+    while "unanswered=0" not in sh.run("echo unanswered=$__parsec_unanswered"):
+        assert time.monotonic() < deadline, "fish never asked the daemon again"
+        sh.run("echo ask again")
+    sh.exit()

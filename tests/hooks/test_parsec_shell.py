@@ -10,6 +10,20 @@ import pytest
 
 from .harness import Daemon, Shell, executions
 
+
+def running(cmdline: list[str]) -> bool:
+    import psutil
+
+    return any(p.info["cmdline"] == cmdline for p in psutil.process_iter(["cmdline"]))
+
+
+def wait_until(condition, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for a condition"
+        time.sleep(0.02)
+
+
 LIMIT_ENV = {"PARSEC_CONTEXT_PRUNING_MAX_COMMAND_OUTPUT_LENGTH": "256"}
 
 
@@ -58,14 +72,14 @@ def test_zsh_output_and_ctrl_c(sandbox, daemon):
         pytest.skip("zsh is not installed")
     sh = parsec_shell(sandbox, "zsh")
     sh.run("echo from zsh")
-    sh.child.sendline("sleep 20")
-    sh.child.expect_exact("\x1b]133;C\x07")  # the command started (OSC 133 C from preexec)
-    time.sleep(0.3)
+    sh.child.sendline("sleep 20.25")
+    sh.child.expect_exact("\x1b]133;C\x07")  # the command is starting (OSC 133 C from preexec)
+    wait_until(lambda: running(["sleep", "20.25"]))  # exec'd: the Ctrl-C is the program's
     sh.child.sendcontrol("c")  # Ctrl-C reaches the program in the inner terminal
     sh.expect_prompt()
     sh.exit()
     found = executions(sandbox, daemon, sandbox.work, want=2)
-    assert [(e.command, e.exit_status) for e in found] == [("echo from zsh", 0), ("sleep 20", 130)]
+    assert [(e.command, e.exit_status) for e in found] == [("echo from zsh", 0), ("sleep 20.25", 130)]
     assert found[0].stdout.render() == "from zsh\n"
 
 
@@ -80,9 +94,8 @@ def test_resize_reaches_the_inner_shell_and_terminal_is_restored(sandbox):
     outer.sendline("stty size")
     outer.expect_exact("40 120")
     outer.setwinsize(30, 100)
-    time.sleep(0.3)
-    outer.sendline("stty size")
-    outer.expect_exact("30 100")
+    # The proxy passes the new size on when its SIGWINCH handler runs: ask until it has.
+    wait_until(lambda: outer.sendline("stty size") and outer.expect_exact(["30 100", "40 120"]) == 0)
     outer.sendline("exit")
     outer.expect_exact("O> ")
     outer.sendline("stty -a | tr ' ' '\\n' | grep -x -e '-*icanon' -e '-*echo'")

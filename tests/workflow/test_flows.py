@@ -21,6 +21,16 @@ def sleepers(seconds: str) -> list:
     return [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", seconds]]
 
 
+def sleep_started(seconds: str, timeout: float = 10) -> bool:
+    """Wait until `sleep <seconds>` runs (the workflow's command has been exec'd), not a fixed time."""
+    deadline = time.monotonic() + timeout
+    while not sleepers(seconds):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def finish(child, status: int = 0) -> None:
     child.expect(pexpect.EOF, timeout=30)
     child.close()
@@ -206,13 +216,13 @@ def test_high_risk_is_declined_under_yes(stub, env, work: Path) -> None:
 
 
 def test_ctrl_c_stops_a_long_command_and_asks(stub, env, work: Path) -> None:
-    queue(stub, plan("Wait a while", "Say done"), step("sleep 30"), step("echo done"), finished_step())
+    queue(stub, plan("Wait a while", "Say done"), step("sleep 30.5"), step("echo done"), finished_step())
     child = spawn(["ask", "wait"], env, work)
     child.expect("accept")
     child.sendline("")
-    child.expect(r"\$ sleep 30")
+    child.expect(r"\$ sleep 30.5")
     child.sendline("")
-    time.sleep(1.0)
+    assert sleep_started("30.5"), "the command should be running"
     started = time.monotonic()
     child.sendcontrol("c")
     child.expect(r"\[r\]etry", timeout=10)
@@ -237,8 +247,7 @@ def test_kill_9_then_resume_from_the_last_completed_step(stub, env, work: Path) 
     child.sendline("")
     child.expect(r"\$ sleep 31.5")
     child.sendline("")
-    time.sleep(1.0)
-    assert sleepers("31.5"), "the command should be running"
+    assert sleep_started("31.5"), "the command should be running"
     os.kill(child.pid, signal.SIGKILL)
     child.expect(pexpect.EOF)
     child.close()
@@ -323,7 +332,7 @@ def test_conversations_list_show_and_abort(stub, env, work: Path) -> None:
     child.sendline("")
     child.expect(r"\$ sleep 32.5")
     child.sendline("")
-    time.sleep(0.5)
+    assert sleep_started("32.5"), "the command should be running"
     os.kill(child.pid, signal.SIGKILL)
     child.expect(pexpect.EOF)
     child.close()

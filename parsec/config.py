@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from . import paths
 from .errors import ConfigError
 from .models.retention import RetentionPolicy
-from .models.workflow import MAX_PLAN_STEPS
+from .models.limits import MAX_PLAN_STEPS
 
 
 class _Section(BaseModel):

@@ -11,6 +11,7 @@ from ..errors import InvalidTransition
 from .base import ParsecModel, Ulid, UtcDatetime, new_id, utcnow
 from .chat import ChatMessage
 from .context import ArtifactInfo, ContextSummary, EnvironmentChange, StepContext
+from .limits import MAX_PLAN_STEPS
 from .text import TruncatedText
 
 
@@ -51,9 +52,6 @@ _STEP_MOVES: dict[StepStatus, set[StepStatus]] = {
     # failed → complete: after a failure the model judged the step done (e.g. an interrupted run did it).
     StepStatus.failed: {StepStatus.command_suggested, StepStatus.complete},
 }
-
-
-MAX_PLAN_STEPS = 12  # a longer plan is a sign the request should be split
 
 
 class WorkflowStep(ParsecModel):

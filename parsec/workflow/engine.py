@@ -16,8 +16,9 @@ from typing import Any
 
 from ..errors import ParsecError
 from ..models.base import utcnow
+from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import (
-    MAX_PLAN_STEPS, Approval, Conversation, ConversationStatus, ModelExchange, StepStatus, WorkflowPlan, WorkflowStepState,
+    Approval, Conversation, ConversationStatus, ModelExchange, StepStatus, WorkflowPlan, WorkflowStepState,
 )
 from .execution import ExecutionSteps
 from .gatekeeping import GateSteps

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..models.chat import ChatMessage
-from ..models.workflow import MAX_PLAN_STEPS, ModelExchange, WorkflowPlan
+from ..models.limits import MAX_PLAN_STEPS
+from ..models.workflow import ModelExchange, WorkflowPlan
 from .schemas import PlanReply
 
 PLAN_INSTRUCTIONS = (

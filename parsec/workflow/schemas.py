@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, field_validator
 
-from ..models.workflow import MAX_PLAN_STEPS
+from ..models.limits import MAX_PLAN_STEPS
 
 
 class PlanReply(BaseModel):

@@ -32,6 +32,10 @@ export PARSEC_CD_FILE=$__parsec_runtime/cd-$$
 # Sets REPLY to $1 as a JSON string literal.
 __parsec_json() {
     builtin emulate -L zsh
+    if [[ $1 != *[\\\"$'\x01'-$'\x1f\x7f']* ]]; then # most text needs no escaping
+        REPLY="\"$1\""
+        return 0
+    fi
     local s=$1 out= c
     s=${s//\\/\\\\}
     s=${s//\"/\\\"}

@@ -30,13 +30,13 @@ function __parsec_start_time
     read -l stat </proc/self/stat 2>/dev/null
     set -l ticks (string split ' ' -- (string replace -r '.*\) ' '' -- "$stat"))[20]
     if string match -qr '^[0-9]+$' -- "$boot"; and string match -qr '^[0-9]+$' -- "$ticks"
-        math -s2 "$boot + $ticks / 100"
+        builtin math -s2 "$boot + $ticks / 100"
     else
         command date +%s.%N
     end
 end
 set -g __parsec_session $fish_pid-(__parsec_start_time)
-functions -e __parsec_start_time
+builtin functions -e __parsec_start_time
 set -g __parsec_seq 0
 set -g __parsec_spool $__parsec_runtime/spool/fish-$__parsec_session.jsonl
 set -g __parsec_kind ''
@@ -127,10 +127,12 @@ function __parsec_spool_line --description 'append one JSON line to the spool fi
     test -L $__parsec_spool; and return 0
     if not test -e $__parsec_spool
         test -d $__parsec_runtime/spool; or command mkdir -m 700 -- $__parsec_runtime/spool 2>/dev/null
-        set -l mask (umask)
-        umask 077
+        # $umask is what fish's umask function sets: set here, without that function (it
+        # calls `count` and `contains`, which a user's function of the same name would replace).
+        set -l mask $umask
+        set -g umask 0077
         __parsec_session_start >>$__parsec_spool 2>/dev/null
-        umask $mask
+        set -g umask $mask
     end
     builtin printf '%s\n' $argv[1] >>$__parsec_spool 2>/dev/null
 end
@@ -142,11 +144,11 @@ function __parsec_spool_text --argument-names name text
     set -l path $__parsec_runtime/spool/$name
     test -d $__parsec_runtime/spool; or command mkdir -m 700 -- $__parsec_runtime/spool 2>/dev/null
     test -e $path; or test -L $path; and return 1
-    set -l mask (umask)
-    umask 077
+    set -l mask $umask # (as in __parsec_spool_line)
+    set -g umask 0077
     builtin printf '%s' $text >$path 2>/dev/null
     set -l written $status
-    umask $mask
+    set -g umask $mask
     return $written
 end
 
@@ -188,7 +190,7 @@ end
 function __parsec_plain_command --argument-names line kind word
     test $kind != none; or return 1
     string match -qr '^\s*\S+\s*$' -- $line; and return 0 # one word
-    contains -- $word $__parsec_state_changing; and return 1
+    builtin contains -- $word $__parsec_state_changing; and return 1
     string match -qr '[|;&<>$=]|\s-' -- $line
 end
 
@@ -262,7 +264,7 @@ function __parsec_ask_daemon --argument-names request --description 'one classif
     test (string length -- $request) -lt 1000; or return 1 # one atomic FIFO write (4096 bytes)
     test -e $__parsec_reply; or test -L $__parsec_reply; or command mkfifo -m 600 -- $__parsec_reply 2>/dev/null
     test -p $__parsec_reply; and not test -L $__parsec_reply; and test -O $__parsec_reply; or return 1
-    set -g __parsec_qid (math $__parsec_qid + 1)
+    set -g __parsec_qid (builtin math $__parsec_qid + 1)
     # After a question with no answer, no waiting for the daemon to catch up: a hung daemon costs
     # one timeout, then only a look at its FIFO, until it answers again (as in bash and zsh).
     set -l waits 5
@@ -437,18 +439,18 @@ set -gx PARSEC_SESSION $__parsec_session
 function __parsec_search --description 'search the recorded history (parsec search)'
     set -l bin parsec
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
-    set -l out (command $bin search --query (commandline | string collect) --session-key $__parsec_session \
+    set -l out (command $bin search --query (builtin commandline | string collect) --session-key $__parsec_session \
         $argv </dev/tty 2>/dev/tty | string collect)
     set -l parts (string split -m 1 \n -- $out)
     switch "$parts[1]"
         case run
-            commandline -r -- $parts[2]
-            commandline -f repaint execute
+            builtin commandline -r -- $parts[2]
+            builtin commandline -f repaint execute
         case edit
-            commandline -r -- $parts[2]
-            commandline -f repaint
+            builtin commandline -r -- $parts[2]
+            builtin commandline -f repaint
         case '*'
-            commandline -f repaint
+            builtin commandline -f repaint
     end
 end
 
@@ -459,11 +461,11 @@ set -q PARSEC_SEARCH_KEY; and test -n "$PARSEC_SEARCH_KEY"; and set -a __parsec_
 function __parsec_bind_search
     for mode in default insert
         for key in $__parsec_search_keys
-            bind -M $mode $key __parsec_search 2>/dev/null
+            builtin bind -M $mode $key __parsec_search 2>/dev/null
         end
         if set -q PARSEC_SEARCH_BIND_UP_ARROW; and string match -qr '^[1tT]' -- $PARSEC_SEARCH_BIND_UP_ARROW
-            bind -M $mode \e\[A '__parsec_search --filter session' 2>/dev/null
-            bind -M $mode \eOA '__parsec_search --filter session' 2>/dev/null
+            builtin bind -M $mode \e\[A '__parsec_search --filter session' 2>/dev/null
+            builtin bind -M $mode \eOA '__parsec_search --filter session' 2>/dev/null
         end
     end
 end
@@ -471,5 +473,5 @@ __parsec_bind_search
 # fish resets key bindings at the first prompt and on a mode change: bind again when they are gone.
 function __parsec_keep_search_bound --on-event fish_prompt
     set -q __parsec_search_keys[1]; or return 0
-    string match -q '*__parsec_search*' -- (bind $__parsec_search_keys[1] 2>/dev/null); or __parsec_bind_search
+    string match -q '*__parsec_search*' -- (builtin bind $__parsec_search_keys[1] 2>/dev/null); or __parsec_bind_search
 end

@@ -411,6 +411,7 @@ end
 # ---- install -----------------------------------------------------------------------------------
 
 function __parsec_bind_enter
+    set -g __parsec_bound_for "$fish_key_bindings"
     if test "$fish_key_bindings" = fish_vi_key_bindings
         # As fish's own vi bindings: Enter in normal mode also goes back to insert mode.
         builtin bind -M default -m insert \r __parsec_enter 2>/dev/null
@@ -424,9 +425,13 @@ function __parsec_bind_enter
 end
 __parsec_bind_enter
 # fish sets up its key bindings at the first prompt and again when the mode changes (vi keys),
-# erasing ours: check before each prompt (a builtin call, no fork) and bind again if needed.
+# erasing ours: check before each prompt (a builtin call, no fork) and bind again if needed. A
+# switch to vi keys (`fish_vi_key_bindings` after this file) erases only fish's own bindings:
+# ours stay, bound for emacs keys (normal-mode Enter would not go back to insert mode).
 function __parsec_keep_bound --on-event fish_prompt
-    string match -q '*__parsec_enter*' -- (builtin bind \r 2>/dev/null); or __parsec_bind_enter
+    test "$__parsec_bound_for" = "$fish_key_bindings"
+    and string match -q '*__parsec_enter*' -- (builtin bind \r 2>/dev/null)
+    or __parsec_bind_enter
 end
 
 # The session key, for `parsec history --session current` and `parsec ask` (the daemon derives the

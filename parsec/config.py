@@ -18,8 +18,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from . import paths
 from .errors import ConfigError
-from .models.retention import RetentionPolicy
 from .models.limits import MAX_PLAN_STEPS
+from .models.retention import RetentionPolicy
 
 
 class _Section(BaseModel):

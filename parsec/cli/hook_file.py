@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .. import paths
-from .hook_scripts import quote
+from .hook_scripts import quote, state_changing_path
 
 
 def hook_file(shell: str) -> Path:
@@ -60,8 +60,6 @@ def refresh(shell: str, body: str, hook_source: Path, config: Path) -> Path | No
 
 def _writers() -> list[Path]:
     """The code that makes the file: when it changes (an upgrade), the file is made again."""
-    from .hook_scripts import state_changing_path
-
     here = Path(__file__).resolve()
     return [here, here.with_name("hook_scripts.py"), state_changing_path()]
 

@@ -43,4 +43,3 @@ def stopped_marker(runtime: Path) -> Path:
 def runtime_spool_dir(runtime: Path) -> Path:
     """Where hooks append messages when the daemon is down (fast, but lost on reboot)."""
     return runtime / "spool"
-

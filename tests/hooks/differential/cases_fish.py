@@ -149,11 +149,13 @@ GROUPS = [
     Group("direnv-after", DIRENV, after=DIRENV_HOOK, needs=("direnv",)),
     Group("events-before", EVENTS, before=EVENTS_MINE),
     Group("events-after", EVENTS, after=EVENTS_MINE),
+    Group("atuin-before", OTHERS, before=ATUIN, needs=("atuin",)),
+    Group("atuin-after", OTHERS, after=ATUIN, needs=("atuin",)),
     Group("zoxide-fzf-before", OTHERS, before=f"{ZOXIDE}\n{FZF}", needs=("zoxide", "fzf")),
     Group("zoxide-fzf-after", OTHERS, after=f"{ZOXIDE}\n{FZF}", needs=("zoxide", "fzf")),
-    # Not yet in: Atuin before or after Parsec (not debugged). The direnv groups used to time out
-    # in the harness, bare fish as well: fish prints direnv's messages after switching bracketed
-    # paste on, which the prompt pattern did not allow (driver.FRESH).
+    # The direnv groups used to time out in the harness, bare fish as well: fish prints direnv's
+    # messages after switching bracketed paste on, which the prompt pattern did not allow
+    # (driver.FRESH).
 ]
 
 # Not resolved, kept out of GROUPS so CI stays green: in vi mode, a prose line typed with Escape

@@ -42,6 +42,9 @@ class Results:
 
     def _run(self, selected: set[str]) -> None:
         sandbox = Sandbox.create(self.root / "sandbox")
+        # fish makes $XDG_DATA_HOME/fish when it starts: shells starting at once raced on it
+        # ("File exists", then "can not save history" in one of them).
+        (Path(sandbox.env["XDG_DATA_HOME"]) / "fish").mkdir(parents=True, exist_ok=True)
         fake = FakeDaemon(sandbox.runtime).start()
         try:
             jobs = []

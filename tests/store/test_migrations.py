@@ -104,3 +104,32 @@ def test_migrations_ship_as_package_data():
     pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     patterns = pyproject["tool"]["setuptools"]["package-data"]["parsec"]
     assert "store/migrations/*.py" in patterns and "store/migrations/versions/*.py" in patterns
+
+
+def test_an_upgrade_that_fails_partway_leaves_no_half_schema(store_url, monkeypatch):
+    # All revisions run in one transaction. Alembic commits after each revision on SQLite unless
+    # told otherwise; then a second process opening the new store could read revision 0001
+    # between two commits and run 0002 again ("table preferences already exists", seen in CI).
+    from alembic.operations import Operations
+    from sqlalchemy import inspect
+
+    create_table = Operations.create_table
+
+    def fail_on_a_later_revision(self, name, *columns, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        if name == "preferences":  # revision 0002, after 0001 made the first tables
+            raise RuntimeError("disk full while creating preferences")
+        return create_table(self, name, *columns, **kwargs)
+
+    monkeypatch.setattr(Operations, "create_table", fail_on_a_later_revision)
+    with pytest.raises(RuntimeError, match="disk full"):
+        open_store(store_url)
+    monkeypatch.setattr(Operations, "create_table", create_table)
+    untouched = open_store(store_url, migrate=False)
+    with untouched.engine.connect() as connection:
+        assert current_revision(connection) is None
+        assert not {"sessions", "executions"} & set(inspect(connection).get_table_names())
+    untouched.close()
+    store = open_store(store_url)  # and the next open builds the whole schema
+    with store.engine.connect() as connection:
+        assert current_revision(connection) == HEAD_REVISION
+    store.close()

@@ -96,13 +96,18 @@ def _render_status(status: dict) -> str:
         f"requests       {status['requests_served']}",
         f"queue depth    {status['queue_depth']}",
         f"store          {status['store_url']} ({_store_state(status)})",
-        f"journal        {status.get('journal_problem') or 'ok'}",
+        f"journal        {status.get('journal_problem') or 'ok'}{_waiting(status)}",
         f"pending output {status.get('pending_output_bytes', 0)} bytes held, {status.get('outputs_dropped', 0)} outputs dropped "
         f"({status.get('output_bytes_dropped', 0)} bytes) over [daemon] max_pending_output_bytes",
         f"last error     {status['last_error'] or '-'}",
         f"jobs           {jobs}",
     ]
     return "\n".join(lines)
+
+
+def _waiting(status: dict) -> str:
+    waiting = status.get("hook_records_waiting", 0)
+    return f"; {waiting} hook records wait for it in memory (shells spool beyond)" if waiting else ""
 
 
 def _store_state(status: dict) -> str:

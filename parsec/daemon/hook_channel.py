@@ -29,6 +29,7 @@ from typing import Any
 
 import psutil
 
+from ..fdio import write_all
 from ..protocol import endpoints
 from ..protocol import messages as m
 
@@ -37,6 +38,7 @@ log = logging.getLogger("parsec.daemon")
 F_SETPIPE_SZ = 1031  # Linux: fcntl.F_SETPIPE_SZ (not exported before Python 3.10 everywhere)
 PIPE_SIZE = 1 << 20  # the unprivileged maximum by default (/proc/sys/fs/pipe-max-size)
 QUEUE_LIMIT = 8 << 20  # bytes read but not handled yet; beyond it reading pauses (shells spool)
+RETRY_FIRST_S, RETRY_MAX_S = 0.05, 2.0  # a record the journal refused is offered again after these
 ANSWER_FIELDS = ("v", "id", "ok", "decision")
 _REPLY_NAME = re.compile(rb'"reply_to":"([A-Za-z0-9._-]{1,128})"')
 
@@ -57,6 +59,7 @@ class HookChannel:
         self._paused: list[int] = []
         self._worker: asyncio.Task[None] | None = None
         self._questions: set[asyncio.Task[None]] = set()
+        self.waiting_for_journal = False
 
     # --- lifecycle -------------------------------------------------------------------------
     def open(self) -> None:
@@ -90,10 +93,30 @@ class HookChannel:
             await asyncio.sleep(0.01)
         if self._worker is not None:
             self._worker.cancel()
+        if self._queue:
+            self._spool_left_over()
         await asyncio.gather(*self._questions, return_exceptions=True)
         for fd in self._fds:
             os.close(fd)
         self._fds.clear()
+
+    def _spool_left_over(self) -> None:
+        """Records the journal never took (its disk stayed full) go to the spool, which the next
+        daemon reads, rather than being lost with this process."""
+        directory = endpoints.runtime_spool_dir(self.runtime)
+        path = directory / f"daemon-{os.getpid()}.jsonl"
+        try:
+            directory.mkdir(mode=0o700, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                write_all(fd, b"".join(line + b"\n" for line in self._queue))
+            finally:
+                os.close(fd)
+        except OSError as err:
+            log.error("%d hook records lost at exit: cannot spool them to %s: %s", len(self._queue), path, err)
+            return
+        log.warning("%d hook records the journal did not take are spooled to %s", len(self._queue), path)
+        self._queue.clear()
 
     # --- reading ---------------------------------------------------------------------------
     def _readable(self, fd: int, resume: bool = True) -> None:
@@ -140,18 +163,41 @@ class HookChannel:
         self._wake.set()
 
     async def _work(self) -> None:
-        """Handle records one by one, in the order the FIFO delivered them."""
-        conn: dict[str, Any] = {"transport": "fifo"}
+        """Handle records one by one, in the order the FIFO delivered them.
+
+        A record the journal cannot take (its disk is full and the memory it may hold is used
+        up) stays first in the queue and is offered again, slower and slower: the shell that
+        sent it is not listening, so refusing would lose it. Meanwhile the queue fills to
+        QUEUE_LIMIT, reading pauses, and the shells spool (`status` says how many wait here)."""
+        conn: dict[str, Any] = {"transport": "fifo", "sees_refusals": True}
         while True:
             await self._wake.wait()
+            delay = RETRY_FIRST_S
             while self._queue:
+                reply = await self.handle_line(self._queue[0], conn)
+                if _not_kept_for_now(reply):
+                    if not self.waiting_for_journal:
+                        log.error("the journal takes no more records: %d bytes of hook records wait in "
+                                  "memory, shells spool beyond %d", self._queued_bytes, QUEUE_LIMIT)
+                    self.waiting_for_journal = True
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, RETRY_MAX_S)
+                    continue
+                if reply is not None and not reply.get("ok"):
+                    log.debug("hook record refused: %s", reply.get("error"))
+                if self.waiting_for_journal:
+                    log.warning("the journal takes records again")
+                    self.waiting_for_journal = False
+                    delay = RETRY_FIRST_S
                 line = self._queue.popleft()
-                try:
-                    await self.handle_line(line, conn)
-                finally:
-                    self._queued_bytes -= len(line)
+                self._queued_bytes -= len(line)
                 self._resume_reading()
             self._wake.clear()
+
+    @property
+    def waiting_records(self) -> int:
+        """Hook records read from the FIFO that wait for the journal to take them again."""
+        return len(self._queue) if self.waiting_for_journal else 0
 
     def _resume_reading(self) -> None:
         if self._paused and self._queued_bytes < QUEUE_LIMIT // 2:
@@ -176,6 +222,11 @@ class HookChannel:
             pid = path.name.split("-", 1)[0]
             if not pid.isdigit() or not psutil.pid_exists(int(pid)):
                 path.unlink(missing_ok=True)
+
+
+def _not_kept_for_now(reply: dict[str, Any] | None) -> bool:
+    """The journal refused the record (the daemon's `unavailable`): offer it again later."""
+    return reply is not None and not reply.get("ok") and reply.get("error", {}).get("code") == "unavailable"
 
 
 def hook_answer(reply: dict[str, Any]) -> dict[str, Any]:

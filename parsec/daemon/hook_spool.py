@@ -63,7 +63,7 @@ class HookSpool:
         journal = self.daemon.journal
         if journal.write_error is not None:
             return  # the journal cannot be written: the file is the only durable copy, keep it
-        conn = {"transport": "spool", "spool": True}
+        conn = {"transport": "spool", "sees_refusals": True}
         count = bad = 0
         limit = self.daemon.limit
         text_files: list[Path] = []

@@ -207,7 +207,7 @@ class Daemon:
             request = m.parse_request(line)
         except m.BadMessage as err:
             req_id, noreply = m.envelope(line)
-            return None if noreply and not conn.get("spool") else m.error_reply(req_id, err.code, str(err))
+            return None if noreply and not conn.get("sees_refusals") else m.error_reply(req_id, err.code, str(err))
         try:
             reply = await self._handlers[request.type](request, conn)
         except JournalError as err:
@@ -216,7 +216,7 @@ class Daemon:
         except Exception as err:  # a bug in one handler must not take the daemon down
             log.exception("internal error handling %s", request.type)
             reply = m.error_reply(request.id, "internal", f"{type(err).__name__}: {err}"[:300])
-        if request.noreply and not conn.get("spool"):  # spool replay wants to see failures
+        if request.noreply and not conn.get("sees_refusals"):  # the spool and FIFO readers retry refusals
             if not reply.get("ok"):
                 log.debug("noreply %s refused: %s", request.type, reply["error"]["code"])
             return None  # the hook is not reading: a reply would be taken for the next answer
@@ -347,6 +347,7 @@ class Daemon:
             "store_problem": self.writer.problem,
             "journal_problem": self.journal.problem,
             "journal_held_records": self.journal.held_records,
+            "hook_records_waiting": self.hook_channel.waiting_records,
             **self.recorder.outputs.describe(),
             "last_error": self.journal.problem or self.writer.last_error or self.last_error or self.journal.last_error,
             "jobs": self.scheduler.describe(),

@@ -215,6 +215,56 @@ def test_journal_disk_full_beyond_the_memory_bound_refuses(small_state):
     assert stored(box) == (acked, acked)  # every acknowledged one, none of the refused
 
 
+def write_to_hook_fifo(box, lines: list[bytes]) -> None:
+    """As the bash and zsh hooks do: whole lines into the daemon's FIFO, nobody reading a reply."""
+    fd = os.open(box.runtime / "hooks.fifo", os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        for line in lines:
+            assert os.write(fd, line) == len(line)
+    finally:
+        os.close(fd)
+
+
+def test_hook_records_beyond_the_memory_bound_wait_for_the_journal(small_state):
+    # The hooks do not read the answer to a record: a refusal was a silent loss (issue 13).
+    box = small_state(daemon_max_held_journal_bytes=2048)
+    box.run()
+    with box.client(timeout=60) as client:
+        assert client.call("command_finished", **finished("706-1.0", 0))["ok"]
+        client.call("flush")
+        filler = fill(box.root / "state")
+        write_to_hook_fifo(box, [spool_line("706-1.0", seq) for seq in range(1, 40)])
+        assert wait_until(lambda: client.call("status")["hook_records_waiting"] > 0, 30)
+        assert "hook records wait for it in memory" in box.cli("daemon", "status").stdout
+        filler.unlink()
+        assert wait_until(lambda: client.call("status")["hook_records_waiting"] == 0
+                          and client.call("status")["queue_depth"] == 0)
+    commands = {row[0] for row in box.sql("select command from executions")}
+    assert commands == {f"echo {seq}" for seq in range(0, 40)}
+
+
+def test_hook_records_the_journal_never_took_are_spooled_at_exit(small_state):
+    box = small_state(daemon_max_held_journal_bytes=2048)
+    box.run()
+    with box.client(timeout=60) as client:
+        assert client.call("command_finished", **finished("707-1.0", 0))["ok"]
+        client.call("flush")
+        filler = fill(box.root / "state")
+        write_to_hook_fifo(box, [spool_line("707-1.0", seq) for seq in range(1, 40)])
+        assert wait_until(lambda: client.call("status")["hook_records_waiting"] > 0, 30)
+        held = client.call("status")["journal_held_records"]  # acknowledged, in memory: an exit loses them
+    assert box.terminate() == 0
+    spooled = list((box.runtime / "spool").glob("daemon-*.jsonl*"))  # maybe already taken at exit
+    assert len(spooled) == 1 and spooled[0].stat().st_mode & 0o777 == 0o600
+    filler.unlink()
+    box.run()  # the next daemon ingests the spool
+    with box.client(timeout=60) as client:
+        assert wait_until(lambda: not list((box.runtime / "spool").glob("daemon-*"))
+                          and client.call("status")["queue_depth"] == 0)
+    commands = {row[0] for row in box.sql("select command from executions")}
+    assert commands == {"echo 0"} | {f"echo {seq}" for seq in range(1 + held, 40)}
+
+
 def spool_line(session: str, seq: int) -> bytes:
     return json.dumps({"v": 1, "type": "command_finished", "noreply": True, **finished(session, seq)}).encode() + b"\n"
 

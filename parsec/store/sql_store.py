@@ -7,7 +7,6 @@ front (BEGIN IMMEDIATE) so concurrent writers wait on the busy timeout instead o
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -17,7 +16,7 @@ from sqlalchemy import Connection, Engine, case, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
-from ..errors import NotFound, StoreError, StoreUnavailable, UsageError
+from ..errors import NotFound, StoreError, StoreUnavailable
 from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
@@ -27,6 +26,7 @@ from . import rows
 from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
 from .engine import WRITE
 from .faults import not_writable
+from .forgetting import Forgetting
 from .fts import uses_full_text_index
 from .windowed import newest_in_subtree, windowed_search
 from .queries import NEWEST_FIRST, cwd_condition, execution_conditions, under_directory
@@ -44,7 +44,7 @@ from .schema import (
 INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one transaction per call
 
 
-class SqlStore:
+class SqlStore(Forgetting):
     def __init__(self, engine: Engine, url: str) -> None:
         self.engine = engine
         self.url = url
@@ -256,70 +256,6 @@ class SqlStore:
             found = connection.execute(select(executions.c.id, executions.c.command, executions.c.executed_at).where(condition))
             return [tuple(row) for row in found]
 
-    def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
-        """Delete every execution whose command matches `pattern` (a Python regex searched
-        anywhere in the command, or a literal substring with regex=False), full-text index
-        included. On SQLite freed pages are zeroed and the WAL is truncated, so the text is gone
-        from the file too. Returns how many rows matched."""
-        matches = _text_matcher(pattern, regex)
-        doomed = self._matching_seqs(matches)
-        if dry_run or not doomed:
-            return len(doomed)
-        from .prune import delete_in_batches, scrub_sqlite
-
-        delete_in_batches(self, executions, executions.c.seq, doomed, batch_size=2000, secure=True)
-        if self.dialect == "sqlite":
-            scrub_sqlite(self)
-        return len(doomed)
-
-    def forget_conversations(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
-        """Delete every conversation (and saved achievement) with a text matching `pattern`
-        anywhere: its prompt, name, step descriptions, commands, outputs or summaries. Strings
-        are matched decoded, as the user typed them, not as escaped JSON. Returns how many
-        conversations and achievements matched."""
-        matches = _text_matcher(pattern, regex)
-
-        def any_text(value: Any) -> bool:
-            if isinstance(value, str):
-                return bool(matches(value))
-            if isinstance(value, dict):
-                return any(any_text(v) for v in value.values())
-            if isinstance(value, list):
-                return any(any_text(v) for v in value)
-            return False
-
-        with self._read() as connection:
-            doomed = [cid for cid, data in connection.execute(select(conversations.c.id, conversations.c.data))
-                      if any_text(json.loads(data))]
-            remembered = [
-                row.conversation_id for row in connection.execute(select(achievements))
-                if any_text([row.name, row.working_directory, json.loads(row.achievements), json.loads(row.artifacts)])
-            ]
-        matched = len(set(doomed) | set(remembered))
-        if dry_run or not matched:
-            return matched
-        from .prune import delete_in_batches, give_space_back
-
-        delete_in_batches(self, conversations, conversations.c.id, doomed, batch_size=500, secure=True)
-        delete_in_batches(self, achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True)
-        if self.dialect == "sqlite":  # no full-text index here to merge (scrub_sqlite's other half)
-            give_space_back(self, truncate_wal=True)
-        return matched
-
-    def _matching_seqs(self, matches) -> list[int]:  # noqa: ANN001
-        found: list[int] = []
-        last = None
-        with self._read() as connection:
-            while True:  # keyset pages: memory stays flat on a million rows
-                statement = select(executions.c.seq, executions.c.command).order_by(executions.c.seq).limit(20_000)
-                if last is not None:
-                    statement = statement.where(executions.c.seq > last)
-                page = connection.execute(statement).all()
-                if not page:
-                    return found
-                found += [seq for seq, command in page if matches(command)]
-                last = page[-1][0]
-
     # --- conversations -----------------------------------------------------------------------
 
     def save_conversation(self, conversation: Conversation) -> None:
@@ -378,19 +314,6 @@ class SqlStore:
                 select(preferences.c.key, preferences.c.value).where(preferences.c.namespace == namespace)
             ).all()
         return {key: json.loads(value) for key, value in found}
-
-    def forget_preferences(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
-        """Delete every learned preference whose key or stored text matches `pattern` (the
-        classifier keeps an example line per choice): `parsec forget` reaches them too."""
-        matches = _text_matcher(pattern, regex)
-        with self._read() as connection:
-            found = connection.execute(select(preferences.c.namespace, preferences.c.key, preferences.c.value)).all()
-        doomed = [(namespace, key) for namespace, key, value in found
-                  if matches(key) or any(matches(v) for v in _strings(json.loads(value)))]
-        if not dry_run:
-            for namespace, key in doomed:
-                self.delete_preferences(namespace, key)
-        return len(doomed)
 
     def delete_preferences(self, namespace: str, key: str | None = None) -> int:
         statement = delete(preferences).where(preferences.c.namespace == namespace)
@@ -521,16 +444,6 @@ def _sqlite_payloads(batch: list[DirectCommandExecution]) -> Iterator[str]:
 achievements_table = achievements  # the method argument `achievements` shadows the table name
 
 
-def _text_matcher(pattern: str, regex: bool):  # noqa: ANN202
-    """`pattern` as a test on one text: a regex searched anywhere, or a literal substring."""
-    if not regex:
-        return lambda text: pattern in text
-    try:
-        return re.compile(pattern).search
-    except re.error as err:
-        raise UsageError(f"{pattern!r} is not a valid regular expression: {err}") from err
-
-
 def _first_line(err: Exception) -> str:
     original = getattr(err, "orig", None) or err
     text = str(original).strip().splitlines()
@@ -539,13 +452,3 @@ def _first_line(err: Exception) -> str:
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]
 
-
-def _strings(value: Any) -> list[str]:
-    """Every string inside a decoded JSON value."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in _strings(item)]
-    if isinstance(value, list):
-        return [s for item in value for s in _strings(item)]
-    return []

@@ -8,9 +8,20 @@ from datetime import timedelta
 
 from parsec.models.base import utcnow
 from parsec.models.session import DirectCommandExecution, Session
+from parsec.models.text import TruncatedText
 from parsec.store import open_store
 
 from .harness import finished
+
+
+def _wait_for_prune(client) -> dict:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        job = next(job for job in client.call("status")["jobs"] if job["name"] == "retention prune")
+        if job["runs"] >= 1:
+            return job
+        time.sleep(0.2)
+    return job
 
 
 def test_scheduled_retention_prune_removes_old_sessions(make_sandbox):
@@ -25,17 +36,34 @@ def test_scheduled_retention_prune_removes_old_sessions(make_sandbox):
     box.run()
     with box.client() as client:
         client.call("command_finished", **finished("800-1.0", 1))
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            job = next(job for job in client.call("status")["jobs"] if job["name"] == "retention prune")
-            if job["runs"] >= 1:
-                break
-            time.sleep(0.2)
+        job = _wait_for_prune(client)
         assert job["runs"] >= 1 and job["last_error"] is None, job
         client.call("flush")
     assert box.sql(f"select count(*) from sessions where id = '{old.id}'") == [(0,)]
     assert box.execution_count() == 1  # the recent one is kept
     assert "retention prune" in (box.root / "state" / "parsec" / "daemon.log").read_text()
+
+
+def test_scheduled_prune_with_default_retention_keeps_old_history(make_sandbox):
+    # Issue 13: five years of imported history used to go the day it was imported.
+    box = make_sandbox(daemon_prune_interval_hours=0.0003)
+    old_time = utcnow() - timedelta(days=5 * 365)
+    old = Session(created_at=old_time, last_active=old_time, ended_at=old_time, shell="zsh")
+    box.db.parent.mkdir(parents=True, exist_ok=True)
+    store = open_store(f"sqlite:///{box.db}")
+    store.save_session(old)
+    store.append_executions([
+        DirectCommandExecution(session_id=old.id, command=f"make release-{n}", executed_at=old_time + timedelta(minutes=n),
+                               source="import", stdout=TruncatedText.from_output("built\n"))
+        for n in range(50)
+    ])
+    store.close()
+    box.run()
+    with box.client() as client:
+        job = _wait_for_prune(client)
+        assert job["runs"] >= 1 and job["last_error"] is None, job
+    assert box.sql(f"select count(*), count(stdout) from executions where session_id = '{old.id}'") == [(50, 0)]
+    assert box.sql(f"select count(*) from sessions where id = '{old.id}'") == [(1,)]
 
 
 def test_log_file_rotates(make_sandbox):

@@ -24,6 +24,27 @@ def test_forget_reaches_learned_classifier_choices(env, recorded) -> None:  # no
     store.close()
 
 
+def test_forget_reaches_the_sessions_environment_snapshots(env, recorded) -> None:  # noqa: F811
+    from pathlib import Path
+
+    from parsec.models.session import GlobalContext, Session
+
+    store = open_store(db_url(env))
+    session = Session(shell="bash", global_context=GlobalContext(
+        working_directory="/srv", environment_snapshot={"DEPLOY_TARGET": "edge-fastly9zq", "LANG": "C.UTF-8"}))
+    store.save_session(session)
+    store.close()
+    done = run(env, "forget", "fastly9zq", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "1 environment value" in done.stdout
+    store = open_store(db_url(env))
+    assert store.load_session(session.id).global_context.environment_snapshot == {"LANG": "C.UTF-8"}
+    store.close()
+    database = Path(db_url(env).removeprefix("sqlite:///"))
+    for path in (database, database.with_name(database.name + "-wal")):
+        assert not path.exists() or b"fastly9zq" not in path.read_bytes()
+
+
 def test_export_to_a_file_is_private(env, recorded, tmp_path) -> None:  # noqa: F811
     target = tmp_path / "history.jsonl"
     target.write_text("old")

@@ -94,6 +94,8 @@ class SqlStore(Forgetting):
             return StoreError(f"cannot write the store ({message}); check the permissions of its directory")
         if self.dialect == "sqlite":
             return StoreError(f"store error: {message}")
+        if "timeout expired" in message:  # libpq: the server accepts no connection in time (hung)
+            return StoreUnavailable(f"store not answering ({message}); check that the server runs and is not stopped")
         return StoreUnavailable(f"cannot reach the store: {message}; check store.url and that the server runs")
 
     def close(self) -> None:

@@ -149,7 +149,7 @@ def test_hung_postgres_is_reported_and_flush_answers(make_sandbox, postgres):
             status = client.call("status")
             assert status["store_problem"].startswith("store not answering"), status
             shown = box.cli("daemon", "status")  # by now the replaced writer may be timing out connecting
-            assert "store not answering" in shown.stdout or "timeout expired" in shown.stdout, shown.stdout
+            assert "store not answering" in shown.stdout, shown.stdout
         _signal_server(postgres, signal.SIGCONT)
         with box.client(timeout=60) as client:
             deadline = time.monotonic() + 90

@@ -104,16 +104,23 @@ def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None
     n = len(rows)
     commands = [d for r, d in zip(rows, decisions) if r["label"] == "command"]
     prompts = [d for r, d in zip(rows, decisions) if r["label"] == "prompt"]
-    dangerous = [r["text"] for r, d in zip(rows, decisions)
-                 if r["label"] == "prompt" and d == "command" and dangerous_head(r["text"], classifier)]
+    dangerous = [
+        r["text"]
+        for r, d in zip(rows, decisions)
+        if r["label"] == "prompt" and d == "command" and dangerous_head(r["text"], classifier)
+    ]
     print(f"corpus: {path.name}: {n} lines ({len(commands)} commands, {len(prompts)} prose)")
     print(f"  commands sent to the model:  {commands.count('prompt') / max(1, len(commands)):7.2%}  (target <= 0.3%)")
     run_prose = [r["text"] for r, d in zip(rows, decisions) if r["label"] == "prompt" and d == "command"]
     offered = sum(1 for text in run_prose if offered_after_127(text, classifier))
-    print(f"  prose run as a command:      {len(run_prose) / max(1, len(prompts)):7.2%}  (target <= 1%;"
-          f" {offered} of {len(run_prose)} would fail with 127 and get the offer to ask Parsec)")
+    print(
+        f"  prose run as a command:      {len(run_prose) / max(1, len(prompts)):7.2%}  (target <= 1%;"
+        f" {offered} of {len(run_prose)} would fail with 127 and get the offer to ask Parsec)"
+    )
     print(f"  ambiguous (all lines):       {decisions.count('ambiguous') / n:7.2%}  (target <= 3%)")
-    print(f"  ambiguous on commands:       {commands.count('ambiguous') / max(1, len(commands)):7.2%}  (target <= 0.5%)")
+    print(
+        f"  ambiguous on commands:       {commands.count('ambiguous') / max(1, len(commands)):7.2%}  (target <= 0.5%)"
+    )
     print(f"  dangerous prose run:         {len(dangerous):5d}    (target 0)")
     hard = [(r, d) for r, d in zip(rows, decisions) if r.get("hard")]
     if hard:
@@ -126,17 +133,21 @@ def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None
         for source, items in sorted(by_source.items()):
             cmd = [d for r, d in items if r["label"] == "command"]
             pro = [d for r, d in items if r["label"] == "prompt"]
-            print(f"    {source:12} commands→prompt {cmd.count('prompt') / max(1, len(cmd)):6.2%} of {len(cmd):5}"
-                  f"   prose→command {pro.count('command') / max(1, len(pro)):6.2%} of {len(pro):5}"
-                  f"   ambiguous {sum(d == 'ambiguous' for _, d in items) / len(items):6.2%}")
+            print(
+                f"    {source:12} commands→prompt {cmd.count('prompt') / max(1, len(cmd)):6.2%} of {len(cmd):5}"
+                f"   prose→command {pro.count('command') / max(1, len(pro)):6.2%} of {len(pro):5}"
+                f"   ambiguous {sum(d == 'ambiguous' for _, d in items) / len(items):6.2%}"
+            )
     prose_right = prompts.count("prompt") / max(1, len(prompts))
     base, _ = baseline(rows, classifier)
     print(f"  prose right: {prose_right:.2%}; baseline first-word+syntax: {base:.2%}")
     import os
 
-    print(f"  latency per line, wall: p50 {statistics.median(p50s):.3f} ms, p99 {statistics.median(p99s):.3f} ms;"
-          f" CPU: p50 {statistics.median(cpu50s):.3f} ms, p99 {statistics.median(cpu99s):.3f} ms"
-          f"  (median of {len(p50s)} runs; target p99 <= 0.5 ms; load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"  latency per line, wall: p50 {statistics.median(p50s):.3f} ms, p99 {statistics.median(p99s):.3f} ms;"
+        f" CPU: p50 {statistics.median(cpu50s):.3f} ms, p99 {statistics.median(cpu99s):.3f} ms"
+        f"  (median of {len(p50s)} runs; target p99 <= 0.5 ms; load average {os.getloadavg()[0]:.1f})"
+    )
     if args.errors:
         if "frozen" in path.name:  # the frozen part is measured, never tuned on: no line-by-line view
             print("  (errors are not listed for the frozen part)")

@@ -37,14 +37,21 @@ from parsec.protocol.client import DaemonClient  # noqa: E402
 
 def sandbox_env(root: Path) -> dict[str, str]:
     env = dict(os.environ)
-    for name, var in (("run", "XDG_RUNTIME_DIR"), ("data", "XDG_DATA_HOME"), ("state", "XDG_STATE_HOME"), ("config", "XDG_CONFIG_HOME")):
+    for name, var in (
+        ("run", "XDG_RUNTIME_DIR"),
+        ("data", "XDG_DATA_HOME"),
+        ("state", "XDG_STATE_HOME"),
+        ("config", "XDG_CONFIG_HOME"),
+    ):
         (root / name).mkdir(mode=0o700)
         env[var] = str(root / name)
     env.pop("PARSEC_CONFIG", None)
     return env
 
 
-async def one_shell(sock_path: str, key: str, deadline: float, latencies: tuple[list[int], list[int]], interval: float) -> int:
+async def one_shell(
+    sock_path: str, key: str, deadline: float, latencies: tuple[list[int], list[int]], interval: float
+) -> int:
     """One simulated shell: started/finished pairs until the deadline. Returns finished acks.
 
     With `interval` > 0 a pair starts every `interval` seconds (open loop, like real shells);
@@ -62,8 +69,14 @@ async def one_shell(sock_path: str, key: str, deadline: float, latencies: tuple[
             next_at += interval
         seq += 1
         now = time.time()
-        started = b'{"v":1,"type":"command_started","session":"%s","seq":%d,"command":"make test -j4 %d","started_at":%f,"cwd":"/home/me/src/project"}\n' % (key.encode(), seq, seq, now)
-        finish = b'{"v":1,"type":"command_finished","session":"%s","seq":%d,"exit_status":0,"pipeline_statuses":[0],"finished_at":%f,"cwd_after":"/home/me/src/project"}\n' % (key.encode(), seq, now + 0.002)
+        started = (
+            b'{"v":1,"type":"command_started","session":"%s","seq":%d,"command":"make test -j4 %d","started_at":%f,"cwd":"/home/me/src/project"}\n'
+            % (key.encode(), seq, seq, now)
+        )
+        finish = (
+            b'{"v":1,"type":"command_finished","session":"%s","seq":%d,"exit_status":0,"pipeline_statuses":[0],"finished_at":%f,"cwd_after":"/home/me/src/project"}\n'
+            % (key.encode(), seq, now + 0.002)
+        )
         # command_started replies at once; command_finished waits for the journal's fsync.
         for line, into in ((started, latencies[0]), (finish, latencies[1])):
             t0 = clock()
@@ -77,13 +90,20 @@ async def one_shell(sock_path: str, key: str, deadline: float, latencies: tuple[
     return acked
 
 
-def worker(sock_path: str, first: int, count: int, seconds: float, start_at: float, interval: float, out: multiprocessing.Queue) -> None:
+def worker(
+    sock_path: str, first: int, count: int, seconds: float, start_at: float, interval: float, out: multiprocessing.Queue
+) -> None:
     async def main() -> tuple[int, tuple[list[int], list[int]]]:
         latencies: tuple[list[int], list[int]] = ([], [])
         while time.time() < start_at:
             await asyncio.sleep(0.001)
         deadline = time.monotonic() + seconds
-        acks = await asyncio.gather(*(one_shell(sock_path, f"{900000 + i}-1.0", deadline, latencies, interval) for i in range(first, first + count)))
+        acks = await asyncio.gather(
+            *(
+                one_shell(sock_path, f"{900000 + i}-1.0", deadline, latencies, interval)
+                for i in range(first, first + count)
+            )
+        )
         return sum(acks), latencies
 
     acked, latencies = asyncio.run(main())
@@ -117,13 +137,18 @@ def run(args: argparse.Namespace) -> dict:
         daemon_process = psutil.Process(daemon.pid)
         cpu_before = sum(daemon_process.cpu_times()[:2])
         queue: multiprocessing.Queue = multiprocessing.Queue()
-        per_worker = [args.clients // args.workers + (1 if i < args.clients % args.workers else 0) for i in range(args.workers)]
+        per_worker = [
+            args.clients // args.workers + (1 if i < args.clients % args.workers else 0) for i in range(args.workers)
+        ]
         start_at = time.time() + 1.0
         # Each shell sends a pair (2 requests) every `interval` seconds to reach --rate overall.
         interval = 2 * args.clients / args.rate if args.rate else 0.0
         procs, first = [], 0
         for count in per_worker:
-            proc = multiprocessing.Process(target=worker, args=(str(runtime / "daemon.sock"), first, count, args.seconds, start_at, interval, queue))
+            proc = multiprocessing.Process(
+                target=worker,
+                args=(str(runtime / "daemon.sock"), first, count, args.seconds, start_at, interval, queue),
+            )
             proc.start()
             procs.append(proc)
             first += count
@@ -180,7 +205,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2, help="client processes")
-    parser.add_argument("--rate", type=float, default=5000.0, help="requests/s offered by all shells together; 0 = as fast as replies come")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=5000.0,
+        help="requests/s offered by all shells together; 0 = as fast as replies come",
+    )
     parser.add_argument("--runs", type=int, default=1, help="repeat and report the median of each figure")
     parser.add_argument("--soak", action="store_true", help="one 10-minute run (RSS before/after)")
     parser.add_argument("--store-url", default="", help="a store URL (default: a fresh SQLite file)")

@@ -46,13 +46,21 @@ def big_record(runtime: Path, seq: int, done: threading.Event, took: list[float]
     with DaemonClient.connect(runtime, timeout=120) as client:
         start = time.perf_counter()
         client.call("command_output", session="900-1.0", seq=seq, output=output, output_bytes=len(output))
-        client.call("command_finished", session="900-1.0", seq=seq, command=command, exit_status=0,
-                    started_at=now - 0.01, finished_at=now, cwd="/tmp")
+        client.call(
+            "command_finished",
+            session="900-1.0",
+            seq=seq,
+            command=command,
+            exit_status=0,
+            started_at=now - 0.01,
+            finished_at=now,
+            cwd="/tmp",
+        )
         took.append(time.perf_counter() - start)
     done.set()
 
 
-def round_trips(client: DaemonClient, until) -> list[float]:  # noqa: ANN001
+def round_trips(client: DaemonClient, until) -> list[float]:
     times = []
     while not until():
         start = time.perf_counter()
@@ -71,8 +79,15 @@ def one_run(runtime: Path, seq: int) -> dict[str, float]:
         busy = sorted(round_trips(client, done.is_set))
         sender.join()
     pick = lambda values, q: values[min(len(values) - 1, int(len(values) * q))] * 1000  # noqa: E731
-    return {"busy_p50": pick(busy, 0.5), "busy_p99": pick(busy, 0.99), "busy_max": busy[-1] * 1000,
-            "busy_n": len(busy), "idle_p50": pick(idle, 0.5), "idle_max": idle[-1] * 1000, "record_ms": took[0] * 1000}
+    return {
+        "busy_p50": pick(busy, 0.5),
+        "busy_p99": pick(busy, 0.99),
+        "busy_max": busy[-1] * 1000,
+        "busy_n": len(busy),
+        "idle_p50": pick(idle, 0.5),
+        "idle_max": idle[-1] * 1000,
+        "record_ms": took[0] * 1000,
+    }
 
 
 def main() -> None:
@@ -80,8 +95,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="pbench"))
-    daemon = subprocess.Popen([sys.executable, "-m", "parsec.daemon"], env=sandbox_env(root), cwd=REPO,
-                              stdin=subprocess.DEVNULL)
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "parsec.daemon"], env=sandbox_env(root), cwd=REPO, stdin=subprocess.DEVNULL
+    )
     runtime = root / "run" / "parsec"
     try:
         for _ in range(500):
@@ -100,10 +116,12 @@ def main() -> None:
         daemon.wait(timeout=30)
         shutil.rmtree(root, ignore_errors=True)
     median = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-    print(f"classify round trip while the daemon masks a 1 MB record (median of {args.runs} runs): "
-          f"p50 {median['busy_p50']:.1f} ms, p99 {median['busy_p99']:.1f} ms, max {median['busy_max']:.1f} ms "
-          f"({median['busy_n']:.0f} replies); idle: p50 {median['idle_p50']:.1f} ms, max {median['idle_max']:.1f} ms; "
-          f"the record took {median['record_ms']:.0f} ms")
+    print(
+        f"classify round trip while the daemon masks a 1 MB record (median of {args.runs} runs): "
+        f"p50 {median['busy_p50']:.1f} ms, p99 {median['busy_p99']:.1f} ms, max {median['busy_max']:.1f} ms "
+        f"({median['busy_n']:.0f} replies); idle: p50 {median['idle_p50']:.1f} ms, max {median['idle_max']:.1f} ms; "
+        f"the record took {median['record_ms']:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -34,9 +34,45 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-WORDS = ["git", "status", "push", "origin", "main", "docker", "compose", "up", "-d", "make", "test", "cargo",
-         "build", "--release", "pytest", "-x", "ls", "-la", "cd", "src", "rg", "TODO", "kubectl", "get", "pods",
-         "npm", "run", "dev", "vim", "README.md", "ssh", "prod", "tail", "-f", "log", "grep", "ERROR"]
+WORDS = [
+    "git",
+    "status",
+    "push",
+    "origin",
+    "main",
+    "docker",
+    "compose",
+    "up",
+    "-d",
+    "make",
+    "test",
+    "cargo",
+    "build",
+    "--release",
+    "pytest",
+    "-x",
+    "ls",
+    "-la",
+    "cd",
+    "src",
+    "rg",
+    "TODO",
+    "kubectl",
+    "get",
+    "pods",
+    "npm",
+    "run",
+    "dev",
+    "vim",
+    "README.md",
+    "ssh",
+    "prod",
+    "tail",
+    "-f",
+    "log",
+    "grep",
+    "ERROR",
+]
 DAY_US = 86_400 * 1_000_000
 
 
@@ -77,8 +113,18 @@ def build_store(directory: Path, rows: int) -> tuple[str, list[str]]:
             sid = sessions[min(len(sessions) - 1, i * len(sessions) // rows)][0]
             command = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5))) + f" {rng.randint(0, 999)}"
             status = 1 if rng.random() < 0.12 else 0
-            yield (str(ULID.from_timestamp(at / 1e6)), sid, command, at, rng.randint(1, 4000), status,
-                   rng.choice(dirs), "laptop", "me", "shell")
+            yield (
+                str(ULID.from_timestamp(at / 1e6)),
+                sid,
+                command,
+                at,
+                rng.randint(1, 4000),
+                status,
+                rng.choice(dirs),
+                "laptop",
+                "me",
+                "shell",
+            )
 
     batch = []
     for row in generate():
@@ -96,7 +142,9 @@ def build_store(directory: Path, rows: int) -> tuple[str, list[str]]:
 def _insert(connection: sqlite3.Connection, batch: list[tuple]) -> None:
     connection.executemany(
         "INSERT INTO executions (id, session_id, command, executed_at, duration_ms, exit_status, cwd, host, user, "
-        "source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+        "source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        batch,
+    )
     connection.commit()
 
 
@@ -129,7 +177,7 @@ def time_processes(commands: dict[str, list[str]], env: dict, runs: int) -> dict
     return {name: (median_ms(values), outputs[name]) for name, values in samples.items()}
 
 
-def writer(url: str, stop, result) -> None:  # noqa: ANN001 - multiprocessing objects
+def writer(url: str, stop, result) -> None:
     """Record one execution every 10 ms through the store until told to stop; report stalls."""
     from parsec.models.session import DirectCommandExecution, Session
     from parsec.store import open_store
@@ -142,14 +190,21 @@ def writer(url: str, stop, result) -> None:  # noqa: ANN001 - multiprocessing ob
         begin = time.perf_counter()
         try:
             store.append_executions([DirectCommandExecution(session_id=session.id, command="echo live", exit_status=0)])
-        except Exception as err:  # noqa: BLE001 - a failed write is a finding, report it
+        except Exception as err:
             errors.append(str(err))
         latencies.append(time.perf_counter() - begin)
         time.sleep(0.01)
     store.close()
     latencies.sort()
-    result.put((len(latencies), latencies[-1], latencies[int(0.99 * (len(latencies) - 1))],
-                statistics.median(latencies), errors))
+    result.put(
+        (
+            len(latencies),
+            latencies[-1],
+            latencies[int(0.99 * (len(latencies) - 1))],
+            statistics.median(latencies),
+            errors,
+        )
+    )
 
 
 def zsh_lines(count: int) -> bytes:
@@ -200,8 +255,12 @@ def main() -> None:
         url, dirs = build_store(data_home, args.rows)
         print(f"built a store of {args.rows:,} executions in {time.perf_counter() - begin:.1f} s; {integrity(url)}")
         env = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
-        env.update(XDG_DATA_HOME=str(data_home), XDG_CONFIG_HOME=str(workdir / "config"),
-                   XDG_RUNTIME_DIR=str(workdir / "run"), PYTHONPATH=str(ROOT))
+        env.update(
+            XDG_DATA_HOME=str(data_home),
+            XDG_CONFIG_HOME=str(workdir / "config"),
+            XDG_RUNTIME_DIR=str(workdir / "run"),
+            PYTHONPATH=str(ROOT),
+        )
         parsec = [sys.executable, "-m", "parsec.cli.entry"]
         cwd = dirs[37]
 
@@ -210,18 +269,24 @@ def main() -> None:
 
             run_search(Path(url.removeprefix("sqlite:///")), env, parsec, args.runs, args.e2e_rows, workdir)
 
-        timed = time_processes({
-            "baseline": [sys.executable, "-c", "pass"],
-            "cwd": parsec + ["history", "--cwd", cwd, "--exit", "fail", "--format", "{id}"],
-            "fts": parsec + ["history", "--search", "docker compose", "--format", "{id}"],
-            "sessions": parsec + ["sessions"],
-        }, env, args.runs)
+        timed = time_processes(
+            {
+                "baseline": [sys.executable, "-c", "pass"],
+                "cwd": parsec + ["history", "--cwd", cwd, "--exit", "fail", "--format", "{id}"],
+                "fts": parsec + ["history", "--search", "docker compose", "--format", "{id}"],
+                "sessions": parsec + ["sessions"],
+            },
+            env,
+            args.runs,
+        )
         baseline = timed["baseline"][0]
         assert 0 < len(timed["cwd"][1].split()) <= 50 and 0 < len(timed["fts"][1].split()) <= 50
         print(f"python -c pass (baseline)                       median {baseline:7.1f} ms")
-        for name, label in (("cwd", "parsec history --cwd D --exit fail (end to end)"),
-                            ("fts", "parsec history --search 'docker compose' (e2e) "),
-                            ("sessions", "parsec sessions (end to end)                   ")):
+        for name, label in (
+            ("cwd", "parsec history --cwd D --exit fail (end to end)"),
+            ("fts", "parsec history --search 'docker compose' (e2e) "),
+            ("sessions", "parsec sessions (end to end)                   "),
+        ):
             value = timed[name][0]
             print(f"{label} median {value:7.1f} ms  (+{value - baseline:.1f} ms over baseline)")
 
@@ -246,7 +311,9 @@ def main() -> None:
                     begin = time.perf_counter()
                     history_via_store(store, query)
                     slow.append(time.perf_counter() - begin)
-                print(f"query alone: {name:36s} sqlite3 median {median_ms(fast):7.2f} ms   via store {median_ms(slow):7.2f} ms")
+                print(
+                    f"query alone: {name:36s} sqlite3 median {median_ms(fast):7.2f} ms   via store {median_ms(slow):7.2f} ms"
+                )
         store.close()
 
         stop, result = multiprocessing.Event(), multiprocessing.Queue()
@@ -255,8 +322,12 @@ def main() -> None:
         time.sleep(1.5)
         begin = time.perf_counter()
         # The history tier is kept forever by default: ask for 30 days, as the figure always measured.
-        pruned = subprocess.run(parsec + ["--set", "context_management.history_retention_days=30", "prune"], env=env,
-                                capture_output=True, text=True)
+        pruned = subprocess.run(
+            parsec + ["--set", "context_management.history_retention_days=30", "prune"],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         prune_s = time.perf_counter() - begin
         time.sleep(0.5)
         stop.set()
@@ -266,9 +337,11 @@ def main() -> None:
             print(f"parsec prune FAILED after {prune_s:.2f} s: {pruned.stderr.strip()}")
         else:
             print(f"parsec prune (end to end): {prune_s:.2f} s -- {pruned.stdout.strip().splitlines()[1].strip()}")
-        print(f"live writer during prune: {count} records, longest stall {longest * 1000:.1f} ms, "
-              f"p99 {p99 * 1000:.1f} ms, median {median * 1000:.2f} ms, {len(errors)} failed writes"
-              + (f" (first: {errors[0]})" if errors else ""))
+        print(
+            f"live writer during prune: {count} records, longest stall {longest * 1000:.1f} ms, "
+            f"p99 {p99 * 1000:.1f} ms, median {median * 1000:.2f} ms, {len(errors)} failed writes"
+            + (f" (first: {errors[0]})" if errors else "")
+        )
         print(f"after prune: {integrity(url)}")
 
         import_s = bench_import(args.import_lines, workdir)

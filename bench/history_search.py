@@ -25,8 +25,20 @@ import time
 from pathlib import Path
 
 FRAME_END = "\x1b[?25h"  # parsec search ends every frame by showing the cursor again
-TYPED = ["docker compose", "\x7f" * 14, "git push", "\x13", "\x13", "\x12", "\x7f" * 8, "README", "\x7f" * 6,
-         "kubectl get pods", "\x7f" * 16, "-test ssh"]
+TYPED = [
+    "docker compose",
+    "\x7f" * 14,
+    "git push",
+    "\x13",
+    "\x13",
+    "\x12",
+    "\x7f" * 8,
+    "README",
+    "\x7f" * 6,
+    "kubectl get pods",
+    "\x7f" * 16,
+    "-test ssh",
+]
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -69,8 +81,9 @@ def first_frame(argv: list[str], env: dict, marker: str, runs: int) -> list[floa
     samples = []
     for _ in range(runs):
         begin = time.perf_counter()
-        child = pexpect.spawn(argv[0], argv[1:], env=env, dimensions=(30, 120), encoding="utf-8", timeout=60,
-                              codec_errors="replace")
+        child = pexpect.spawn(
+            argv[0], argv[1:], env=env, dimensions=(30, 120), encoding="utf-8", timeout=60, codec_errors="replace"
+        )
         child.expect_exact(marker)
         samples.append(time.perf_counter() - begin)
         child.sendcontrol("c")  # both cancel on Ctrl-C
@@ -83,8 +96,15 @@ def keystrokes(parsec: list[str], env: dict, trace: Path) -> tuple[list[float], 
     """(inside ms, outside ms) for every key of TYPED, each sent once the last search finished."""
     import pexpect
 
-    child = pexpect.spawn(parsec[0], [*parsec[1:], "search", "--trace", str(trace)], env=env,
-                          dimensions=(30, 120), encoding="utf-8", timeout=120, codec_errors="replace")
+    child = pexpect.spawn(
+        parsec[0],
+        [*parsec[1:], "search", "--trace", str(trace)],
+        env=env,
+        dimensions=(30, 120),
+        encoding="utf-8",
+        timeout=120,
+        codec_errors="replace",
+    )
     child.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
     outside = []
 
@@ -120,15 +140,19 @@ def time_e2e(commands: dict[str, tuple[list[str], dict]], runs: int) -> dict[str
     return samples
 
 
-def run(db: Path, env: dict, parsec: list[str], runs: int, e2e_rows: int, workdir: Path,
-        atuin_home: Path | None = None) -> None:  # e2e_rows 0: skip the end-to-end comparison
+def run(
+    db: Path, env: dict, parsec: list[str], runs: int, e2e_rows: int, workdir: Path, atuin_home: Path | None = None
+) -> None:  # e2e_rows 0: skip the end-to-end comparison
     """Print the three figures. `db` holds the large store (its size is the open/keystroke row count)."""
     # An installed Parsec runs from compiled bytecode; with PYTHONDONTWRITEBYTECODE set (as on the
     # shared machine) every run would compile the edited modules again (~80 ms under load).
     env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run([*parsec, "history", "-n", "1"], env=env, capture_output=True)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "parsec")],
-                   env=env, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "parsec")],
+        env=env,
+        capture_output=True,
+    )
     with sqlite3.connect(db) as connection:
         total = connection.execute("SELECT count(*) FROM executions").fetchone()[0]
         newest = connection.execute("SELECT command FROM executions ORDER BY seq DESC LIMIT 1").fetchone()[0]
@@ -144,15 +168,19 @@ def run(db: Path, env: dict, parsec: list[str], runs: int, e2e_rows: int, workdi
     base = first_frame([sys.executable, "-c", "import sys; sys.stdout.write('ready\\n')"], env, "ready", runs)
     ours = first_frame([*parsec, "search"], env, "esc cancel", runs)
     theirs = first_frame(["atuin", "search", "-i"], atuin_env(atuin_big), newest, runs)
-    print(f"open to first frame on {total:,} rows: parsec search median {statistics.median(ours) * 1000:.0f} ms "
-          f"(p90 {pct(ours, 0.9) * 1000:.0f}), atuin search -i median {statistics.median(theirs) * 1000:.0f} ms, "
-          f"python printing one line {statistics.median(base) * 1000:.0f} ms (parsec over python: "
-          f"+{(statistics.median(ours) - statistics.median(base)) * 1000:.0f} ms)")
+    print(
+        f"open to first frame on {total:,} rows: parsec search median {statistics.median(ours) * 1000:.0f} ms "
+        f"(p90 {pct(ours, 0.9) * 1000:.0f}), atuin search -i median {statistics.median(theirs) * 1000:.0f} ms, "
+        f"python printing one line {statistics.median(base) * 1000:.0f} ms (parsec over python: "
+        f"+{(statistics.median(ours) - statistics.median(base)) * 1000:.0f} ms)"
+    )
 
     inside, outside = keystrokes(parsec, env, workdir / "trace")
-    print(f"keystroke to redrawn results on {total:,} rows ({len(inside)} keys): inside median "
-          f"{statistics.median(inside):.1f} ms p99 {pct(inside, 0.99):.1f} ms; through the pty median "
-          f"{statistics.median(outside):.1f} ms p99 {pct(outside, 0.99):.1f} ms")
+    print(
+        f"keystroke to redrawn results on {total:,} rows ({len(inside)} keys): inside median "
+        f"{statistics.median(inside):.1f} ms p99 {pct(inside, 0.99):.1f} ms; through the pty median "
+        f"{statistics.median(outside):.1f} ms p99 {pct(outside, 0.99):.1f} ms"
+    )
 
     if not e2e_rows:
         return
@@ -168,15 +196,20 @@ def run(db: Path, env: dict, parsec: list[str], runs: int, e2e_rows: int, workdi
     atuin_small = workdir / "atuin-small"
     import_atuin(atuin_small, workdir / "zsh_small")
     for term in ("docker compose", "README"):
-        timed = time_e2e({
-            "parsec": ([*parsec, "history", "--search", term, "--limit", "50", "--format", "{command}"], small_env),
-            "atuin": (["atuin", "search", "--limit", "50", term], atuin_env(atuin_small)),
-            "python": ([sys.executable, "-c", "print(1)"], small_env),
-        }, runs)
+        timed = time_e2e(
+            {
+                "parsec": ([*parsec, "history", "--search", term, "--limit", "50", "--format", "{command}"], small_env),
+                "atuin": (["atuin", "search", "--limit", "50", term], atuin_env(atuin_small)),
+                "python": ([sys.executable, "-c", "print(1)"], small_env),
+            },
+            runs,
+        )
         p, a, py = (statistics.median(timed[k]) * 1000 for k in ("parsec", "atuin", "python"))
-        print(f"search {term!r} --limit 50 on {e2e_rows:,} rows, end to end: parsec history median {p:.0f} ms "
-              f"(p99 {pct(timed['parsec'], 0.99) * 1000:.0f}), atuin search median {a:.0f} ms "
-              f"(p99 {pct(timed['atuin'], 0.99) * 1000:.0f}), ratio {p / a:.2f}x; python -c print(1) {py:.0f} ms")
+        print(
+            f"search {term!r} --limit 50 on {e2e_rows:,} rows, end to end: parsec history median {p:.0f} ms "
+            f"(p99 {pct(timed['parsec'], 0.99) * 1000:.0f}), atuin search median {a:.0f} ms "
+            f"(p99 {pct(timed['atuin'], 0.99) * 1000:.0f}), ratio {p / a:.2f}x; python -c print(1) {py:.0f} ms"
+        )
 
 
 def main() -> None:
@@ -192,11 +225,23 @@ def main() -> None:
     root = Path(__file__).resolve().parent.parent
     workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-search-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
-    env.update(XDG_DATA_HOME=str(args.data_home), XDG_CONFIG_HOME=str(workdir / "config"),
-               XDG_RUNTIME_DIR=str(workdir / "run"), PYTHONPATH=str(root), TERM="xterm-256color")
+    env.update(
+        XDG_DATA_HOME=str(args.data_home),
+        XDG_CONFIG_HOME=str(workdir / "config"),
+        XDG_RUNTIME_DIR=str(workdir / "run"),
+        PYTHONPATH=str(root),
+        TERM="xterm-256color",
+    )
     try:
-        run(args.data_home / "parsec" / "parsec.db", env, [sys.executable, "-m", "parsec.cli.entry"], args.runs,
-            args.e2e_rows, workdir, args.atuin_home)
+        run(
+            args.data_home / "parsec" / "parsec.db",
+            env,
+            [sys.executable, "-m", "parsec.cli.entry"],
+            args.runs,
+            args.e2e_rows,
+            workdir,
+            args.atuin_home,
+        )
     finally:
         import shutil
 

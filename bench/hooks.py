@@ -28,6 +28,7 @@ import pexpect
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from tests.hooks.harness import write_rc_file  # noqa: E402  (the same shells the tests drive)
+
 FRESH_PROMPT = {  # a newly printed prompt, not a redraw of the line being edited
     "bash": r"\x1b\[\?2004hT> ",
     "zsh": r"\x1b\[JT> ",
@@ -52,10 +53,17 @@ class Env:
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         os.chmod(self.root / "run", 0o700)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("PARSEC_", "XDG_", "ATUIN_"))}
-        self.env.update(HOME=str(self.root / "home"), XDG_RUNTIME_DIR=str(self.root / "run"),
-                        XDG_DATA_HOME=str(self.root / "data"), XDG_STATE_HOME=str(self.root / "state"),
-                        XDG_CONFIG_HOME=str(self.root / "config"), XDG_CACHE_HOME=str(self.root / "cache"),
-                        TERM="xterm", LANG="C.UTF-8", PARSEC_HOOKS_AUTOSTART_DAEMON="0")
+        self.env.update(
+            HOME=str(self.root / "home"),
+            XDG_RUNTIME_DIR=str(self.root / "run"),
+            XDG_DATA_HOME=str(self.root / "data"),
+            XDG_STATE_HOME=str(self.root / "state"),
+            XDG_CONFIG_HOME=str(self.root / "config"),
+            XDG_CACHE_HOME=str(self.root / "cache"),
+            TERM="xterm",
+            LANG="C.UTF-8",
+            PARSEC_HOOKS_AUTOSTART_DAEMON="0",
+        )
         self.env.pop("PROMPT_COMMAND", None)
         # As on a user's machine: Python keeps its bytecode (a session here may turn that off,
         # which makes every `parsec init` compile tomllib again, ~40 ms).
@@ -75,8 +83,16 @@ def hook_line(variant: str, shell: str) -> str:
 def spawn(shell: str, env: Env, hook: str) -> pexpect.spawn:
     environ = dict(env.env)
     argv = write_rc_file(shell, env.root, hook, environ)
-    child = pexpect.spawn(argv[0], argv[1:], env=environ, cwd=str(env.root), encoding="utf-8",
-                          timeout=30, dimensions=(40, 200), codec_errors="replace")
+    child = pexpect.spawn(
+        argv[0],
+        argv[1:],
+        env=environ,
+        cwd=str(env.root),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 200),
+        codec_errors="replace",
+    )
     child.delaybeforesend = None
     child.expect(FRESH_PROMPT[shell])
     return child
@@ -98,8 +114,12 @@ def type_commands(child: pexpect.spawn, shell: str, commands: list[str], count: 
 
 
 def start_daemon(env: Env) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "parsec.cli.entry", "daemon", "run"], env=env.env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "parsec.cli.entry", "daemon", "run"],
+        env=env.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     runtime = env.root / "run" / "parsec"
     deadline = time.monotonic() + 20
     while not ((runtime / "hooks.fifo").exists() and (runtime / "daemon.sock").exists()):
@@ -117,8 +137,12 @@ def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -
     variants = ["none", "parsec", "parsec (daemon down)"]
     if shutil.which("atuin"):
         variants.append("atuin")
-    envs = {"none": Env(root, f"{shell}-none"), "parsec": Env(root, f"{shell}-parsec"),
-            "parsec (daemon down)": Env(root, f"{shell}-down"), "atuin": Env(root, f"{shell}-atuin")}
+    envs = {
+        "none": Env(root, f"{shell}-none"),
+        "parsec": Env(root, f"{shell}-parsec"),
+        "parsec (daemon down)": Env(root, f"{shell}-down"),
+        "atuin": Env(root, f"{shell}-atuin"),
+    }
     daemon = start_daemon(envs["parsec"])
     try:
         children = {v: spawn(shell, envs[v], hook_line(v, shell)) for v in variants}
@@ -219,8 +243,16 @@ def bench_startup(shell: str, runs: int, root: Path) -> tuple[dict[str, list[flo
             argv = argvs[variant]
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            child = pexpect.spawn(argv[0], argv[1:], env=environs[variant], cwd=str(envs[variant].root),
-                                  encoding="utf-8", timeout=30, dimensions=(40, 200), codec_errors="replace")
+            child = pexpect.spawn(
+                argv[0],
+                argv[1:],
+                env=environs[variant],
+                cwd=str(envs[variant].root),
+                encoding="utf-8",
+                timeout=30,
+                dimensions=(40, 200),
+                codec_errors="replace",
+            )
             child.expect(FRESH_PROMPT[shell])
             elapsed = (time.perf_counter() - start) * 1000
             child.close(force=True)  # reaps it, so its CPU time is counted below
@@ -236,18 +268,25 @@ def main() -> int:
     parser.add_argument("--commands", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--shells", default="bash,zsh,fish")
-    parser.add_argument("--gap-ms", type=float, default=0.0,
-                        help="pause between a prompt and the next line (not timed); 0 types back to back")
+    parser.add_argument(
+        "--gap-ms",
+        type=float,
+        default=0.0,
+        help="pause between a prompt and the next line (not timed); 0 types back to back",
+    )
     parser.add_argument("--startups", type=int, default=30, help="new shells per variant for the start-up figure")
     parser.add_argument("--only-startup", action="store_true", help="measure only the start-up")
-    parser.add_argument("--paste-bytes", type=int, default=1_000_000,
-                        help="size of the pasted line for the paste figure (0 skips it)")
+    parser.add_argument(
+        "--paste-bytes", type=int, default=1_000_000, help="size of the pasted line for the paste figure (0 skips it)"
+    )
     parser.add_argument("--paste-runs", type=int, default=3)
     args = parser.parse_args()
     if args.only_startup:
         args.commands = args.paste_bytes = 0
-    print(f"{args.commands} commands per variant, {args.rounds} interleaved rounds, {args.gap_ms:g} ms between lines; "
-          "times in ms from Enter to the next prompt")
+    print(
+        f"{args.commands} commands per variant, {args.rounds} interleaved rounds, {args.gap_ms:g} ms between lines; "
+        "times in ms from Enter to the next prompt"
+    )
     with tempfile.TemporaryDirectory(prefix="parsec-bench-hooks-") as tmp:
         for shell in args.shells.split(","):
             if shutil.which(shell) is None:
@@ -260,7 +299,9 @@ def main() -> int:
                 print(f"{shell:6} {'rc line':12} {'wall':>8} {'added':>7} {'CPU':>7} {'added':>7}")
                 for variant, wall in startup.items():
                     med, med_cpu = statistics.median(wall), statistics.median(cpu[variant])
-                    print(f"{shell:6} {variant:12} {med:8.1f} {med - bare:7.1f} {med_cpu:7.1f} {med_cpu - bare_cpu:7.1f}")
+                    print(
+                        f"{shell:6} {variant:12} {med:8.1f} {med - bare:7.1f} {med_cpu:7.1f} {med_cpu - bare_cpu:7.1f}"
+                    )
             if args.commands:
                 results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)
                 base_med = statistics.median(results["none"])
@@ -274,11 +315,15 @@ def main() -> int:
                 # fish's own line editor is quadratic in a paste: 20 kB already takes it seconds
                 paste = bench_paste(shell, size, args.paste_runs, Path(tmp))
                 bare, hooked = statistics.median(paste["none"]), statistics.median(paste["parsec"])
-                print(f"{shell:6} paste of {size} bytes: bare {bare:.0f} ms, with the hook {hooked:.0f} ms "
-                      f"({(hooked / bare - 1) * 100:+.1f} %)")
+                print(
+                    f"{shell:6} paste of {size} bytes: bare {bare:.0f} ms, with the hook {hooked:.0f} ms "
+                    f"({(hooked / bare - 1) * 100:+.1f} %)"
+                )
         init_med, bare_med = bench_init(Path(tmp))
-        print(f"\nparsec init bash: median {init_med:.1f} ms   python -c pass: median {bare_med:.1f} ms   "
-              f"(difference {init_med - bare_med:.1f} ms)")
+        print(
+            f"\nparsec init bash: median {init_med:.1f} ms   python -c pass: median {bare_med:.1f} ms   "
+            f"(difference {init_med - bare_med:.1f} ms)"
+        )
     return 0
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from parsec.privacy.gitleaks import rule_data  # noqa: E402
-from parsec.privacy.masking import mask  # noqa: E402
+from parsec.privacy.gitleaks import rule_data
+from parsec.privacy.masking import mask
 
 SIZE = 1_000_000
 
@@ -49,7 +49,7 @@ def worst_case_inputs(seed: int = 13) -> dict[str, str]:
     }
 
 
-def _medians(fn, texts: list[str]) -> tuple[float, float]:  # noqa: ANN001
+def _medians(fn, texts: list[str]) -> tuple[float, float]:
     """(median wall-clock seconds, median CPU seconds of this thread) of `fn(text)` over `texts`."""
     walls, cpus = [], []
     for text in texts:
@@ -77,11 +77,15 @@ def masking_lines(repeat: int = 5) -> list[str]:
     figures = masking_figures(repeat)
     lines = [f"masking, 1 MB inputs, median of {repeat} (random ones fresh each run):"]
     for name, (seconds, cpu, baseline) in figures.items():
-        lines.append(f"  {name:24s} {seconds * 1000:7.1f} ms  {SIZE / seconds / 1e6:6.1f} MB/s  CPU {cpu * 1000:6.1f} ms"
-                     f"  ({seconds / baseline:,.0f}x text.encode())")
+        lines.append(
+            f"  {name:24s} {seconds * 1000:7.1f} ms  {SIZE / seconds / 1e6:6.1f} MB/s  CPU {cpu * 1000:6.1f} ms"
+            f"  ({seconds / baseline:,.0f}x text.encode())"
+        )
     worst_name, (worst, worst_cpu, _) = max(figures.items(), key=lambda item: item[1][0])
-    lines.append(f"masking throughput, worst case ({worst_name}): {SIZE / worst / 1e6:.1f} MB/s, "
-                 f"{worst * 1000:.0f} ms per MB (CPU {worst_cpu * 1000:.0f} ms)")
+    lines.append(
+        f"masking throughput, worst case ({worst_name}): {SIZE / worst / 1e6:.1f} MB/s, "
+        f"{worst * 1000:.0f} ms per MB (CPU {worst_cpu * 1000:.0f} ms)"
+    )
     return lines
 
 

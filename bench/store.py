@@ -22,42 +22,114 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from parsec.models.base import new_id  # noqa: E402
-from parsec.models.retention import RetentionPolicy  # noqa: E402
-from parsec.models.session import DirectCommandExecution  # noqa: E402
-from parsec.models.text import TruncatedText  # noqa: E402
-from parsec.store import open_store  # noqa: E402
-from parsec.store.base import ExecutionQuery  # noqa: E402
-from parsec.store.rows import execution_row  # noqa: E402
-from parsec.store.schema import executions  # noqa: E402
+from parsec.models.base import new_id
+from parsec.models.retention import RetentionPolicy
+from parsec.models.session import DirectCommandExecution
+from parsec.models.text import TruncatedText
+from parsec.store import open_store
+from parsec.store.base import ExecutionQuery
+from parsec.store.rows import execution_row
+from parsec.store.schema import executions
 
 BATCH = 5000  # rows per append_executions call / per baseline transaction
-START = datetime(2025, 1, 1, tzinfo=timezone.utc)
+START = datetime(2025, 1, 1, tzinfo=UTC)
 COLUMNS = [c.name for c in executions.columns if c.name != "seq"]
 
-PROJECTS = [f"/home/dev/src/{name}" for name in (
-    "parsec", "api", "web", "infra", "ml-pipeline", "dotfiles", "blog", "cli-tools", "payments", "search",
-    "mobile", "data-lake", "auth", "billing", "docs", "scripts", "terraform", "k8s", "notebooks", "game",
-)]
+PROJECTS = [
+    f"/home/dev/src/{name}"
+    for name in (
+        "parsec",
+        "api",
+        "web",
+        "infra",
+        "ml-pipeline",
+        "dotfiles",
+        "blog",
+        "cli-tools",
+        "payments",
+        "search",
+        "mobile",
+        "data-lake",
+        "auth",
+        "billing",
+        "docs",
+        "scripts",
+        "terraform",
+        "k8s",
+        "notebooks",
+        "game",
+    )
+]
 SUBDIRS = ["", "/src", "/tests", "/docs", "/src/core", "/deploy", "/scripts", "/frontend/components"]
 COMMANDS = [
-    "git status", "git diff", "git log --oneline -20", "git add -A", "git commit -m 'wip: {w}'",
-    "git push --force", "git push origin main", "git push --force-with-lease", "git pull --rebase",
-    "git checkout -b feature/{w}", "git rebase -i HEAD~{n}", "ls -la", "ls", "cd ..", "cd src",
-    "make", "make test", "make -j{n}", "pytest -k {w}", "pytest tests/test_{w}.py -x -q",
-    "python -m pip install {w}", "npm run build", "npm test -- --watch={w}", "cargo build --release",
-    "cargo test {w}", "docker compose up -d", "docker ps", "docker build -t {w}:latest .",
-    "kubectl get pods -n {w}", "kubectl logs -f deploy/{w}", "terraform plan -out plan.{n}",
-    "grep -rn '{w}' src/", "rg {w}", "vim src/{w}.py", "cat README.md", "tail -f /var/log/{w}.log",
-    "ssh deploy@{w}.example.com", "curl -s https://api.example.com/{w} | jq .", "htop", "echo ${w}",
+    "git status",
+    "git diff",
+    "git log --oneline -20",
+    "git add -A",
+    "git commit -m 'wip: {w}'",
+    "git push --force",
+    "git push origin main",
+    "git push --force-with-lease",
+    "git pull --rebase",
+    "git checkout -b feature/{w}",
+    "git rebase -i HEAD~{n}",
+    "ls -la",
+    "ls",
+    "cd ..",
+    "cd src",
+    "make",
+    "make test",
+    "make -j{n}",
+    "pytest -k {w}",
+    "pytest tests/test_{w}.py -x -q",
+    "python -m pip install {w}",
+    "npm run build",
+    "npm test -- --watch={w}",
+    "cargo build --release",
+    "cargo test {w}",
+    "docker compose up -d",
+    "docker ps",
+    "docker build -t {w}:latest .",
+    "kubectl get pods -n {w}",
+    "kubectl logs -f deploy/{w}",
+    "terraform plan -out plan.{n}",
+    "grep -rn '{w}' src/",
+    "rg {w}",
+    "vim src/{w}.py",
+    "cat README.md",
+    "tail -f /var/log/{w}.log",
+    "ssh deploy@{w}.example.com",
+    "curl -s https://api.example.com/{w} | jq .",
+    "htop",
+    "echo ${w}",
 ]
-WORDS = ["auth", "login", "cache", "retry", "parser", "config", "user", "order", "invoice", "search",
-         "index", "queue", "worker", "metrics", "session", "token", "router", "schema", "migration", "api"]
+WORDS = [
+    "auth",
+    "login",
+    "cache",
+    "retry",
+    "parser",
+    "config",
+    "user",
+    "order",
+    "invoice",
+    "search",
+    "index",
+    "queue",
+    "worker",
+    "metrics",
+    "session",
+    "token",
+    "router",
+    "schema",
+    "migration",
+    "api",
+]
 
 
 def make_chunk(index: int, size: int, sessions: list[str]) -> list[DirectCommandExecution]:
@@ -67,18 +139,22 @@ def make_chunk(index: int, size: int, sessions: list[str]) -> list[DirectCommand
         n = index * size + i
         project = rng.choice(PROJECTS)
         status = 0 if rng.random() < 0.85 else rng.choice([1, 1, 1, 2, 127, 130])
-        output = TruncatedText.from_output(f"error: {rng.choice(WORDS)} failed\n") if status and rng.random() < 0.3 else None
-        items.append(DirectCommandExecution(
-            session_id=sessions[rng.randrange(len(sessions))],
-            command=rng.choice(COMMANDS).format(w=rng.choice(WORDS), n=rng.randrange(2, 16)),
-            executed_at=START + timedelta(seconds=n * 30 + rng.randrange(30)),
-            duration_ms=rng.randrange(5, 60_000),
-            exit_status=status,
-            stdout=output,
-            working_directory=project + rng.choice(SUBDIRS),
-            host=rng.choice(["laptop", "workstation", "build-01"]),
-            user="dev",
-        ))
+        output = (
+            TruncatedText.from_output(f"error: {rng.choice(WORDS)} failed\n") if status and rng.random() < 0.3 else None
+        )
+        items.append(
+            DirectCommandExecution(
+                session_id=sessions[rng.randrange(len(sessions))],
+                command=rng.choice(COMMANDS).format(w=rng.choice(WORDS), n=rng.randrange(2, 16)),
+                executed_at=START + timedelta(seconds=n * 30 + rng.randrange(30)),
+                duration_ms=rng.randrange(5, 60_000),
+                exit_status=status,
+                stdout=output,
+                working_directory=project + rng.choice(SUBDIRS),
+                host=rng.choice(["laptop", "workstation", "build-01"]),
+                user="dev",
+            )
+        )
     return items
 
 
@@ -92,7 +168,7 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def timed(fn, repeat: int) -> list[float]:  # noqa: ANN001
+def timed(fn, repeat: int) -> list[float]:
     samples = []
     for _ in range(repeat):
         started = time.perf_counter()
@@ -103,7 +179,8 @@ def timed(fn, repeat: int) -> list[float]:  # noqa: ANN001
 
 # --- recording ---------------------------------------------------------------------------------
 
-def record(store, baseline_insert, rows: int, sessions: list[str]) -> tuple[float, float]:  # noqa: ANN001
+
+def record(store, baseline_insert, rows: int, sessions: list[str]) -> tuple[float, float]:
     """Both rates in rows/s; chunks alternate between the two so machine noise hits both."""
     ours = raw = 0.0
     for index in range(0, (rows + BATCH - 1) // BATCH):
@@ -120,14 +197,17 @@ def record(store, baseline_insert, rows: int, sessions: list[str]) -> tuple[floa
     return rows / ours, rows / raw
 
 
-def sqlite_baseline(path: Path, sessions: list[str]):  # noqa: ANN201
+def sqlite_baseline(path: Path, sessions: list[str]):
     """A raw sqlite3 connection to an identical schema (created by the store, then left alone)."""
     open_store(f"sqlite:///{path}").close()
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA synchronous = NORMAL")
-    connection.executemany("INSERT INTO sessions (id, created_at, last_active, shell, tty, user, host, data)"
-                           " VALUES (?, 0, 0, '', '', '', '', '{}')", [(s,) for s in sessions])
+    connection.executemany(
+        "INSERT INTO sessions (id, created_at, last_active, shell, tty, user, host, data)"
+        " VALUES (?, 0, 0, '', '', '', '', '{}')",
+        [(s,) for s in sessions],
+    )
     sql = f"INSERT INTO executions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
     def insert(tuples: list[tuple]) -> None:
@@ -138,14 +218,17 @@ def sqlite_baseline(path: Path, sessions: list[str]):  # noqa: ANN201
     return insert
 
 
-def pg_baseline(dsn: str, schema: str, sessions: list[str]):  # noqa: ANN201
+def pg_baseline(dsn: str, schema: str, sessions: list[str]):
     import psycopg
 
     connection = psycopg.connect(dsn, autocommit=True)
     connection.execute(f"SET search_path = {schema}, public")
     with connection.cursor() as cursor:
-        cursor.executemany("INSERT INTO sessions (id, created_at, last_active, shell, tty, \"user\", host, data)"
-                           " VALUES (%s, 0, 0, '', '', '', '', '{}')", [(s,) for s in sessions])
+        cursor.executemany(
+            'INSERT INTO sessions (id, created_at, last_active, shell, tty, "user", host, data)'
+            " VALUES (%s, 0, 0, '', '', '', '', '{}')",
+            [(s,) for s in sessions],
+        )
     columns = ", ".join(f'"{c}"' for c in COLUMNS)
     sql = f"INSERT INTO executions ({columns}) VALUES ({', '.join(['%s'] * len(COLUMNS))})"
 
@@ -158,25 +241,30 @@ def pg_baseline(dsn: str, schema: str, sessions: list[str]):  # noqa: ANN201
 
 # --- queries -----------------------------------------------------------------------------------
 
-def query_figures(store, repeat: int) -> dict[str, float]:  # noqa: ANN001
+
+def query_figures(store, repeat: int) -> dict[str, float]:
     rng = random.Random(7)
     cwds = [p + s for p in PROJECTS for s in SUBDIRS]
-    filtered = timed(lambda: store.query_executions(
-        ExecutionQuery(cwd=rng.choice(cwds), failed=True, limit=50)), repeat)
-    subtree = timed(lambda: store.query_executions(
-        ExecutionQuery(cwd=rng.choice(PROJECTS), cwd_subtree=True, limit=50)), repeat)
+    filtered = timed(
+        lambda: store.query_executions(ExecutionQuery(cwd=rng.choice(cwds), failed=True, limit=50)), repeat
+    )
+    subtree = timed(
+        lambda: store.query_executions(ExecutionQuery(cwd=rng.choice(PROJECTS), cwd_subtree=True, limit=50)), repeat
+    )
     searches = ["git push --force", "docker compose", "kubectl logs", "pytest -k retry", "invoice", "rebase -i"]
     text = timed(lambda: store.query_executions(ExecutionQuery(search=rng.choice(searches), limit=50)), repeat)
     rare = timed(lambda: store.query_executions(ExecutionQuery(search="tests/test_migration.py", limit=50)), repeat)
     return {
-        "cwd_failed_p50": statistics.median(filtered), "cwd_failed_p99": percentile(filtered, 0.99),
+        "cwd_failed_p50": statistics.median(filtered),
+        "cwd_failed_p99": percentile(filtered, 0.99),
         "subtree_p50": statistics.median(subtree),
-        "fts_p50": statistics.median(text), "fts_p99": percentile(text, 0.99),
+        "fts_p50": statistics.median(text),
+        "fts_p99": percentile(text, 0.99),
         "fts_rare_p50": statistics.median(rare),
     }
 
 
-def prune_figures(store, rows: int) -> dict[str, float]:  # noqa: ANN001
+def prune_figures(store, rows: int) -> dict[str, float]:
     """Prune the older half while a writer keeps recording; the writer's worst wait."""
     live = new_id()
     stalls: list[float] = []
@@ -190,21 +278,33 @@ def prune_figures(store, rows: int) -> dict[str, float]:  # noqa: ANN001
             time.sleep(0.005)
 
     middle = START + timedelta(seconds=rows // 2 * 30)
-    days = (datetime.now(timezone.utc) - middle).days
+    days = (datetime.now(UTC) - middle).days
     thread = threading.Thread(target=writer)
     thread.start()
     started = time.perf_counter()
-    report = store.prune_old_context(RetentionPolicy(history_retention_days=days, session_retention_days=0,
-                                                     conversation_retention_days=0, max_conversation_history=0))
+    report = store.prune_old_context(
+        RetentionPolicy(
+            history_retention_days=days,
+            session_retention_days=0,
+            conversation_retention_days=0,
+            max_conversation_history=0,
+        )
+    )
     elapsed = time.perf_counter() - started
     done.set()
     thread.join()
-    return {"prune_rows": report.executions, "prune_s": elapsed, "prune_rate": report.executions / elapsed,
-            "writer_stall_max_ms": max(stalls), "writer_stall_p99_ms": percentile(stalls, 0.99),
-            "bytes_freed": report.bytes_freed}
+    return {
+        "prune_rows": report.executions,
+        "prune_s": elapsed,
+        "prune_rate": report.executions / elapsed,
+        "writer_stall_max_ms": max(stalls),
+        "writer_stall_p99_ms": percentile(stalls, 0.99),
+        "bytes_freed": report.bytes_freed,
+    }
 
 
 # --- retention of the tiers that age out (issue 13) ----------------------------------------------
+
 
 def aging_tier_figures(rows: int) -> dict[str, float]:
     """`rows` commands, every one with captured output and older than session_retention_days, in a
@@ -213,12 +313,18 @@ def aging_tier_figures(rows: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="parsec-bench-tier-") as tmp:
         store = open_store(f"sqlite:///{Path(tmp) / 'parsec.db'}")
         session = new_id()
-        old = datetime.now(timezone.utc) - timedelta(days=400)
+        old = datetime.now(UTC) - timedelta(days=400)
         output = TruncatedText.from_output("building target ... ok\n" * 8)
         for start in range(0, rows, BATCH):
             store.append_executions(
-                DirectCommandExecution(session_id=session, command=f"make target-{n}", executed_at=old + timedelta(seconds=n),
-                                       exit_status=0, stdout=output, stderr=output)
+                DirectCommandExecution(
+                    session_id=session,
+                    command=f"make target-{n}",
+                    executed_at=old + timedelta(seconds=n),
+                    exit_status=0,
+                    stdout=output,
+                    stderr=output,
+                )
                 for n in range(start, min(rows, start + BATCH))
             )
         live = new_id()
@@ -241,9 +347,14 @@ def aging_tier_figures(rows: int) -> dict[str, float]:
         thread.join()
         kept = store.count_executions()
         store.close()
-    return {"tier_rows": report.outputs, "tier_s": elapsed, "tier_rate": report.outputs / elapsed,
-            "tier_stall_max_ms": max(stalls), "tier_stall_p99_ms": percentile(stalls, 0.99),
-            "tier_commands_kept": kept - len(stalls)}
+    return {
+        "tier_rows": report.outputs,
+        "tier_s": elapsed,
+        "tier_rate": report.outputs / elapsed,
+        "tier_stall_max_ms": max(stalls),
+        "tier_stall_p99_ms": percentile(stalls, 0.99),
+        "tier_commands_kept": kept - len(stalls),
+    }
 
 
 def render_tiers(f: dict) -> list[str]:
@@ -273,6 +384,7 @@ def file_bytes(path: Path) -> int:
 
 # --- the two backends --------------------------------------------------------------------------
 
+
 def bench_sqlite(rows: int, repeat: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="parsec-bench-") as tmp:
         path, raw_path = Path(tmp) / "parsec.db", Path(tmp) / "raw.db"
@@ -283,8 +395,13 @@ def bench_sqlite(rows: int, repeat: int) -> dict[str, float]:
         from parsec.store.prune import give_space_back
 
         give_space_back(store)  # checkpoint the WAL so the size is the file's
-        figures = {"rows": rows, "ours_rate": ours, "raw_rate": raw, "ratio": ours / raw,
-                   "bytes_per_row": file_bytes(path) / rows}
+        figures = {
+            "rows": rows,
+            "ours_rate": ours,
+            "raw_rate": raw,
+            "ratio": ours / raw,
+            "bytes_per_row": file_bytes(path) / rows,
+        }
         figures |= query_figures(store, repeat)
         figures |= prune_figures(store, rows)
         store.close()
@@ -326,6 +443,7 @@ def bench_postgres(dsn: str, rows: int, repeat: int) -> dict[str, float] | None:
 
 # --- report ------------------------------------------------------------------------------------
 
+
 def render(sqlite_figures: dict, pg_figures: dict | None, command: str) -> str:
     def block(name: str, f: dict, baseline: str) -> list[str]:
         lines = [
@@ -351,9 +469,15 @@ def render(sqlite_figures: dict, pg_figures: dict | None, command: str) -> str:
             ]
         return lines
 
-    lines = ["## Store", "", f"`{command}` — {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, "
-             f"{os.cpu_count()} cores shared with other work; medians of repeated queries.", "",
-             "| what | figure |", "|---|---|"]
+    lines = [
+        "## Store",
+        "",
+        f"`{command}` — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
+        f"{os.cpu_count()} cores shared with other work; medians of repeated queries.",
+        "",
+        "| what | figure |",
+        "|---|---|",
+    ]
     lines += block("SQLite", sqlite_figures, "sqlite3")
     if "tier_s" in sqlite_figures:
         lines += render_tiers(sqlite_figures)
@@ -361,8 +485,12 @@ def render(sqlite_figures: dict, pg_figures: dict | None, command: str) -> str:
         lines += block("PostgreSQL", pg_figures, "psycopg")
     else:
         lines.append("| PostgreSQL | not measured (server unreachable) |")
-    lines += ["", "Queries hit random cwds / search terms over realistic command texts (20 projects × 8 "
-              "directories, ~40 command shapes, 15% failures). See docs/store.md for the indexes behind them.", ""]
+    lines += [
+        "",
+        "Queries hit random cwds / search terms over realistic command texts (20 projects × 8 "
+        "directories, ~40 command shapes, 15% failures). See docs/store.md for the indexes behind them.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -381,7 +509,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="SQLite rows (default 1,000,000)")
     parser.add_argument("--pg-rows", type=int, default=100_000, help="PostgreSQL rows (default 100,000)")
-    parser.add_argument("--pg-url", default=os.environ.get("PARSEC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test"))
+    parser.add_argument(
+        "--pg-url", default=os.environ.get("PARSEC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+    )
     parser.add_argument("--repeat", type=int, default=200, help="runs per query figure")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
     parser.add_argument("--tier-rows", type=int, default=1_000_000, help="commands whose output ages out (0 = skip)")
@@ -401,8 +531,7 @@ def main() -> None:
     if args.pg_rows:
         print(f"PostgreSQL, {args.pg_rows:,} rows", file=sys.stderr)
         pg_figures = bench_postgres(args.pg_url, args.pg_rows, args.repeat)
-    command = "python bench/store.py" + "".join(
-        f" {a}" for a in sys.argv[1:] if a != "--no-write")
+    command = "python bench/store.py" + "".join(f" {a}" for a in sys.argv[1:] if a != "--no-write")
     section = render(sqlite_figures, pg_figures, command)
     print(section)
     if not args.no_write:

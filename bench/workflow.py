@@ -36,8 +36,13 @@ LLM_CLI = os.environ.get("PARSEC_BENCH_LLM", "/work/venvs/workflows-llm/bin/llm"
 BEFORE = {"calls_per_step": 2.00, "step2": 1684, "step12": 6715, "total": 98693}
 OUTPUT_LINES = 200  # seq of 6-digit numbers: ~1.4 KB of output per step
 # Twelve steps, each printing ~1.4 KB and a marker that says it ran (all low risk, so --yes=low runs them too).
-STEPS = [(f"Step {n} of the bench: print block {n}", f"seq {n * 1000 + 100001} {n * 1000 + 100000 + OUTPUT_LINES}; "
-          f"echo bench-step-{n}-ok") for n in range(1, 13)]
+STEPS = [
+    (
+        f"Step {n} of the bench: print block {n}",
+        f"seq {n * 1000 + 100001} {n * 1000 + 100000 + OUTPUT_LINES}; echo bench-step-{n}-ok",
+    )
+    for n in range(1, 13)
+]
 STEPS[2] = ("Step 3 of the bench: enter the scratch directory", "cd scratch && seq 103001 103200; echo bench-step-3-ok")
 STEPS[8] = ("Step 9 of the bench: go back up", "cd .. && seq 109001 109200; echo bench-step-9-ok")
 
@@ -58,9 +63,15 @@ def bench_responder(api: str, body: object) -> dict:
     if marker in text:
         return {"json": {"done": True, "candidates": [], "summary": f"printed block {index + 1}"}}
     command = STEPS[index][1]
-    return {"json": {"done": False, "candidates": [{"command": command, "explanation": "bench",
-                                                    "expect": {"exit_status": 0, "output_contains": marker}}],
-                     "summary": f"printed block {index + 1}"}}
+    return {
+        "json": {
+            "done": False,
+            "candidates": [
+                {"command": command, "explanation": "bench", "expect": {"exit_status": 0, "output_contains": marker}}
+            ],
+            "summary": f"printed block {index + 1}",
+        }
+    }
 
 
 class TimedStub(LLMStub):
@@ -72,7 +83,7 @@ class TimedStub(LLMStub):
         self.watch_pid: int | None = None
         self.cpu_at_first: float | None = None  # CPU seconds the client had used at its first request
 
-    def _record(self, request) -> None:  # noqa: ANN001
+    def _record(self, request) -> None:
         if request.method == "POST" and request.api != "control":
             self.arrivals.append(time.monotonic())
             if len(self.arrivals) == 1 and self.watch_pid:
@@ -93,16 +104,28 @@ def cpu_seconds(pid: int) -> float | None:
 def environment(stub: LLMStub, home: Path) -> dict[str, str]:
     # PYTHONDONTWRITEBYTECODE (set on these machines) would recompile every module on every run;
     # an installed Parsec has its bytecode cached, so the benchmark measures that case.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PARSEC_", "OPENAI_")) and k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"),
-               XDG_CACHE_HOME=str(home / "cache"), XDG_STATE_HOME=str(home / "state"),
-               PARSEC_PROVIDER="openai", OPENAI_BASE_URL=stub.openai_base_url, OPENAI_API_KEY="sk-bench",
-               HISTFILE=str(home / "history"), PYTHONPATH=str(ROOT))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PARSEC_", "OPENAI_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    env.update(
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        XDG_STATE_HOME=str(home / "state"),
+        PARSEC_PROVIDER="openai",
+        OPENAI_BASE_URL=stub.openai_base_url,
+        OPENAI_API_KEY="sk-bench",
+        HISTFILE=str(home / "history"),
+        PYTHONPATH=str(ROOT),
+    )
     return env
 
 
-def time_to_first_request(stub: TimedStub, env: dict[str, str], cwd: Path, runs: int) -> tuple[list[float], list[float]]:
+def time_to_first_request(
+    stub: TimedStub, env: dict[str, str], cwd: Path, runs: int
+) -> tuple[list[float], list[float]]:
     """(wall ms, CPU ms of the parsec process) from its start to its first model request."""
     samples, cpu = [], []
     for _ in range(runs):
@@ -112,8 +135,14 @@ def time_to_first_request(stub: TimedStub, env: dict[str, str], cwd: Path, runs:
         stub.reply(json={"done": False, "candidates": [{"command": "true", "explanation": "nothing"}]})
         stub.reply(json={"done": True, "candidates": [], "summary": "shown"})
         started = time.monotonic()
-        process = subprocess.Popen([*PARSEC, "ask", "--yes", "--json", "show the directory"], env=env, cwd=cwd,
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [*PARSEC, "ask", "--yes", "--json", "show the directory"],
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         stub.watch_pid, stub.cpu_at_first = process.pid, None
         if process.wait() != 0:
             raise SystemExit("parsec ask failed in the start-up benchmark")
@@ -130,7 +159,9 @@ def python_cpu_baseline(runs: int) -> list[float]:
         before = os.times()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         after = os.times()
-        samples.append(((after.children_user - before.children_user) + (after.children_system - before.children_system)) * 1000)
+        samples.append(
+            ((after.children_user - before.children_user) + (after.children_system - before.children_system)) * 1000
+        )
     return samples
 
 
@@ -152,12 +183,19 @@ def llm_first_request(stub: TimedStub, env: dict[str, str], cwd: Path, home: Pat
     stub.reply("ok")
     llm_env = {**env, "LLM_USER_PATH": str(home / "llm")}
     started = time.monotonic()
-    subprocess.run([LLM_CLI, "-m", "gpt-4o-mini", "--no-stream", "show the directory"], env=llm_env, cwd=cwd,
-                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    subprocess.run(
+        [LLM_CLI, "-m", "gpt-4o-mini", "--no-stream", "show the directory"],
+        env=llm_env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=60,
+    )
     return (stub.arrivals[0] - started) * 1000 if stub.arrivals else None
 
 
-def request_tokens(stub: LLMStub, request) -> int:  # noqa: ANN001
+def request_tokens(stub: LLMStub, request) -> int:
     """Everything a request sends the model: message text plus the JSON schema it asks for."""
     schema = (request.body or {}).get("response_format") or (request.body or {}).get("format") or ""
     return request.tokens + (stub.count_tokens(json.dumps(schema)) if schema else 0)
@@ -169,19 +207,32 @@ def twelve_step_workflow(stub: TimedStub, env: dict[str, str], cwd: Path) -> dic
     (cwd / "scratch").mkdir(exist_ok=True)
     stub.responder = bench_responder
     started, cpu_before = time.monotonic(), os.times()
-    result = subprocess.run([*PARSEC, "ask", "--yes", "--json=full", "twelve little steps"], env=env, cwd=cwd,
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    result = subprocess.run(
+        [*PARSEC, "ask", "--yes", "--json=full", "twelve little steps"],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
     if "--json=full" in result.stderr or result.returncode == 2:  # an older parsec: plain --json
         stub.clear()
         stub.arrivals.clear()
         started, cpu_before = time.monotonic(), os.times()
-        result = subprocess.run([*PARSEC, "ask", "--yes", "--json", "twelve little steps"], env=env, cwd=cwd,
-                                stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        result = subprocess.run(
+            [*PARSEC, "ask", "--yes", "--json", "twelve little steps"],
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+        )
     stub.responder = None
     wall_ms = (time.monotonic() - started) * 1000
     cpu_after = os.times()
-    cpu_ms = ((cpu_after.children_user - cpu_before.children_user)
-              + (cpu_after.children_system - cpu_before.children_system)) * 1000
+    cpu_ms = (
+        (cpu_after.children_user - cpu_before.children_user) + (cpu_after.children_system - cpu_before.children_system)
+    ) * 1000
     first_request_ms = (stub.arrivals[0] - started) * 1000
     if result.returncode != 0:
         raise SystemExit(f"workflow failed: {result.stderr}")
@@ -196,14 +247,15 @@ def twelve_step_workflow(stub: TimedStub, env: dict[str, str], cwd: Path) -> dic
         text = json.dumps(request.body)
         at = text.rfind("current_step")
         for i, (description, _) in enumerate(STEPS):
-            if at >= 0 and description in text[at:at + 400]:
+            if at >= 0 and description in text[at : at + 400]:
                 firsts.setdefault(i + 1, count)
     return {
         "status": conversation["status"],
         "model_calls": len(requests),
         "tokens_per_call": tokens,
         "tokens_total": sum(tokens),
-        "step2": firsts.get(2), "step12": firsts.get(12),
+        "step2": firsts.get(2),
+        "step12": firsts.get(12),
         "wall_ms": wall_ms,
         "command_ms": command_ms,
         "cpu_ms": cpu_ms,
@@ -220,8 +272,11 @@ def stub_round_trip_ms(stub: LLMStub, calls: int = 20) -> float:
         for _ in range(calls):
             stub.reply(json={"done": True, "candidates": []})
             started = time.monotonic()
-            client.post(f"{stub.openai_base_url}/chat/completions", headers={"Authorization": "Bearer sk-bench"},
-                        json={"model": "m", "messages": [{"role": "user", "content": "x" * 3000}]})
+            client.post(
+                f"{stub.openai_base_url}/chat/completions",
+                headers={"Authorization": "Bearer sk-bench"},
+                json={"model": "m", "messages": [{"role": "user", "content": "x" * 3000}]},
+            )
             samples.append((time.monotonic() - started) * 1000)
     return statistics.median(samples)
 
@@ -255,33 +310,49 @@ def main() -> int:
     calls = workflow["model_calls"]
     parsec_ms = workflow["wall_ms"] - workflow["command_ms"] - calls * per_call_ms
     print("## parsec ask: time to the first model request")
-    print(f"  median {median_first:.0f} ms (min {min(first):.0f}, max {max(first):.0f}, {len(first)} runs; target <= 150 ms)")
+    print(
+        f"  median {median_first:.0f} ms (min {min(first):.0f}, max {max(first):.0f}, {len(first)} runs; target <= 150 ms)"
+    )
     if llm:
-        print(f"  llm (same stub, same runs, interleaved): median {statistics.median(llm):.0f} ms; "
-              f"parsec/llm {median_first / statistics.median(llm):.2f}x")
+        print(
+            f"  llm (same stub, same runs, interleaved): median {statistics.median(llm):.0f} ms; "
+            f"parsec/llm {median_first / statistics.median(llm):.2f}x"
+        )
     else:
         print(f"  llm: not installed at {LLM_CLI} (pip install llm in a venv; PARSEC_BENCH_LLM names it)")
     print(f"  baseline python -c pass: median {median_python:.0f} ms; ratio {median_first / median_python:.2f}x")
     if first_cpu:
-        print(f"  CPU time of parsec until its first request: median {statistics.median(first_cpu):.0f} ms "
-              f"(python -c pass: {statistics.median(baseline_cpu):.0f} ms); CPU time does not grow with the "
-              f"machine's load, wall time does (load average now {os.getloadavg()[0]:.1f})")
+        print(
+            f"  CPU time of parsec until its first request: median {statistics.median(first_cpu):.0f} ms "
+            f"(python -c pass: {statistics.median(baseline_cpu):.0f} ms); CPU time does not grow with the "
+            f"machine's load, wall time does (load average now {os.getloadavg()[0]:.1f})"
+        )
     steps = len(STEPS)
     print(f"## {steps}-step workflow (--yes, ~1.4 KB of output per step, stub answers at once)")
-    print(f"  status {workflow['status']}, model calls {calls}: {(calls - 1) / steps:.2f} per step "
-          f"(after the plan; target <= 1.3; before issue 14: {BEFORE['calls_per_step']:.2f})")
+    print(
+        f"  status {workflow['status']}, model calls {calls}: {(calls - 1) / steps:.2f} per step "
+        f"(after the plan; target <= 1.3; before issue 14: {BEFORE['calls_per_step']:.2f})"
+    )
     print(f"  tokens per request (messages + schema): {workflow['tokens_per_call']}")
     ratio = workflow["step12"] / workflow["step2"] if workflow["step2"] and workflow["step12"] else float("nan")
-    print(f"  first request of step 2: {workflow['step2']} tokens, of step 12: {workflow['step12']} tokens "
-          f"({ratio:.2f}x; target <= 1.5x; before issue 14: {BEFORE['step2']} and {BEFORE['step12']}, "
-          f"{BEFORE['step12'] / BEFORE['step2']:.2f}x)")
-    print(f"  tokens sent in total: {workflow['tokens_total']} (before issue 14: {BEFORE['total']}), "
-          f"median per call {statistics.median(workflow['tokens_per_call']):.0f}")
-    print(f"  wall {workflow['wall_ms']:.0f} ms; in commands {workflow['command_ms']} ms; "
-          f"stub round trip ~{per_call_ms:.1f} ms/call")
-    print(f"  time in Parsec itself (wall - commands - model round trips): {parsec_ms:.0f} ms, of which "
-          f"start-up to the first request {workflow['first_request_ms']:.0f} ms; the rest per step: "
-          f"{(parsec_ms - workflow['first_request_ms']) / steps:.0f} ms")
+    print(
+        f"  first request of step 2: {workflow['step2']} tokens, of step 12: {workflow['step12']} tokens "
+        f"({ratio:.2f}x; target <= 1.5x; before issue 14: {BEFORE['step2']} and {BEFORE['step12']}, "
+        f"{BEFORE['step12'] / BEFORE['step2']:.2f}x)"
+    )
+    print(
+        f"  tokens sent in total: {workflow['tokens_total']} (before issue 14: {BEFORE['total']}), "
+        f"median per call {statistics.median(workflow['tokens_per_call']):.0f}"
+    )
+    print(
+        f"  wall {workflow['wall_ms']:.0f} ms; in commands {workflow['command_ms']} ms; "
+        f"stub round trip ~{per_call_ms:.1f} ms/call"
+    )
+    print(
+        f"  time in Parsec itself (wall - commands - model round trips): {parsec_ms:.0f} ms, of which "
+        f"start-up to the first request {workflow['first_request_ms']:.0f} ms; the rest per step: "
+        f"{(parsec_ms - workflow['first_request_ms']) / steps:.0f} ms"
+    )
     print(f"  CPU time of the whole run (parsec, its shell and commands): {workflow['cpu_ms']:.0f} ms")
     return 0
 

@@ -130,9 +130,24 @@ class PrivacyConfig(_Section):
     extra_patterns: list[Regex] = Field(default_factory=list)  # more secret regexes to mask
     environment_allowlist: list[str] = Field(
         default_factory=lambda: [
-            "SHELL", "TERM", "LANG", "LC_ALL", "EDITOR", "VISUAL", "PAGER", "VIRTUAL_ENV",
-            "CONDA_DEFAULT_ENV", "NODE_ENV", "GOPATH", "CARGO_HOME", "RUSTUP_TOOLCHAIN",
-            "KUBECONFIG", "AWS_PROFILE", "AWS_REGION", "DOCKER_HOST", "TERM_PROGRAM",
+            "SHELL",
+            "TERM",
+            "LANG",
+            "LC_ALL",
+            "EDITOR",
+            "VISUAL",
+            "PAGER",
+            "VIRTUAL_ENV",
+            "CONDA_DEFAULT_ENV",
+            "NODE_ENV",
+            "GOPATH",
+            "CARGO_HOME",
+            "RUSTUP_TOOLCHAIN",
+            "KUBECONFIG",
+            "AWS_PROFILE",
+            "AWS_REGION",
+            "DOCKER_HOST",
+            "TERM_PROGRAM",
         ]
     )
 
@@ -276,11 +291,11 @@ def _from_env(env: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
         if var in _ENV_ALIASES:
             section, key = _ENV_ALIASES[var]
         else:
-            rest = var[len("PARSEC_"):].lower()
+            rest = var[len("PARSEC_") :].lower()
             match = next((s for s in sorted(sections, key=len, reverse=True) if rest.startswith(s + "_")), None)
             if match is None:
                 continue  # not a config variable (the hooks use a few PARSEC_* names of their own)
-            section, key = match, rest[len(match) + 1:]
+            section, key = match, rest[len(match) + 1 :]
             if key not in sections[section].model_fields:
                 raise ConfigError(f"environment: {var}: [{section}] has no key '{key}'")
         value = _parse_env_value(raw, sections[section], key, var)
@@ -327,7 +342,9 @@ def _check_keys(data: Mapping[str, Any], origin: str) -> None:
                 raise ConfigError(f"{origin}: [{name}] unknown key '{key}'")
 
 
-def _deep_merge(into: dict[str, Any], data: Mapping[str, Any], origin: str, sources: dict[str, str], prefix: str) -> None:
+def _deep_merge(
+    into: dict[str, Any], data: Mapping[str, Any], origin: str, sources: dict[str, str], prefix: str
+) -> None:
     for key, value in data.items():
         dotted = f"{prefix}{key}"
         if isinstance(value, Mapping) and isinstance(into.get(key), dict) and not prefix:

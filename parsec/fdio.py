@@ -13,7 +13,7 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         try:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         except InterruptedError:
             continue
         except BlockingIOError:

@@ -26,7 +26,9 @@ def _allowlists(rule: dict) -> list[dict]:
     """Allowlists usable on a shell line: those that need a file path can never apply."""
     kept = []
     for allow in rule.get("allowlists", []):
-        if allow.get("paths") and (allow.get("condition") == "AND" or not (allow.get("regexes") or allow.get("stopwords"))):
+        if allow.get("paths") and (
+            allow.get("condition") == "AND" or not (allow.get("regexes") or allow.get("stopwords"))
+        ):
             continue
         entry = {"target": allow.get("regexTarget", "secret")}
         if allow.get("regexes"):

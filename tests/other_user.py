@@ -29,8 +29,10 @@ def attacker_ids() -> tuple[int, int]:
             entry = pwd.getpwnam(NAME)
             return entry.pw_uid, entry.pw_gid
         except KeyError:
-            subprocess.run(["useradd", "--system", "--user-group", "--no-create-home",
-                            "--shell", "/usr/sbin/nologin", NAME], capture_output=True)
+            subprocess.run(
+                ["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", NAME],
+                capture_output=True,
+            )
             time.sleep(0.1)
     pytest.skip(f"could not create the user {NAME} with useradd")
 

@@ -58,8 +58,9 @@ def test_reference_config_is_complete_and_valid():
 def test_layers_and_sources(home):
     write_user(home, "[store]\nbusy_timeout_ms = 100\nurl = 'sqlite:///user.db'\n")
     (home / ".parsec.toml").write_text("[store]\nbusy_timeout_ms = 200\n")
-    loaded = load_config({"llm.model": "flag-model"}, env={"PARSEC_MODEL": "env-model",
-                                                            "PARSEC_STORE_URL": "sqlite:///env.db"})
+    loaded = load_config(
+        {"llm.model": "flag-model"}, env={"PARSEC_MODEL": "env-model", "PARSEC_STORE_URL": "sqlite:///env.db"}
+    )
     settings = loaded.settings
     assert settings.store.busy_timeout_ms == 200
     assert loaded.source_of("store.busy_timeout_ms").endswith(".parsec.toml")
@@ -108,8 +109,9 @@ def test_hook_variables_are_not_config(home):
 def test_cli_reports_config_errors_in_one_line(home):
     write_user(home, "[daemon]\nlog_level = 'loud'\n")
     env = {**os.environ, "XDG_CONFIG_HOME": str(home / "config")}
-    result = subprocess.run([sys.executable, "-m", "parsec.cli.entry", "config", "show"],
-                            capture_output=True, text=True, env=env, cwd=home)
+    result = subprocess.run(
+        [sys.executable, "-m", "parsec.cli.entry", "config", "show"], capture_output=True, text=True, env=env, cwd=home
+    )
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "log_level" in lines[0] and "Traceback" not in result.stderr
@@ -127,14 +129,20 @@ def test_invalid_regex_is_a_config_error(home, key):
 
 
 def test_invalid_regex_from_the_environment_names_the_variable(home):
-    with pytest.raises(ConfigError, match=r"^environment PARSEC_PRIVACY_EXCLUDE_DIRS: \[privacy\] exclude_dirs\.0: "
-                                          r"expected a valid regular expression"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^environment PARSEC_PRIVACY_EXCLUDE_DIRS: \[privacy\] exclude_dirs\.0: "
+        r"expected a valid regular expression",
+    ):
         load_config(env={"PARSEC_PRIVACY_EXCLUDE_DIRS": '["[a-"]'})
 
 
 def test_valid_regexes_are_accepted(home):
-    write_user(home, '[privacy]\nexclude_commands = ["^vault ", "(?i)secret"]\nexclude_dirs = ["^/srv/(a|b)(/|$)"]\n'
-                     'extra_patterns = ["pin=(?P<s>\\\\d+)"]\n')
+    write_user(
+        home,
+        '[privacy]\nexclude_commands = ["^vault ", "(?i)secret"]\nexclude_dirs = ["^/srv/(a|b)(/|$)"]\n'
+        'extra_patterns = ["pin=(?P<s>\\\\d+)"]\n',
+    )
     privacy = load_config(env={}).settings.privacy
     assert privacy.exclude_commands == ["^vault ", "(?i)secret"]
     assert privacy.extra_patterns == ["pin=(?P<s>\\d+)"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -58,7 +58,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _main(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
-    setting: Optional[list[str]] = typer.Option(
+    setting: list[str] | None = typer.Option(
         None, "--set", metavar="SECTION.KEY=VALUE", help="Override a config key for this run."
     ),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),

@@ -8,15 +8,18 @@ argparse and never imports typer; the typer commands below serve `--help` and ev
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import typer
 
-_YES_HELP = ("Run low- and medium-risk commands without asking; stop at a high-risk one. "
-             "--yes=low: low-risk commands only.")
-_JSON_HELP = ("Print one JSON document on stdout however the run ends (docs/workflow.md § --json); "
-              "--json=full adds the whole conversation.")
+_YES_HELP = (
+    "Run low- and medium-risk commands without asking; stop at a high-risk one. --yes=low: low-risk commands only."
+)
+_JSON_HELP = (
+    "Print one JSON document on stdout however the run ends (docs/workflow.md § --json); "
+    "--json=full adds the whole conversation."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -27,28 +30,44 @@ def register(app: typer.Typer) -> None:
         request: list[str] = typer.Argument(..., metavar="REQUEST...", help="What you want done, in plain words."),
         yes: bool = typer.Option(False, "--yes", "-y", help=_YES_HELP),
         json_output: bool = typer.Option(False, "--json", help=_JSON_HELP),
-        provider: Optional[str] = typer.Option(None, "--provider", help="LLM provider for this run."),
-        model: Optional[str] = typer.Option(None, "--model", help="Model for this run."),
+        provider: str | None = typer.Option(None, "--provider", help="LLM provider for this run."),
+        model: str | None = typer.Option(None, "--model", help="Model for this run."),
     ) -> None:
         """Plan the request, then carry it out step by step, asking before each command."""
         from .app import load_settings
 
-        code = run_workflow(load_settings().settings, prompt=" ".join(request), conversation_id=None, yes=yes,
-                            json_output=json_output, provider=provider, model=model)
+        code = run_workflow(
+            load_settings().settings,
+            prompt=" ".join(request),
+            conversation_id=None,
+            yes=yes,
+            json_output=json_output,
+            provider=provider,
+            model=model,
+        )
         if code:
             raise typer.Exit(code)
 
     @app.command("resume")
     def resume(
-        conversation_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="Conversation id (default: the newest open one)."),
+        conversation_id: str | None = typer.Argument(
+            None, metavar="[ID]", help="Conversation id (default: the newest open one)."
+        ),
         yes: bool = typer.Option(False, "--yes", "-y", help=_YES_HELP),
         json_output: bool = typer.Option(False, "--json", help=_JSON_HELP),
     ) -> None:
         """Continue an interrupted conversation from its last completed step."""
         from .app import load_settings
 
-        code = run_workflow(load_settings().settings, prompt=None, conversation_id=conversation_id or "", yes=yes,
-                            json_output=json_output, provider=None, model=None)
+        code = run_workflow(
+            load_settings().settings,
+            prompt=None,
+            conversation_id=conversation_id or "",
+            yes=yes,
+            json_output=json_output,
+            provider=None,
+            model=None,
+        )
         if code:
             raise typer.Exit(code)
 
@@ -83,10 +102,24 @@ def fast_main(args: list[str]) -> int | None:
 
         settings = load_config().settings
         if args[0] == "ask":
-            return run_workflow(settings, prompt=" ".join(options.words), conversation_id=None, yes=yes,
-                                json_output=json_output, provider=options.provider, model=options.model)
-        return run_workflow(settings, prompt=None, conversation_id=options.words[0] if options.words else "",
-                            yes=yes, json_output=json_output, provider=None, model=None)
+            return run_workflow(
+                settings,
+                prompt=" ".join(options.words),
+                conversation_id=None,
+                yes=yes,
+                json_output=json_output,
+                provider=options.provider,
+                model=options.model,
+            )
+        return run_workflow(
+            settings,
+            prompt=None,
+            conversation_id=options.words[0] if options.words else "",
+            yes=yes,
+            json_output=json_output,
+            provider=None,
+            model=None,
+        )
 
     return run_reporting_errors(run, debug="--debug" in args)
 
@@ -97,16 +130,24 @@ def _valued_flags(args: list[str]) -> list[str]:
     out: list[str] = []
     for arg in args:
         if arg.startswith("--yes="):
-            out += ["--yes-level", arg[len("--yes="):]]
+            out += ["--yes-level", arg[len("--yes=") :]]
         elif arg.startswith("--json="):
-            out += ["--json-level", arg[len("--json="):]]
+            out += ["--json-level", arg[len("--json=") :]]
         else:
             out.append(arg)
     return out
 
 
-def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | None, yes: str | bool | None,
-                 json_output: bool | str, provider: str | None, model: str | None) -> int:
+def run_workflow(
+    settings: Any,
+    *,
+    prompt: str | None,
+    conversation_id: str | None,
+    yes: str | bool | None,
+    json_output: bool | str,
+    provider: str | None,
+    model: str | None,
+) -> int:
     """Run a new (prompt) or resumed (conversation_id) workflow; the exit code says how it ended
     (workflow/outcome.py). With --json, stdout holds one JSON document whenever a conversation
     exists, whatever happened; the error, if any, is also one line on stderr."""
@@ -118,8 +159,10 @@ def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | No
     if prompt is not None and not prompt.strip():
         raise UsageError('say what you want done: parsec ask "list the biggest files here"')
     if not yes and not sys.stdin.isatty():
-        raise UsageError("no terminal to confirm commands on: run it in a terminal, or add --yes "
-                         "(low- and medium-risk commands only)")
+        raise UsageError(
+            "no terminal to confirm commands on: run it in a terminal, or add --yes "
+            "(low- and medium-risk commands only)"
+        )
     # With --json, stdout carries only the JSON: everything else goes to stderr.
     ui = UnattendedUI() if yes else TerminalUI(out=sys.stderr if json_output else None)
     pending_store, counter = warm_up(settings)
@@ -132,8 +175,18 @@ def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | No
                 raise UsageError(f"conversation {conversation.id} is {conversation.status.value}: nothing to resume")
             ui.say(f"Resuming {conversation.name} ({conversation.id})", style="bold")
         # A new conversation: the provider is set up while the store opens in the background.
-        runner = build_runner(settings, conversation, prompt=prompt, store=pending_store, ui=ui, auto_yes=bool(yes),
-                              auto_level=yes or "medium", provider_name=provider, model=model, counter=counter)
+        runner = build_runner(
+            settings,
+            conversation,
+            prompt=prompt,
+            store=pending_store,
+            ui=ui,
+            auto_yes=bool(yes),
+            auto_level=yes or "medium",
+            provider_name=provider,
+            model=model,
+            counter=counter,
+        )
         runner.run()
     except (ParsecError, KeyboardInterrupt) as err:
         failure = err
@@ -144,12 +197,15 @@ def run_workflow(settings: Any, *, prompt: str | None, conversation_id: str | No
             pending_store.result().close()
         except Exception:  # the store never opened: its error is already on its way up
             pass
-    return _report(runner.conversation if runner is not None else conversation, failure, json_output,
-                   final_cwd=runner.final_cwd if runner is not None else None)
+    return _report(
+        runner.conversation if runner is not None else conversation,
+        failure,
+        json_output,
+        final_cwd=runner.final_cwd if runner is not None else None,
+    )
 
 
-def _report(conversation: Any, failure: BaseException | None, json_output: bool | str, *,
-            final_cwd: str | None) -> int:
+def _report(conversation: Any, failure: BaseException | None, json_output: bool | str, *, final_cwd: str | None) -> int:
     """Print the JSON document (when asked and a conversation exists) and the error line; the exit code."""
     from ..errors import ParsecError
     from ..workflow.outcome import outcome_of

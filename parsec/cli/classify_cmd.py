@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -15,19 +15,24 @@ FACTS = "file|alias|builtin|function|keyword|none"
 def register(app: typer.Typer) -> None:
     @app.command("classify")
     def classify(
-        line: Optional[str] = typer.Argument(None, help="The line to classify; '-' reads lines from stdin."),
+        line: str | None = typer.Argument(None, help="The line to classify; '-' reads lines from stdin."),
         as_json: bool = typer.Option(False, "--json", help="Print a JSON object."),
-        first_word: Optional[str] = typer.Option(None, "--first-word", metavar=FACTS,
-                                                 help="What the shell says the first word is."),
-        learn: Optional[str] = typer.Option(None, "--learn", metavar="command|prompt",
-                                            help="Remember this route for lines of the same shape."),
-        forget: bool = typer.Option(False, "--forget",
-                                    help="Drop the learned choice for LINE's shape (without LINE: every one)."),
+        first_word: str | None = typer.Option(
+            None, "--first-word", metavar=FACTS, help="What the shell says the first word is."
+        ),
+        learn: str | None = typer.Option(
+            None, "--learn", metavar="command|prompt", help="Remember this route for lines of the same shape."
+        ),
+        forget: bool = typer.Option(
+            False, "--forget", help="Drop the learned choice for LINE's shape (without LINE: every one)."
+        ),
         learned: bool = typer.Option(False, "--learned", help="List the learned choices."),
-        fallback_127: bool = typer.Option(False, "--fallback-127",
-                                          help="Exit 0 if a line that failed with 127 reads like prose, else 1."),
-        shell: Optional[str] = typer.Option(None, "--shell", metavar="bash|zsh|fish",
-                                            help="The shell the line is for (default: $SHELL's)."),
+        fallback_127: bool = typer.Option(
+            False, "--fallback-127", help="Exit 0 if a line that failed with 127 reads like prose, else 1."
+        ),
+        shell: str | None = typer.Option(
+            None, "--shell", metavar="bash|zsh|fish", help="The shell the line is for (default: $SHELL's)."
+        ),
     ) -> None:
         """Classify a line as a command, a prompt or ambiguous, and say why."""
         from ..errors import UsageError
@@ -57,7 +62,9 @@ def register(app: typer.Typer) -> None:
             if not _classifier(require_store=True).learn(line, first_word, learn):
                 raise StoreError("could not save the choice in the store; run `parsec doctor` to check it")
             _tell_the_daemon()
-            typer.echo(f"learned: lines shaped like '{_classifier(require_store=False).shape(line, first_word)}' are a {learn}")
+            typer.echo(
+                f"learned: lines shaped like '{_classifier(require_store=False).shape(line, first_word)}' are a {learn}"
+            )
             return
         classifier = _classifier(require_store=False)
         if line == "-":
@@ -90,8 +97,8 @@ def _classifier(require_store: bool) -> Any:
 
 
 def _preferences(forget: bool, line: str | None) -> None:
-    from ..store import open_store
     from ..routing import Classifier
+    from ..store import open_store
     from .app import load_settings
 
     settings = load_settings().settings
@@ -101,8 +108,11 @@ def _preferences(forget: bool, line: str | None) -> None:
         _tell_the_daemon()
         if line is not None:
             shape = classifier.shape(line)
-            typer.echo(f"forgot the choice for lines shaped like '{shape}'" if count
-                       else f"no learned choice for lines shaped like '{shape}'")
+            typer.echo(
+                f"forgot the choice for lines shaped like '{shape}'"
+                if count
+                else f"no learned choice for lines shaped like '{shape}'"
+            )
             return
         typer.echo(f"forgot {count} learned classifier choice{'s' if count != 1 else ''}")
         return

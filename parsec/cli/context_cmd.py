@@ -4,7 +4,6 @@ tokens per section and what was kept, summarised, compressed or dropped, and why
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 import typer
 
@@ -15,8 +14,12 @@ def register(app: typer.Typer) -> None:
 
     @context_app.command("show")
     def show(
-        conversation_id: Optional[str] = typer.Option(None, "--conversation", "-c", help="Conversation id (default: the newest)."),
-        step: Optional[int] = typer.Option(None, "--step", "-s", min=1, help="Step number, from 1 (default: the current step)."),
+        conversation_id: str | None = typer.Option(
+            None, "--conversation", "-c", help="Conversation id (default: the newest)."
+        ),
+        step: int | None = typer.Option(
+            None, "--step", "-s", min=1, help="Step number, from 1 (default: the current step)."
+        ),
         planning: bool = typer.Option(False, "--planning", help="Show the planning context instead of a step's."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON."),
         full: bool = typer.Option(False, "--full", help="Print every decision, not only a summary per action."),
@@ -62,9 +65,10 @@ def _step_view(engine, conversation, index: int):
     exchanges = [e for s in conversation.steps for e in s.exchanges]
     last_text = exchanges[-1].messages[-1].content if exchanges else ""
     start, end = last_text.find("--- Context: "), last_text.rfind(BLOCK_END)
-    dynamic = last_text[start:end + len(BLOCK_END)] if start >= 0 and end > start else ""
-    built, _, report = engine.step_messages(conversation, index, reserve=request_overhead(engine.counter, "bash"),
-                                            dynamic=dynamic)
+    dynamic = last_text[start : end + len(BLOCK_END)] if start >= 0 and end > start else ""
+    built, _, report = engine.step_messages(
+        conversation, index, reserve=request_overhead(engine.counter, "bash"), dynamic=dynamic
+    )
     own = conversation.steps[index].exchanges
     if own:
         sent = own[-1]
@@ -108,7 +112,9 @@ def _step_index(conversation, step: int | None) -> int:
         current = conversation.current_step_index()
         return current if current is not None else len(conversation.steps) - 1
     if step > len(conversation.steps):
-        raise UsageError(f"conversation {conversation.id} has {len(conversation.steps)} steps; pick --step 1..{len(conversation.steps)}")
+        raise UsageError(
+            f"conversation {conversation.id} has {len(conversation.steps)} steps; pick --step 1..{len(conversation.steps)}"
+        )
     return step - 1
 
 

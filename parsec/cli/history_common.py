@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ..errors import UsageError
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 
-
 # --- the store ---------------------------------------------------------------------------------
+
 
 def config_section(name: str, env_keys_read_here: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """The [name] table merged from the user and project config files, read with tomllib only, or
@@ -73,7 +73,7 @@ def _store_keys(overrides: dict[str, Any]) -> dict[str, Any] | None:
             merged[key] = value
     for dotted, value in overrides.items():
         if dotted.startswith("store."):
-            merged[dotted[len("store."):]] = value
+            merged[dotted[len("store.") :]] = value
     return merged
 
 
@@ -122,7 +122,8 @@ def configured_store() -> Any:
 
     settings = load_settings().settings
     return open_store(
-        settings.store_url(), busy_timeout_ms=settings.store.busy_timeout_ms,
+        settings.store_url(),
+        busy_timeout_ms=settings.store.busy_timeout_ms,
         connect_timeout_s=settings.store.connect_timeout_s,
     )
 
@@ -150,7 +151,7 @@ def parse_when(value: str, option: str, now: datetime | None = None) -> datetime
     """`2h`, `3d`, `1w` (ago), `today`, `yesterday`, or an ISO date/time (local time unless it
     says otherwise). Returned in UTC, from EARLIEST_YEAR to year 9999: anything else is a
     UsageError that says what is accepted."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     try:
         when = _parse_when(value, now)
     except (OverflowError, ValueError, OSError):  # beyond what datetime (or the C library) holds
@@ -159,7 +160,9 @@ def parse_when(value: str, option: str, now: datetime | None = None) -> datetime
         if when is None:
             raise UsageError(f"{option} {value!r}: use {_WHEN_FORMS}")
     if when is None or when.year < EARLIEST_YEAR:
-        raise UsageError(f"{option} {value!r} is out of range: use a time from {EARLIEST_YEAR} to 9999, as {_WHEN_FORMS}")
+        raise UsageError(
+            f"{option} {value!r} is out of range: use a time from {EARLIEST_YEAR} to 9999, as {_WHEN_FORMS}"
+        )
     return when
 
 
@@ -171,9 +174,9 @@ def _parse_when(value: str, now: datetime) -> datetime | None:
     if text in ("now",):
         return now
     if text == "today":
-        return local_midnight.astimezone(timezone.utc)
+        return local_midnight.astimezone(UTC)
     if text == "yesterday":
-        return (local_midnight - timedelta(days=1)).astimezone(timezone.utc)
+        return (local_midnight - timedelta(days=1)).astimezone(UTC)
     match = _RELATIVE.fullmatch(text.removesuffix(" ago"))
     if match:
         unit = match.group(2)[0].lower()
@@ -185,12 +188,12 @@ def _parse_when(value: str, now: datetime) -> datetime | None:
         return None  # not an ISO date (or not a real one: 2024-02-30)
     if parsed.tzinfo is None:
         parsed = parsed.astimezone()  # local time, as the user reads their clock
-    return parsed.astimezone(timezone.utc)
+    return parsed.astimezone(UTC)
 
 
 def check_time_range(since: str | None, until: str | None) -> None:
     """--since and --until each parse, and --since comes before --until (which is exclusive)."""
-    now = datetime.now(timezone.utc)  # one clock for both, so `--since 1h --until 1h` is empty
+    now = datetime.now(UTC)  # one clock for both, so `--since 1h --until 1h` is empty
     start = parse_when(since, "--since", now) if since else None
     end = parse_when(until, "--until", now) if until else None
     if start is not None and end is not None and start >= end:
@@ -234,8 +237,9 @@ def check_history_options(*, limit: int, exit_filter: str | None, since: str | N
     check_time_range(since, until)
 
 
-_VALUE_OPTIONS = frozenset(("--session", "--cwd", "--exit", "--since", "--until", "--host", "--format", "--search",
-                            "-s", "--limit", "-n"))
+_VALUE_OPTIONS = frozenset(
+    ("--session", "--cwd", "--exit", "--since", "--until", "--host", "--format", "--search", "-s", "--limit", "-n")
+)
 
 
 def optional_cwd(args: list[str]) -> list[str]:
@@ -280,7 +284,9 @@ def human_duration(seconds: float | None) -> str:
 
 def one_line(text: str) -> str:
     """Commands may hold newlines and tabs; a table row must not."""
-    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t") if ("\n" in text or "\t" in text) else text
+    return (
+        text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t") if ("\n" in text or "\t" in text) else text
+    )
 
 
 def to_json(value: Any) -> Any:
@@ -301,6 +307,7 @@ def confirm(question: str) -> bool:
 
 # --- fitting text into a column --------------------------------------------------------------------
 
+
 def cut(text: str, width: int) -> str:
     """`text` in at most `width` characters, an ellipsis marking what was cut."""
     if width <= 0:
@@ -313,9 +320,9 @@ def short_path(path: str, width: int, home: str | None = None) -> str:
     elided (`~/src/…/api/handlers`), keeping the end, which says the most."""
     home = os.path.expanduser("~") if home is None else home
     if home and home != "/" and (path == home or path.startswith(home.rstrip("/") + "/")):
-        path = "~" + path[len(home.rstrip("/")):]
+        path = "~" + path[len(home.rstrip("/")) :]
     if len(path) <= width or width <= 0:
         return path if width > 0 else ""
     keep_tail = max(1, (width - 1) * 2 // 3)
     keep_head = max(0, width - 1 - keep_tail)
-    return path[:keep_head] + "…" + path[len(path) - keep_tail:]
+    return path[:keep_head] + "…" + path[len(path) - keep_tail :]

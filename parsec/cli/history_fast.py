@@ -64,9 +64,19 @@ def try_fast(args: list[str]) -> int | None:
 
             check_history_options(limit=ns.limit, exit_filter=ns.exit, since=ns.since, until=ns.until)
             run_history(
-                session=ns.session, cwd=ns.cwd, here=ns.here, subtree=ns.subtree, exit_filter=ns.exit,
-                since=ns.since, until=ns.until, host=ns.host, search=ns.search, limit=ns.limit,
-                as_json=ns.json, fmt=ns.format, output=ns.output,
+                session=ns.session,
+                cwd=ns.cwd,
+                here=ns.here,
+                subtree=ns.subtree,
+                exit_filter=ns.exit,
+                since=ns.since,
+                until=ns.until,
+                host=ns.host,
+                search=ns.search,
+                limit=ns.limit,
+                as_json=ns.json,
+                fmt=ns.format,
+                output=ns.output,
             )
     else:
         ns = _parse(_sessions_parser(), args[1:])

@@ -32,17 +32,21 @@ def lines_for(rows: list[dict[str, Any]], width: int, output: bool = False) -> l
     time_width, exit_width, took_width = 19, 4, 7
     cwd_width = max(8, min(30, (width - time_width - exit_width - took_width - 4) // 3))
     command_width = max(10, width - time_width - exit_width - took_width - cwd_width - 4)
-    out = [f"{BOLD}{'time':<{time_width}} {'exit':>{exit_width}} {'took':>{took_width}} "
-           f"{'cwd':<{cwd_width}} command{RESET}"]
+    out = [
+        f"{BOLD}{'time':<{time_width}} {'exit':>{exit_width}} {'took':>{took_width}} "
+        f"{'cwd':<{cwd_width}} command{RESET}"
+    ]
     for row in rows:
         status = row["exit_status"]
         colour = DIM if status is None else GREEN if status == 0 else RED
         duration = row.get("duration_ms")
         took = human_duration(duration / 1000 if duration is not None else None)
         when = local_time(row["executed_at"])
-        out.append(f"{when:<{time_width}} {colour}{'' if status is None else status:>{exit_width}}{RESET} "
-                   f"{took:>{took_width}} {short_path(row['cwd'], cwd_width):<{cwd_width}} "
-                   f"{command_cell(row['command'], command_width)}")
+        out.append(
+            f"{when:<{time_width}} {colour}{'' if status is None else status:>{exit_width}}{RESET} "
+            f"{took:>{took_width}} {short_path(row['cwd'], cwd_width):<{cwd_width}} "
+            f"{command_cell(row['command'], command_width)}"
+        )
         if output and row.get("output"):
             for line in row["output"].splitlines():
                 out.append(f"{DIM}    │ {cut(line, width - 6)}{RESET}")

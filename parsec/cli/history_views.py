@@ -23,10 +23,21 @@ def _echo(text: str) -> None:
 
 
 def run_history(
-    *, session: str | None = None, cwd: str | None = None, here: bool = False, subtree: bool = False,
-    exit_filter: str | None = None, since: str | None = None, until: str | None = None, host: str | None = None,
-    search: str | None = None, limit: int = 50, as_json: bool = False, fmt: str | None = None,
-    overrides: dict[str, Any] | None = None, output: bool = False,
+    *,
+    session: str | None = None,
+    cwd: str | None = None,
+    here: bool = False,
+    subtree: bool = False,
+    exit_filter: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    host: str | None = None,
+    search: str | None = None,
+    limit: int = 50,
+    as_json: bool = False,
+    fmt: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    output: bool = False,
 ) -> None:
     """The body of `parsec history`, shared by the typer command and the fast entry path."""
     from ..store.history import HistoryQuery, history_sqlite, history_via_store
@@ -76,8 +87,9 @@ def describe_output(row: dict[str, Any]) -> None:
     stdout, stderr = row.get("stdout"), row.get("stderr")
     texts = [truncated_text(part) for part in (stdout, stderr) if part]
     row["output"] = "\n".join(t for t in texts if t) or None
-    row["output_streams"] = None if not (stdout or stderr) else "separate" if (stdout and stderr) else (
-        "merged" if stdout else "stderr")
+    row["output_streams"] = (
+        None if not (stdout or stderr) else "separate" if (stdout and stderr) else ("merged" if stdout else "stderr")
+    )
 
 
 def _say_spooled() -> None:
@@ -225,8 +237,18 @@ def _print_sessions(rows: list[dict[str, Any]], as_json: bool) -> None:
     table(
         ["id", "shell", "host", "started", "duration", "commands", "failed", "convs", "cwd", "state"],
         [
-            (r["id"], r["shell"], r["host"], local_time(r["created_at"]), human_duration(r["duration_s"]),
-             r["commands"], r["failed"], r["conversations"], r["cwd"], "ended" if r["ended_at"] else "open")
+            (
+                r["id"],
+                r["shell"],
+                r["host"],
+                local_time(r["created_at"]),
+                human_duration(r["duration_s"]),
+                r["commands"],
+                r["failed"],
+                r["conversations"],
+                r["cwd"],
+                "ended" if r["ended_at"] else "open",
+            )
             for r in rows
         ],
     )

@@ -75,6 +75,7 @@ def _prelude(shell: str, target: Path, hook_source: Path, config: Path) -> str:
     """Shell code for the top of the file. The inputs it was made from, baked in: the hook
     script, the code that wrote it (this file and the settings' writer), the config file (and
     whether it existed), and the PARSEC_CONFIG in force."""
+
     def q(text: str) -> str:
         return quote(text, shell)
 
@@ -82,14 +83,18 @@ def _prelude(shell: str, target: Path, hook_source: Path, config: Path) -> str:
     writers = [q(str(path)) for path in _writers()]
     env_cfg = q(os.environ.get("PARSEC_CONFIG", ""))
     bin_ = q(parsec_command() or "parsec")
-    head = (f"# Parsec's {shell} hook, written by `parsec init {shell}` and rewritten by it when one of the\n"
-            "# files named below changes: do not edit (edit the config file). docs/hooks.md.\n")
+    head = (
+        f"# Parsec's {shell} hook, written by `parsec init {shell}` and rewritten by it when one of the\n"
+        "# files named below changes: do not edit (edit the config file). docs/hooks.md.\n"
+    )
     if shell == "fish":
         changed = [f"test {path} -nt {me}" for path in (src, *writers)]
         changed.append(f"not test -e {cfg}; or test {cfg} -nt {me}" if config.exists() else f"test -e {cfg}")
         changed.append(f'test "$PARSEC_CONFIG" != {env_cfg}')
         any_changed = "\n        or ".join(changed)
-        return head + f"""status is-interactive; and test "$PARSEC_DISABLE" != 1; or return 0
+        return (
+            head
+            + f"""status is-interactive; and test "$PARSEC_DISABLE" != 1; or return 0
 test -e {src}; or return 0 # Parsec was uninstalled
 if not set -q __parsec_loaded; and begin
         {any_changed}
@@ -101,12 +106,15 @@ if not set -q __parsec_loaded; and begin
     end
 end
 """
+        )
     changed = [f"{path} -nt {me}" for path in (src, *writers)]
     changed.append(f"! -e {cfg} || {cfg} -nt {me}" if config.exists() else f"-e {cfg}")
     changed.append(f"${{PARSEC_CONFIG-}} != {env_cfg}")
     interactive = "[[ -o interactive" if shell == "zsh" else "[[ $- == *i*"
     any_changed = " || \\\n    ".join(changed)
-    return head + f"""{interactive} && ${{PARSEC_DISABLE:-0}} != 1 ]] || return 0
+    return (
+        head
+        + f"""{interactive} && ${{PARSEC_DISABLE:-0}} != 1 ]] || return 0
 [[ -e {src} ]] || return 0 # Parsec was uninstalled
 if [[ -z ${{__parsec_loaded-}} ]] && [[ {any_changed} ]] \\
     && __parsec_fresh=$({bin_} init {shell} 2>/dev/null) && [[ -n $__parsec_fresh ]]; then
@@ -116,4 +124,4 @@ if [[ -z ${{__parsec_loaded-}} ]] && [[ {any_changed} ]] \\
 fi
 unset __parsec_fresh
 """
-
+    )

@@ -97,8 +97,15 @@ class HookRelay:
             command = str(entry.finished.get("command") or "")
             if entry.output and not any(p.search(command) for p in self.exclude):
                 text = self.mask(entry.output) if self.mask else entry.output
-                out = {"v": 1, "type": "command_output", "noreply": True, "session": key[0],
-                       "seq": key[1], "output": text, "output_bytes": entry.output_bytes}
+                out = {
+                    "v": 1,
+                    "type": "command_output",
+                    "noreply": True,
+                    "session": key[0],
+                    "seq": key[1],
+                    "output": text,
+                    "output_bytes": entry.output_bytes,
+                }
                 self._deliver(json.dumps(out).encode())
             self._deliver(json.dumps(entry.finished).encode())
 
@@ -138,7 +145,11 @@ class HookRelay:
         try:
             spool.mkdir(parents=True, exist_ok=True, mode=0o700)
             # 0600, and never through a symlink someone planted in its place.
-            fd = os.open(spool / f"pty-{os.getpid()}.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd = os.open(
+                spool / f"pty-{os.getpid()}.jsonl",
+                os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o600,
+            )
             with os.fdopen(fd, "ab") as handle:
                 handle.write(line + b"\n")
         except OSError:

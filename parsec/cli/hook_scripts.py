@@ -62,13 +62,19 @@ def _config_defaults(shell: str) -> str:
             lines.append(f"set -q {name}; or set -g {name} 0\n" if shell == "fish" else f': "${{{name}:=0}}"\n')
     lines += _search_keys(shell, _table(config, "search"))
     patterns = privacy.get("exclude_commands")
-    lines.append(_exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else []))
+    lines.append(
+        _exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else [])
+    )
     lines.append(_state_changing_line(shell))
     from .hook_file import parsec_command
 
     command = parsec_command()  # for the autostart, in a new terminal where `parsec` is off PATH
     if command:
-        lines.append(f"set -g __parsec_bin {quote(command, shell)}\n" if shell == "fish" else f"__parsec_bin={quote(command, shell)}\n")
+        lines.append(
+            f"set -g __parsec_bin {quote(command, shell)}\n"
+            if shell == "fish"
+            else f"__parsec_bin={quote(command, shell)}\n"
+        )
     return "".join(lines)
 
 

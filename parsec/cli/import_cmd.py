@@ -14,9 +14,9 @@ import hashlib
 import os
 import socket
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -74,8 +74,9 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
         raise UsageError(f"{path} is not {shell} history: {problem}; nothing imported")
     source = str(path.resolve())
     session_id = _ulid(0, f"import\0{shell}\0{host}\0{user}\0{source}")
-    report = ImportReport(path, session_id, entries=len(parsed.entries), malformed=parsed.malformed,
-                          examples=parsed.examples)
+    report = ImportReport(
+        path, session_id, entries=len(parsed.entries), malformed=parsed.malformed, examples=parsed.examples
+    )
 
     # Entries without a timestamp (plain bash/zsh history) are spread over the microseconds
     # before the file's last change, in file order, so "newest first" still makes sense.
@@ -100,28 +101,42 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
             timed_ids.add(execution_id)
         # model_construct: every value here is already valid (a ULID, clean text from the parser,
         # an aware datetime); validating 100,000 models would be the slowest part of an import.
-        executions.append(DirectCommandExecution.model_construct(
-            id=execution_id,
-            session_id=session_id,
-            command=command,
-            executed_at=datetime.fromtimestamp(micros // 1_000_000, timezone.utc).replace(microsecond=micros % 1_000_000),
-            duration_ms=entry.duration_s * 1000 if entry.duration_s is not None else None,
-            host=host,
-            user=user,
-            source="import",
-            exit_status=None, pipeline_statuses=[], stdout=None, stderr=None, working_directory="",
-            cwd_after=None,
-        ))
+        executions.append(
+            DirectCommandExecution.model_construct(
+                id=execution_id,
+                session_id=session_id,
+                command=command,
+                executed_at=datetime.fromtimestamp(micros // 1_000_000, UTC).replace(microsecond=micros % 1_000_000),
+                duration_ms=entry.duration_s * 1000 if entry.duration_s is not None else None,
+                host=host,
+                user=user,
+                source="import",
+                exit_status=None,
+                pipeline_statuses=[],
+                stdout=None,
+                stderr=None,
+                working_directory="",
+                cwd_after=None,
+            )
+        )
     executions = _without_live(store, executions, timed_ids, report)
     if executions:
         first = min(e.executed_at for e in executions)
         last = max(e.executed_at for e in executions)
-        store.save_session(Session(
-            id=session_id, created_at=first, last_active=last, ended_at=last, shell=shell,
-            tty=f"imported from {source}", user=user, host=host,
-        ))
+        store.save_session(
+            Session(
+                id=session_id,
+                created_at=first,
+                last_active=last,
+                ended_at=last,
+                shell=shell,
+                tty=f"imported from {source}",
+                user=user,
+                host=host,
+            )
+        )
     for start in range(0, len(executions), CHUNK):
-        report.added += store.append_executions(executions[start:start + CHUNK])
+        report.added += store.append_executions(executions[start : start + CHUNK])
     return report
 
 
@@ -140,7 +155,7 @@ def _without_live(store: Any, executions: list, timed_ids: set[str], report: Imp
     live_used: set[str] = set()
     duplicates: set[str] = set()
     for start in range(0, len(timed), MATCH_CHUNK):
-        chunk = timed[start:start + MATCH_CHUNK]
+        chunk = timed[start : start + MATCH_CHUNK]
         since = chunk[0].executed_at.replace(microsecond=0) - LIVE_SLACK
         until = chunk[-1].executed_at.replace(microsecond=0) + 2 * LIVE_SLACK
         by_command: dict[str, list[tuple[datetime, str]]] = {}
@@ -176,20 +191,22 @@ def retention_notice(store: Any, report: ImportReport, policy: Any) -> str | Non
 
     if not policy.history_retention_days:
         return None
-    cutoff = datetime.now(timezone.utc) - timedelta(days=policy.history_retention_days)
+    cutoff = datetime.now(UTC) - timedelta(days=policy.history_retention_days)
     doomed = store.count_executions(ExecutionQuery(session_id=report.session_id, until=cutoff))
     if not doomed:
         return None
-    return (f"note: history_retention_days = {policy.history_retention_days} will remove {doomed} of the imported "
-            f"commands (older than {policy.history_retention_days} days) at the next prune; "
-            "set [context_management] history_retention_days = 0 to keep them")
+    return (
+        f"note: history_retention_days = {policy.history_retention_days} will remove {doomed} of the imported "
+        f"commands (older than {policy.history_retention_days} days) at the next prune; "
+        "set [context_management] history_retention_days = 0 to keep them"
+    )
 
 
 def register(app: typer.Typer) -> None:
     @app.command("import")
     def import_(
         shell: str = typer.Argument(..., metavar="bash|zsh|fish", help="Which shell wrote the file."),
-        file: Optional[Path] = typer.Argument(None, help="The history file (default: the shell's own)."),
+        file: Path | None = typer.Argument(None, help="The history file (default: the shell's own)."),
     ) -> None:
         """Import a shell's history file; importing the same file again adds nothing."""
         from ..errors import UsageError

@@ -12,8 +12,12 @@ def register(app: typer.Typer) -> None:
     @app.command("init")
     def init(
         shell: str = typer.Argument(..., help=f"One of: {', '.join(SHELLS)}"),
-        install: bool = typer.Option(False, "--install", help="Write the hook file and add the line that loads it to the shell's rc file."),
-        uninstall: bool = typer.Option(False, "--uninstall", help="Remove that line from the rc file, and the hook file."),
+        install: bool = typer.Option(
+            False, "--install", help="Write the hook file and add the line that loads it to the shell's rc file."
+        ),
+        uninstall: bool = typer.Option(
+            False, "--uninstall", help="Remove that line from the rc file, and the hook file."
+        ),
     ) -> None:
         """Print the shell hook (for `eval "$(parsec init bash)"`), and keep the hook file that
         the rc line from `--install` sources, with no Python when a shell starts."""

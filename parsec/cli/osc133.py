@@ -40,7 +40,7 @@ class Mark:
         prefix = name + "="
         for param in self.params:
             if param.startswith(prefix):
-                return param[len(prefix):]
+                return param[len(prefix) :]
         return None
 
 
@@ -64,7 +64,7 @@ class MarkScanner:
         pos = 0
         for match in _EVENT.finditer(data):
             if match.start() > pos:
-                yield data[pos:match.start()]
+                yield data[pos : match.start()]
             pos = match.end()
             if match.group(1) is not None:
                 fields = match.group(1).decode("utf-8", "replace").split(";")
@@ -91,5 +91,3 @@ def _partial_start(data: bytes) -> int | None:
         if cut >= 0 and len(data) - cut <= _MAX_CARRY and _PARTIAL.fullmatch(data, cut):
             return cut
     return None
-
-

@@ -40,8 +40,10 @@ def register(app: typer.Typer) -> None:
         else:
             from .render import table
 
-            table(["", "provider", "model", "endpoint", "key", "status"],
-                  [("*" if r.selected else "", r.provider, r.model, r.endpoint, r.key, r.status) for r in rows])
+            table(
+                ["", "provider", "model", "endpoint", "key", "status"],
+                [("*" if r.selected else "", r.provider, r.model, r.endpoint, r.key, r.status) for r in rows],
+            )
             chosen = next((r for r in rows if r.selected), None)
             if chosen is None:
                 typer.echo(problem, err=True)
@@ -81,9 +83,16 @@ def collect(loaded, *, probe: bool, env=None) -> tuple[list[ProviderRow], str]:
             continue
         configured = _is_configured(choice)
         key = choice.key_hint if choice.api_key else ("none needed" if name == "ollama" or configured else "missing")
-        row = ProviderRow(name, name == selected, configured, choice.model, choice.base_url, key,
-                          "not configured" if not configured else "not probed",
-                          reason=reason if name == selected else "")
+        row = ProviderRow(
+            name,
+            name == selected,
+            configured,
+            choice.model,
+            choice.base_url,
+            key,
+            "not configured" if not configured else "not probed",
+            reason=reason if name == selected else "",
+        )
         rows.append(row)
     if probe:
         with ThreadPoolExecutor(max_workers=len(rows)) as pool:

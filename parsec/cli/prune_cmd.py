@@ -23,15 +23,18 @@ def register(app: typer.Typer) -> None:
         typer.echo(describe(report, policy))
 
 
-def describe(report, policy) -> str:  # noqa: ANN001
+def describe(report, policy) -> str:
     """What went (or would go), one line per retention tier."""
 
     def limit(days: int) -> str:
         return "kept forever" if not days else f"older than {days} days"
 
     verb = "would remove" if report.dry_run else "removed"
-    history = f"history_retention_days = {policy.history_retention_days}" if policy.history_retention_days else (
-        "history_retention_days = 0: kept forever")
+    history = (
+        f"history_retention_days = {policy.history_retention_days}"
+        if policy.history_retention_days
+        else ("history_retention_days = 0: kept forever")
+    )
     if policy.max_sessions:
         history += f", beyond the newest {policy.max_sessions} sessions"
     lines = [
@@ -44,7 +47,8 @@ def describe(report, policy) -> str:  # noqa: ANN001
         f"({limit(policy.session_retention_days)})",
         f"  conversations: {verb} {report.conversations} "
         f"({limit(policy.conversation_retention_days)}"
-        + (f", beyond the newest {policy.max_conversation_history}" if policy.max_conversation_history else "") + ")",
+        + (f", beyond the newest {policy.max_conversation_history}" if policy.max_conversation_history else "")
+        + ")",
     ]
     if not report.dry_run:
         if report.achievements_kept:

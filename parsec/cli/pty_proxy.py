@@ -15,7 +15,6 @@ import os
 import pty
 import select
 import signal
-import struct
 import sys
 import termios
 import tty

@@ -52,19 +52,30 @@ def register(app: typer.Typer) -> None:
                 "session": session.model_dump(mode="json", exclude={"command_history"}),
                 "commands": [{**row, "executed_at": row["executed_at"].isoformat()} for row in commands],
                 "conversations": [
-                    {"id": c.id, "name": c.name, "prompt": c.original_prompt, "status": c.status.value,
-                     "created_at": c.created_at.isoformat(), "steps": c.step_count, "cwd": c.working_directory}
+                    {
+                        "id": c.id,
+                        "name": c.name,
+                        "prompt": c.original_prompt,
+                        "status": c.status.value,
+                        "created_at": c.created_at.isoformat(),
+                        "steps": c.step_count,
+                        "cwd": c.working_directory,
+                    }
                     for c in conversations
                 ],
             }
             typer.echo(json.dumps(payload, indent=1, ensure_ascii=False, default=to_json))
             return
         end = session.ended_at or session.last_active
-        typer.echo(f"session {session.id}  {session.shell or '?'} on {session.user}@{session.host}  "
-                   f"pid {session.pid or '-'}  {session.tty}")
-        typer.echo(f"started {local_time(session.created_at)}, "
-                   f"{'ended' if session.ended_at else 'last active'} {local_time(end)} "
-                   f"({human_duration((end - session.created_at).total_seconds())})")
+        typer.echo(
+            f"session {session.id}  {session.shell or '?'} on {session.user}@{session.host}  "
+            f"pid {session.pid or '-'}  {session.tty}"
+        )
+        typer.echo(
+            f"started {local_time(session.created_at)}, "
+            f"{'ended' if session.ended_at else 'last active'} {local_time(end)} "
+            f"({human_duration((end - session.created_at).total_seconds())})"
+        )
         if session.global_context.working_directory:
             typer.echo(f"cwd {session.global_context.working_directory}")
         typer.echo("")
@@ -75,6 +86,8 @@ def register(app: typer.Typer) -> None:
             typer.echo("")
             table(
                 ["conversation", "started", "status", "steps", "prompt"],
-                [(c.id, local_time(c.created_at), c.status.value, c.step_count, c.original_prompt[:80])
-                 for c in conversations],
+                [
+                    (c.id, local_time(c.created_at), c.status.value, c.step_count, c.original_prompt[:80])
+                    for c in conversations
+                ],
             )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from typing import Optional
 
 import typer
 
@@ -14,7 +13,7 @@ def register(app: typer.Typer) -> None:
     @app.command("shell", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def shell(
         ctx: typer.Context,
-        program: Optional[str] = typer.Argument(None, help="Shell to run (default: $SHELL), then its arguments."),
+        program: str | None = typer.Argument(None, help="Shell to run (default: $SHELL), then its arguments."),
     ) -> None:
         """Run your shell with output capture: each command's output is stored with its record."""
         from ..errors import UsageError

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 import typer
 
@@ -11,7 +10,7 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("stats")
     def stats(
-        since: Optional[str] = typer.Option(None, "--since", help="Only since then: 30d, 2024-01-01 ... (default: all)."),
+        since: str | None = typer.Option(None, "--since", help="Only since then: 30d, 2024-01-01 ... (default: all)."),
         top: int = typer.Option(10, "--top", min=1, help="Rows per list."),
         days: int = typer.Option(14, "--days", min=1, max=366, help="Days of activity to show."),
         as_json: bool = typer.Option(False, "--json", help="Everything as one JSON object."),
@@ -38,8 +37,10 @@ def _print(figures: dict) -> None:
     typer.echo(f"{total} commands, {failed} failed ({rate})")
     table(
         ["command", "runs", "failed", "failure rate"],
-        [(p["program"], p["runs"], p["failed"],
-          "-" if p["failure_rate"] is None else f"{p['failure_rate']:.1%}") for p in figures["programs"]],
+        [
+            (p["program"], p["runs"], p["failed"], "-" if p["failure_rate"] is None else f"{p['failure_rate']:.1%}")
+            for p in figures["programs"]
+        ],
         title="most used commands",
     )
     table(["directory", "runs"], [(d["cwd"], d["runs"]) for d in figures["directories"]], title="busiest directories")

@@ -56,7 +56,7 @@ def score(candidates: list[Candidate], pool: CandidatePool, query: str, decay: f
     share = IMPORTANCE_SHARE
     for c in candidates:  # inlined combined_score: this loop sees every candidate of every step
         c.relevance = rel = relevance(c.doc, 0.0)
-        c.recency = rec = decay ** c.age if c.age > 0 else 1.0
+        c.recency = rec = decay**c.age if c.age > 0 else 1.0
         c.score = RELEVANCE_WEIGHT * rel + RECENCY_WEIGHT * rec + share[c.importance]
 
 
@@ -149,7 +149,10 @@ def assemble_step(
 
 
 def section_tokens(inputs: StepInputs, context: dict[str, Any], counter: TokenCounter) -> dict[str, int]:
-    sections = {"system_prompt": counter.count(inputs.system_prompt), "datetime": counter.count(datetime_line(inputs.now))}
+    sections = {
+        "system_prompt": counter.count(inputs.system_prompt),
+        "datetime": counter.count(datetime_line(inputs.now)),
+    }
     for name, value in context.items():
         if value not in (None, {}, []):
             sections[name] = counter.count(to_json(value))
@@ -205,7 +208,11 @@ def assemble_planning(
         worst = min((c for c, _ in selection.kept), key=lambda c: (c.score, c.importance.rank, -c.age, c.key))
         selection.drop(worst, "dropped after the final count: over budget")
     report = ContextReport(
-        budget=budget, total_tokens=total, counter=counter.name, selection=selection, warnings=warnings,
+        budget=budget,
+        total_tokens=total,
+        counter=counter.name,
+        selection=selection,
+        warnings=warnings,
         measure_sections=lambda: {
             "system_prompt": counter.count(system.content),
             "planning_context": counter.count(messages[1].content),

@@ -45,8 +45,13 @@ def current_step(conversation: Conversation, step_index: int) -> Candidate:
     if skipped:
         payload["skipped_steps"] = skipped
     return Candidate(
-        key=f"step:{step_index}", kind=ContextType.step_result, section="current_step", full=payload,
-        text=payload["description"], importance=ImportanceLevel.critical, core=True,
+        key=f"step:{step_index}",
+        kind=ContextType.step_result,
+        section="current_step",
+        full=payload,
+        text=payload["description"],
+        importance=ImportanceLevel.critical,
+        core=True,
         core_reason="current step",
     )
 
@@ -54,9 +59,15 @@ def current_step(conversation: Conversation, step_index: int) -> Candidate:
 def environment(env: dict) -> Candidate:
     short = {k: v for k, v in env.items() if k != "detected_files"}
     return Candidate(
-        key="environment", kind=ContextType.environment, section="current_environment",
-        full=env, summary=short, text=" ".join(str(v) for v in env.values()),
-        importance=ImportanceLevel.high, core=True, core_reason="current environment",
+        key="environment",
+        kind=ContextType.environment,
+        section="current_environment",
+        full=env,
+        summary=short,
+        text=" ".join(str(v) for v in env.values()),
+        importance=ImportanceLevel.high,
+        core=True,
+        core_reason="current environment",
     )
 
 
@@ -90,15 +101,25 @@ def active_error(conversation: Conversation, step_index: int, max_output: int) -
         full["error"] = masked(state.error_context)
     short = {**full, "output": clip(output, SUMMARY_OUTPUT_BYTES)}
     candidate = Candidate(
-        key=f"error:{last.id}", kind=ContextType.error, section="error_context", full=full,
-        summary=short, text=f"{full['failed_command']} {full['output'][:RELEVANCE_TEXT_CHARS]}",
-        importance=ImportanceLevel.critical, core=True, core_reason="active error",
+        key=f"error:{last.id}",
+        kind=ContextType.error,
+        section="error_context",
+        full=full,
+        summary=short,
+        text=f"{full['failed_command']} {full['output'][:RELEVANCE_TEXT_CHARS]}",
+        importance=ImportanceLevel.critical,
+        core=True,
+        core_reason="active error",
     )
     return candidate, last.id
 
 
 def attempts(
-    conversation: Conversation, step_index: int, max_output: int, preserve_errors: int, skip_id: str | None,
+    conversation: Conversation,
+    step_index: int,
+    max_output: int,
+    preserve_errors: int,
+    skip_id: str | None,
     cache: dict | None = None,
 ) -> list[Candidate]:
     """One candidate per executed attempt before now, with core and importance decided.
@@ -119,8 +140,16 @@ def attempts(
         state = conversation.steps[step]
         is_last_success = attempt.succeeded and attempt is _last_success(state.command_attempts)
         detail = "full" if step == step_index else ("excerpt" if attempt.id == excerpt_id else "summary")
-        key = (attempt.id, attempt.exit_status, is_last_success, state.step.description, max_output,
-               len(state.artifacts_produced), len(state.environment_changes), detail)
+        key = (
+            attempt.id,
+            attempt.exit_status,
+            is_last_success,
+            state.step.description,
+            max_output,
+            len(state.artifacts_produced),
+            len(state.environment_changes),
+            detail,
+        )
         candidate = cache.get(key) if cache is not None else None
         if candidate is None:
             candidate = _attempt_candidate(conversation, step, position, attempt, max_output, is_last_success, detail)
@@ -146,8 +175,13 @@ def _last_success(attempts_: list[CommandAttempt]) -> CommandAttempt | None:
 
 
 def _attempt_candidate(
-    conversation: Conversation, step: int, position: int, attempt: CommandAttempt, max_output: int,
-    is_last_success: bool, detail: str = "full",
+    conversation: Conversation,
+    step: int,
+    position: int,
+    attempt: CommandAttempt,
+    max_output: int,
+    is_last_success: bool,
+    detail: str = "full",
 ) -> Candidate:
     """`detail`: full (the current step: the whole clipped output), excerpt (the newest completed
     command: the summary and the end of its output) or summary (older completed commands)."""
@@ -181,9 +215,13 @@ def _attempt_candidate(
     elif output:
         full["output"] = output
     return Candidate(
-        key=f"attempt:{attempt.id}", kind=ContextType.command if attempt.succeeded else ContextType.error,
-        section="execution_history", full=full, summary=summary,
-        text=f"{description} {command} {output[:RELEVANCE_TEXT_CHARS]}", order=(step, position),
+        key=f"attempt:{attempt.id}",
+        kind=ContextType.command if attempt.succeeded else ContextType.error,
+        section="execution_history",
+        full=full,
+        summary=summary,
+        text=f"{description} {command} {output[:RELEVANCE_TEXT_CHARS]}",
+        order=(step, position),
         created_at=attempt.finished_at,
     )
 
@@ -192,16 +230,28 @@ def environment_changes(conversation: Conversation, step_index: int) -> list[Can
     out = []
     for step, state in enumerate(conversation.steps[:step_index]):
         for position, change in enumerate(state.environment_changes):
-            payload = masked_value({
-                "step_index": step, "kind": change.kind, "name": change.name,
-                "old": change.old_value, "new": change.new_value,
-            })
+            payload = masked_value(
+                {
+                    "step_index": step,
+                    "kind": change.kind,
+                    "name": change.name,
+                    "old": change.old_value,
+                    "new": change.new_value,
+                }
+            )
             payload = {k: v for k, v in payload.items() if v not in (None, "")}
-            out.append(Candidate(
-                key=f"envchange:{step}:{position}", kind=ContextType.environment,
-                section="environment_changes", full=payload, text=" ".join(str(v) for v in payload.values()),
-                order=(step, position), importance=ImportanceLevel.high, age=step_index - step,
-            ))
+            out.append(
+                Candidate(
+                    key=f"envchange:{step}:{position}",
+                    kind=ContextType.environment,
+                    section="environment_changes",
+                    full=payload,
+                    text=" ".join(str(v) for v in payload.values()),
+                    order=(step, position),
+                    importance=ImportanceLevel.high,
+                    age=step_index - step,
+                )
+            )
     return out
 
 
@@ -213,46 +263,77 @@ def shell_history(executions: Iterable[DirectCommandExecution]) -> list[Candidat
         payload: dict = {"command": command}
         if execution.exit_status is not None:
             payload["exit_status"] = execution.exit_status
-        out.append(Candidate(
-            key=f"exec:{execution.id}", kind=ContextType.history, section="recent_commands",
-            full=payload, text=command, order=(-age,), pattern=f"cmd:{command}",
-            created_at=execution.executed_at, importance=ImportanceLevel.low, age=age,
-        ))
+        out.append(
+            Candidate(
+                key=f"exec:{execution.id}",
+                kind=ContextType.history,
+                section="recent_commands",
+                full=payload,
+                text=command,
+                order=(-age,),
+                pattern=f"cmd:{command}",
+                created_at=execution.executed_at,
+                importance=ImportanceLevel.low,
+                age=age,
+            )
+        )
     return out
 
 
 def past_conversations(past: list[PastConversation]) -> list[Candidate]:
     out = []
     for age, item in enumerate(past):
-        full = masked_value({
-            "name": item.name,
-            "key_achievements": item.key_achievements,
-            "artifacts": item.artifacts[:10],
-            "completed_at": item.completed_at,
-        })
+        full = masked_value(
+            {
+                "name": item.name,
+                "key_achievements": item.key_achievements,
+                "artifacts": item.artifacts[:10],
+                "completed_at": item.completed_at,
+            }
+        )
         summary = {"name": full["name"], "key_achievements": full["key_achievements"][:3]}
-        out.append(Candidate(
-            key=f"conversation:{item.id}", kind=ContextType.achievement, section="recent_conversations",
-            full=full, summary=summary, text=" ".join([full["name"], *full["key_achievements"], *full["artifacts"]]),
-            order=(age,), importance=ImportanceLevel.medium, age=age,
-        ))
+        out.append(
+            Candidate(
+                key=f"conversation:{item.id}",
+                kind=ContextType.achievement,
+                section="recent_conversations",
+                full=full,
+                summary=summary,
+                text=" ".join([full["name"], *full["key_achievements"], *full["artifacts"]]),
+                order=(age,),
+                importance=ImportanceLevel.medium,
+                age=age,
+            )
+        )
     return out
 
 
 def preferences(explicit: dict[str, str], learned: list[LearnedPreference]) -> list[Candidate]:
     out = []
     for name, value in sorted(explicit.items()):
-        out.append(Candidate(
-            key=f"preference:{name}", kind=ContextType.preference, section="preferences",
-            full={masked(name): masked(value)}, text=f"{name} {value}", order=(0, name),
-            importance=ImportanceLevel.high,
-        ))
+        out.append(
+            Candidate(
+                key=f"preference:{name}",
+                kind=ContextType.preference,
+                section="preferences",
+                full={masked(name): masked(value)},
+                text=f"{name} {value}",
+                order=(0, name),
+                importance=ImportanceLevel.high,
+            )
+        )
     for pref in learned:
         if pref.name in explicit:
             continue  # what the user said beats what we guessed
-        out.append(Candidate(
-            key=f"learned:{pref.name}", kind=ContextType.preference, section="preferences",
-            full={pref.name: pref.describe()}, text=f"{pref.name.replace('_', ' ')} {pref.value}",
-            order=(1, pref.name), importance=ImportanceLevel.medium,
-        ))
+        out.append(
+            Candidate(
+                key=f"learned:{pref.name}",
+                kind=ContextType.preference,
+                section="preferences",
+                full={pref.name: pref.describe()},
+                text=f"{pref.name.replace('_', ' ')} {pref.value}",
+                order=(1, pref.name),
+                importance=ImportanceLevel.medium,
+            )
+        )
     return out

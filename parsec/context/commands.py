@@ -13,8 +13,8 @@ import os
 import signal
 import subprocess
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..config import ContextCommand
@@ -61,8 +61,12 @@ def run_one(command: ContextCommand, cwd: str, max_output: int, env: Mapping[str
         _kill_group(process)
         stdout, stderr = _drain(process)
         return CommandOutput(
-            command.name, _clip(stdout, max_output), False, f"timed out after {command.timeout:g} s",
-            time.monotonic() - started, command.on_error,
+            command.name,
+            _clip(stdout, max_output),
+            False,
+            f"timed out after {command.timeout:g} s",
+            time.monotonic() - started,
+            command.on_error,
         )
     elapsed = time.monotonic() - started
     if process.returncode != 0:
@@ -72,8 +76,9 @@ def run_one(command: ContextCommand, cwd: str, max_output: int, env: Mapping[str
     return CommandOutput(command.name, _clip(stdout, max_output), True, None, elapsed, command.on_error)
 
 
-def run_all(commands: list[ContextCommand], cwd: str, max_output: int,
-            env: Mapping[str, str] | None = None) -> list[CommandOutput]:
+def run_all(
+    commands: list[ContextCommand], cwd: str, max_output: int, env: Mapping[str, str] | None = None
+) -> list[CommandOutput]:
     """Run `commands` in parallel (each without LLM keys, see run_one); results come back in
     config order.
 
@@ -107,9 +112,7 @@ def render_blocks(outputs: list[CommandOutput]) -> str:
 
 def warnings(outputs: list[CommandOutput]) -> list[str]:
     return [
-        f"context command '{out.name}' failed: {out.error}"
-        for out in outputs
-        if not out.ok and out.on_error == "warn"
+        f"context command '{out.name}' failed: {out.error}" for out in outputs if not out.ok and out.on_error == "warn"
     ]
 
 

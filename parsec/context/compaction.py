@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..models.chat import ChatMessage
 from .redact import masked
@@ -38,7 +38,7 @@ def is_summary(message: ChatMessage) -> bool:
 
 
 def summary_message(text: str, now: datetime | None = None) -> ChatMessage:
-    when = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     body = f"{SUMMARY_MARKER}\n{SUMMARY_PREAMBLE.format(when=when)}\n\n---\n{masked(text.strip())}"
     return ChatMessage(role="user", content=body)
 

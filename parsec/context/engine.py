@@ -1,9 +1,9 @@
 """ContextEngine: the one object the workflow talks to for everything a model sees.
 
-    engine = ContextEngine(settings, store, limits, summarize)
-    conversation.system_prompt = engine.system_prompt(cwd, shell)        # once per conversation
-    messages = engine.planning_messages(conversation, session)
-    messages, step_context, report = engine.step_messages(conversation, i, environment)
+engine = ContextEngine(settings, store, limits, summarize)
+conversation.system_prompt = engine.system_prompt(cwd, shell)        # once per conversation
+messages = engine.planning_messages(conversation, session)
+messages, step_context, report = engine.step_messages(conversation, i, environment)
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
@@ -58,7 +58,7 @@ class ContextEngine:
         self.context_window, self.output_reserve = _limits(settings, limits)
         self.summarize = summarize
         self.counter = counter or get_token_counter()
-        self._clock = clock or (lambda: datetime.now(timezone.utc))
+        self._clock = clock or (lambda: datetime.now(UTC))
         self._pools: dict[str, CandidatePool] = {}
         self._attempt_cache: dict[tuple, Candidate] = {}  # finished attempts, masked once
         self._learned: list[LearnedPreference] | None = None
@@ -99,12 +99,18 @@ class ContextEngine:
     # --- planning ----------------------------------------------------------------------------
     def planning_messages(self, conversation: Conversation, session: Session | None) -> list[ChatMessage]:
         """The system prompt and the seed's planning JSON, pruned to the budget."""
-        system = ChatMessage(role="system", content=self.ensure_system_prompt(conversation, session.shell if session else ""))
+        system = ChatMessage(
+            role="system", content=self.ensure_system_prompt(conversation, session.shell if session else "")
+        )
         cwd = conversation.working_directory or os.getcwd()
         now = self._clock()
         pool = self._pool(f"plan:{conversation.id}")
         candidates = self._learning_candidates(conversation, session, cwd)
-        history = session.command_history if session and session.command_history else self._session_history(conversation.session_id)
+        history = (
+            session.command_history
+            if session and session.command_history
+            else self._session_history(conversation.session_id)
+        )
         candidates += collect.shell_history(history[:SHELL_HISTORY_LIMIT])
         candidates = [_carry_step_facts(pool.add(c), c) for c in candidates]
         pool.retain({c.key for c in candidates})
@@ -117,21 +123,35 @@ class ContextEngine:
                 "detected_tools": self._detected_tools(),
                 "project_type": project_type(cwd),
             },
-            "conversation_history": [{"previous_plan": [redact.masked(s) for s in previous_plan]}] if previous_plan else [],
+            "conversation_history": [{"previous_plan": [redact.masked(s) for s in previous_plan]}]
+            if previous_plan
+            else [],
             "preferences": {},
         }
 
         query = redact.masked(conversation.original_prompt)
         messages, self.last_report = assemble_planning(
-            system, base, query, pool, candidates, self.budget, self.counter,
-            self.settings.context_pruning.importance_decay_factor, now, list(self.warnings),
+            system,
+            base,
+            query,
+            pool,
+            candidates,
+            self.budget,
+            self.counter,
+            self.settings.context_pruning.importance_decay_factor,
+            now,
+            list(self.warnings),
         )
         return messages
 
     # --- steps -------------------------------------------------------------------------------
     def step_messages(
-        self, conversation: Conversation, step_index: int, environment: dict[str, Any] | None = None,
-        reserve: int = 0, dynamic: str | None = None,
+        self,
+        conversation: Conversation,
+        step_index: int,
+        environment: dict[str, Any] | None = None,
+        reserve: int = 0,
+        dynamic: str | None = None,
     ) -> tuple[list[ChatMessage], StepContext, ContextReport]:
         """Messages for the command of step `step_index`, the StepContext they carry and a report.
 
@@ -159,7 +179,11 @@ class ContextEngine:
         if error is not None:
             candidates.append(error)
         candidates += collect.attempts(
-            conversation, step_index, self.max_output, pruning.preserve_error_context_steps, error_attempt,
+            conversation,
+            step_index,
+            self.max_output,
+            pruning.preserve_error_context_steps,
+            error_attempt,
             self._attempt_cache,
         )
         candidates += collect.environment_changes(conversation, step_index)
@@ -177,7 +201,11 @@ class ContextEngine:
             system_prompt=system_prompt,
             conversation=facts,
             workflow=workflow,
-            session_base={"working_directory": shown_cwd, "detected_tools": self._detected_tools(), "project_type": env.get("project_type")},
+            session_base={
+                "working_directory": shown_cwd,
+                "detected_tools": self._detected_tools(),
+                "project_type": env.get("project_type"),
+            },
             query=redact.masked(query),
             now=self._clock(),
             dynamic_blocks=dynamic,
@@ -272,7 +300,12 @@ class ContextEngine:
 def _carry_step_facts(kept: Candidate, fresh: Candidate) -> Candidate:
     """A pooled candidate keeps its index entry and token counts; this step's facts come from `fresh`."""
     if kept is not fresh:
-        kept.importance, kept.core, kept.core_reason, kept.age = fresh.importance, fresh.core, fresh.core_reason, fresh.age
+        kept.importance, kept.core, kept.core_reason, kept.age = (
+            fresh.importance,
+            fresh.core,
+            fresh.core_reason,
+            fresh.age,
+        )
         kept.order, kept.summary = fresh.order, fresh.summary
     return kept
 
@@ -300,7 +333,7 @@ def _current_cwd(conversation: Conversation, step_index: int, environment: dict[
     given = environment.get("working_directory") or environment.get("cwd")
     if given:
         return str(given)
-    for state in reversed(conversation.steps[:step_index + 1]):
+    for state in reversed(conversation.steps[: step_index + 1]):
         for change in reversed(state.environment_changes):
             if change.kind == "cwd" and change.new_value:
                 return change.new_value

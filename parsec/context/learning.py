@@ -105,13 +105,15 @@ def recent_conversations(store: Any, cwd: str, exclude_id: str | None, limit: in
         facts = conversation.context_summary
         if not facts.key_achievements and not facts.generated_artifacts:
             continue
-        out.append(PastConversation(
-            id=conversation.id,
-            name=conversation.name,
-            completed_at=conversation.finished_at.isoformat() if conversation.finished_at else None,
-            key_achievements=list(facts.key_achievements),
-            artifacts=[a.path for a in facts.generated_artifacts],
-        ))
+        out.append(
+            PastConversation(
+                id=conversation.id,
+                name=conversation.name,
+                completed_at=conversation.finished_at.isoformat() if conversation.finished_at else None,
+                key_achievements=list(facts.key_achievements),
+                artifacts=[a.path for a in facts.generated_artifacts],
+            )
+        )
     return out
 
 

@@ -92,15 +92,17 @@ def terminal() -> str:
 
 def environment_section(cwd: str, shell: str, mode: str, now: datetime) -> str:
     local = now.astimezone()
-    return "\n".join([
-        "# Environment",
-        f"Conversation started: {local:%Y-%m-%d %H:%M} ({local.tzname() or 'local'})",
-        f"Working directory: {cwd}",
-        f"Operating system: {operating_system()}",
-        f"Shell: {shell or 'unknown'}",
-        f"Terminal: {terminal()}",
-        f"Mode: {mode}",
-    ])
+    return "\n".join(
+        [
+            "# Environment",
+            f"Conversation started: {local:%Y-%m-%d %H:%M} ({local.tzname() or 'local'})",
+            f"Working directory: {cwd}",
+            f"Operating system: {operating_system()}",
+            f"Shell: {shell or 'unknown'}",
+            f"Terminal: {terminal()}",
+            f"Mode: {mode}",
+        ]
+    )
 
 
 def build_system_prompt(

@@ -64,7 +64,9 @@ class Selection:
             self._decisions.extend(_decision(c, "dropped", why, tokens) for c, why, tokens in self._left_out)
             self._left_out = []
         if self._repeated:
-            self._decisions.extend(_decision(c, "compressed", f"repeat of {keeper}", None) for c, keeper in self._repeated)
+            self._decisions.extend(
+                _decision(c, "compressed", f"repeat of {keeper}", None) for c, keeper in self._repeated
+            )
             self._repeated = []
         if self._unused:
             kept = {c.key for c, _ in self.kept}
@@ -107,6 +109,7 @@ def _unique(items: list[Candidate]) -> tuple[list[Candidate], list[tuple[Candida
 
 def _all_fit(items: list[Candidate], room: int, counter: TokenCounter, counts: Counter[str]) -> bool:
     """Whether the (already folded) items fit in `room` in full; stops once the answer is known."""
+
     def note(c: Candidate) -> int:
         return REPEAT_NOTE_TOKENS if c.pattern is not None and counts[c.pattern] > 1 else 0
 
@@ -203,8 +206,9 @@ def select(
     return selection
 
 
-def _keep_core(selection: Selection, core: list[Candidate], forms: dict[str, str], budget: int,
-               counter: TokenCounter) -> int:
+def _keep_core(
+    selection: Selection, core: list[Candidate], forms: dict[str, str], budget: int, counter: TokenCounter
+) -> int:
     """Keep every core item; when even the core is too big, its lowest-scoring items take their
     short form one by one until it fits. Returns the core's tokens."""
     for c in core:

@@ -49,9 +49,15 @@ class ContextReport:
             "actions": self.actions(),
             "decisions": [
                 {
-                    "key": d.key, "kind": d.kind, "section": d.section, "action": d.action,
-                    "reason": d.reason, "score": d.score, "importance": d.importance,
-                    "tokens": d.tokens, "core": d.core,
+                    "key": d.key,
+                    "kind": d.kind,
+                    "section": d.section,
+                    "action": d.action,
+                    "reason": d.reason,
+                    "score": d.score,
+                    "importance": d.importance,
+                    "tokens": d.tokens,
+                    "core": d.core,
                 }
                 for d in self.decisions
             ],

@@ -21,9 +21,7 @@ Strategy = Literal["oldest_first", "middle_out"]
 
 
 def tool_result_message(command: str, exit_status: int | None, output: str) -> ChatMessage:
-    return ChatMessage(
-        role="user", content=f"{TOOL_RESULT_PREFIX} `{command}` exit {exit_status}\n{output}"
-    )
+    return ChatMessage(role="user", content=f"{TOOL_RESULT_PREFIX} `{command}` exit {exit_status}\n{output}")
 
 
 def is_tool_result(message: ChatMessage) -> bool:
@@ -43,11 +41,7 @@ def message_groups(
 ) -> list[list[ChatMessage]]:
     groups: list[list[ChatMessage]] = []
     for message in messages:
-        joins_call = (
-            is_result(message)
-            and groups
-            and (groups[-1][0].role == "assistant")
-        )
+        joins_call = is_result(message) and groups and (groups[-1][0].role == "assistant")
         if joins_call:
             groups[-1].append(message)
         else:

@@ -177,8 +177,12 @@ class HookChannel:
                 reply = await self.handle_line(self._queue[0], conn)
                 if _not_kept_for_now(reply):
                     if not self.waiting_for_journal:
-                        log.error("the journal takes no more records: %d bytes of hook records wait in "
-                                  "memory, shells spool beyond %d", self._queued_bytes, QUEUE_LIMIT)
+                        log.error(
+                            "the journal takes no more records: %d bytes of hook records wait in "
+                            "memory, shells spool beyond %d",
+                            self._queued_bytes,
+                            QUEUE_LIMIT,
+                        )
                     self.waiting_for_journal = True
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, RETRY_MAX_S)
@@ -290,4 +294,3 @@ def _check_private(path: Path, kind: Callable[[int], bool]) -> None:
     info = os.lstat(path)
     if not _owned(info, kind) or info.st_mode & 0o077:
         raise OSError(f"{path} is not a private directory of ours")
-

@@ -82,8 +82,12 @@ class HookSpool:
                         if reply["error"]["code"] == "unavailable":
                             return  # the journal cannot be written: keep the file for later
                         bad += 1
-                        log.warning("spool file %s line %d refused (%s); the rest is ingested",
-                                    path.name, number, reply["error"]["code"])
+                        log.warning(
+                            "spool file %s line %d refused (%s); the rest is ingested",
+                            path.name,
+                            number,
+                            reply["error"]["code"],
+                        )
                         continue
                     count += 1
         except OSError as err:

@@ -107,8 +107,10 @@ class Journal:
         """For `status`: the journal cannot be written, and what that costs."""
         if self.write_error is None:
             return None
-        return (f"journal not writable ({self.directory}): {self.write_error}; {self._held_records} acknowledged "
-                f"records held in memory, {self.refused} refused")
+        return (
+            f"journal not writable ({self.directory}): {self.write_error}; {self._held_records} acknowledged "
+            f"records held in memory, {self.refused} refused"
+        )
 
     def done(self, segment: Path, records: int) -> None:
         """`records` more lines of `segment` reached the store."""
@@ -262,8 +264,9 @@ class Journal:
                     waiter.set_result(None)
             return
         self.refused += len(batch)
-        log.error("journal not writable and %d bytes already held in memory: %d records refused",
-                  self._held_bytes, len(batch))
+        log.error(
+            "journal not writable and %d bytes already held in memory: %d records refused", self._held_bytes, len(batch)
+        )
         _fail(waiters, JournalError(f"cannot write the journal: {reason}"))
 
     # --- background sync ---------------------------------------------------------------------
@@ -306,8 +309,10 @@ class Journal:
         if self._current is not None and self._current_records == 0:
             self.remove(self._current)  # leave no empty segment behind
         if self._held_records:
-            log.error("the journal could not be written until exit: %d acknowledged records held in memory are lost",
-                      self._held_records)
+            log.error(
+                "the journal could not be written until exit: %d acknowledged records held in memory are lost",
+                self._held_records,
+            )
 
 
 def _write_all(fd: int, data: bytes, size_before: int) -> None:

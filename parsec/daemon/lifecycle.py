@@ -80,5 +80,3 @@ async def _serve(settings: Settings, runtime: Path) -> None:
         loop.add_signal_handler(sig, daemon.stop)
     loop.add_signal_handler(signal.SIGHUP, lambda: None)  # a closed terminal is no reason to stop
     await daemon.serve()
-
-

@@ -66,10 +66,17 @@ class OutputBuffer:
         self.dropped += 1
         self.dropped_bytes += size
         if self.dropped == 1 or self.dropped % 100 == 0:
-            log.warning("pending command output over %d bytes in all: dropped the oldest (%d outputs, %d bytes "
-                        "dropped so far; their commands are recorded without output)",
-                        self.max_bytes, self.dropped, self.dropped_bytes)
+            log.warning(
+                "pending command output over %d bytes in all: dropped the oldest (%d outputs, %d bytes "
+                "dropped so far; their commands are recorded without output)",
+                self.max_bytes,
+                self.dropped,
+                self.dropped_bytes,
+            )
 
     def describe(self) -> dict[str, int]:
-        return {"pending_output_bytes": self.bytes, "outputs_dropped": self.dropped,
-                "output_bytes_dropped": self.dropped_bytes}
+        return {
+            "pending_output_bytes": self.bytes,
+            "outputs_dropped": self.dropped,
+            "output_bytes_dropped": self.dropped_bytes,
+        }

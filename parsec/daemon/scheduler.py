@@ -31,7 +31,9 @@ class Scheduler:
         self.jobs: list[Job] = []
         self._tasks: list[asyncio.Task[None]] = []
 
-    def every(self, name: str, interval_s: float, action: Callable[[], Awaitable[Any]], first_delay: float | None = None) -> None:
+    def every(
+        self, name: str, interval_s: float, action: Callable[[], Awaitable[Any]], first_delay: float | None = None
+    ) -> None:
         self.jobs.append(Job(name, interval_s, action, interval_s if first_delay is None else first_delay))
 
     def start(self) -> None:
@@ -61,6 +63,12 @@ class Scheduler:
 
     def describe(self) -> list[dict[str, Any]]:
         return [
-            {"name": job.name, "interval_s": job.interval_s, "runs": job.runs, "last_run": job.last_run, "last_error": job.last_error}
+            {
+                "name": job.name,
+                "interval_s": job.interval_s,
+                "runs": job.runs,
+                "last_run": job.last_run,
+                "last_error": job.last_error,
+            }
             for job in self.jobs
         ]

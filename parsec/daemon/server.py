@@ -29,9 +29,9 @@ from ..routing import Classifier, reads_like_prose
 from .hook_channel import HookChannel
 from .hook_spool import HookSpool
 from .journal import Journal, JournalError, journal_dir
+from .records import execution_record, session_record
 from .scheduler import Scheduler
 from .sessions import Records, SessionRecorder
-from .records import execution_record, session_record
 from .writer import StoreWriter
 
 log = logging.getLogger("parsec.daemon")
@@ -59,10 +59,15 @@ class Daemon:
         self.limit = cfg.max_message_bytes
         self.timeout = cfg.client_timeout_s
         self.journal = Journal(journal_dir(), max_held_bytes=cfg.max_held_journal_bytes)
-        self.writer = StoreWriter(self.journal, {
-            "url": settings.store_url(), "busy_timeout_ms": settings.store.busy_timeout_ms,
-            "connect_timeout_s": settings.store.connect_timeout_s, "batch_size": cfg.batch_size,
-        })
+        self.writer = StoreWriter(
+            self.journal,
+            {
+                "url": settings.store_url(),
+                "busy_timeout_ms": settings.store.busy_timeout_ms,
+                "connect_timeout_s": settings.store.connect_timeout_s,
+                "batch_size": cfg.batch_size,
+            },
+        )
         self.recorder = SessionRecorder(
             privacy_filter,
             privacy_mode=settings.context_management.privacy_mode,
@@ -84,11 +89,18 @@ class Daemon:
         self._process = psutil.Process()
         self._process.cpu_percent(None)  # the first reading is always 0; start the clock now
         self._handlers: dict[str, Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
-            "hello": self._hello, "ping": self._ping, "session_start": self._session_start,
-            "classify": self._classify, "command_started": self._command_started,
-            "command_finished": self._command_finished, "command_output": self._command_output,
-            "session_end": self._session_end, "classify_feedback": self._classify_feedback,
-            "status": self._status, "current_session": self._current_session, "flush": self._flush,
+            "hello": self._hello,
+            "ping": self._ping,
+            "session_start": self._session_start,
+            "classify": self._classify,
+            "command_started": self._command_started,
+            "command_finished": self._command_finished,
+            "command_output": self._command_output,
+            "session_end": self._session_end,
+            "classify_feedback": self._classify_feedback,
+            "status": self._status,
+            "current_session": self._current_session,
+            "flush": self._flush,
             "classifier_reload": self._classifier_reload,
         }
 
@@ -110,8 +122,14 @@ class Daemon:
             self.scheduler.every("retention prune", interval, self._prune, first_delay=min(interval, 600.0))
         self.scheduler.start()
         asyncio.ensure_future(self._get_classifier())  # warm it up before the first Enter key
-        log.info("daemon %s listening on %s and %s (pid %d, store %s)", __version__, sock_path,
-                 endpoints.hook_fifo(self.runtime), os.getpid(), self.store_url)
+        log.info(
+            "daemon %s listening on %s and %s (pid %d, store %s)",
+            __version__,
+            sock_path,
+            endpoints.hook_fifo(self.runtime),
+            os.getpid(),
+            self.store_url,
+        )
         await self.stopping.wait()
         await self._drain()
 
@@ -134,11 +152,15 @@ class Daemon:
         await self.hook_spool.ingest()
         await self.journal.commit()
         try:
-            flushed = await asyncio.wait_for(self.writer.flush(force=True), timeout=max(1.0, deadline - time.monotonic()))
-        except asyncio.TimeoutError:
+            flushed = await asyncio.wait_for(
+                self.writer.flush(force=True), timeout=max(1.0, deadline - time.monotonic())
+            )
+        except TimeoutError:
             flushed = False
         if not flushed:
-            log.warning("store not reachable at exit: %d records stay in the journal for the next start", self.journal.depth)
+            log.warning(
+                "store not reachable at exit: %d records stay in the journal for the next start", self.journal.depth
+            )
         await self.writer.close()
         self.journal.close()
         endpoints.socket_path(self.runtime).unlink(missing_ok=True)
@@ -166,7 +188,9 @@ class Daemon:
                     async with asyncio.timeout(self.timeout):
                         line = await read_line(reader)
                 except MessageTooLarge:
-                    writer.write(m.encode(m.error_reply(None, "too_large", f"messages are limited to {self.limit} bytes")))
+                    writer.write(
+                        m.encode(m.error_reply(None, "too_large", f"messages are limited to {self.limit} bytes"))
+                    )
                     return
                 except (ConnectionClosed, TimeoutError):
                     return
@@ -257,8 +281,9 @@ class Daemon:
         classifier = await self._get_classifier()
         if classifier is None:
             return m.error_reply(req.id, "unavailable", "classifier unavailable")
-        decision = classifier.classify(req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd,
-                                       shell=req.shell)
+        decision = classifier.classify(
+            req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd, shell=req.shell
+        )
         return m.ok_reply(req.id, **decision.as_dict())
 
     async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> dict[str, Any]:
@@ -283,8 +308,12 @@ class Daemon:
 
     async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> dict[str, Any]:
         in_store = await self.writer.flush_within(self.writer.hung_after_s)
-        return m.ok_reply(req.id, in_store=in_store, queue_depth=self.journal.depth,
-                          **({} if in_store else {"store_problem": self.writer.problem}))
+        return m.ok_reply(
+            req.id,
+            in_store=in_store,
+            queue_depth=self.journal.depth,
+            **({} if in_store else {"store_problem": self.writer.problem}),
+        )
 
     # --- helpers ---------------------------------------------------------------------------
     async def _journal(self, records: Records) -> None:
@@ -316,8 +345,11 @@ class Daemon:
         try:
             from ..store import open_store
 
-            store = open_store(self.settings.store_url(), busy_timeout_ms=self.settings.store.busy_timeout_ms,
-                               connect_timeout_s=self.settings.store.connect_timeout_s)
+            store = open_store(
+                self.settings.store_url(),
+                busy_timeout_ms=self.settings.store.busy_timeout_ms,
+                connect_timeout_s=self.settings.store.connect_timeout_s,
+            )
         except Exception as err:  # learned choices are a bonus; classification works without them
             log.warning("the classifier runs without learned choices: %s", err)
             store = None
@@ -358,7 +390,12 @@ def _after_command_not_found(req: m.Classify) -> dict[str, Any]:
     """The exit-127 check: stricter than the live decision, so a typo (`gti status`) is never
     offered to Parsec while a sentence (`tidy up the readme`) is."""
     if reads_like_prose(req.text):
-        return m.ok_reply(req.id, decision="prompt", confidence=0.8,
-                          reason="command not found, and the line reads like a sentence")
-    return m.ok_reply(req.id, decision="command", confidence=0.8,
-                      reason="command not found, but the line reads like a mistyped command")
+        return m.ok_reply(
+            req.id, decision="prompt", confidence=0.8, reason="command not found, and the line reads like a sentence"
+        )
+    return m.ok_reply(
+        req.id,
+        decision="command",
+        confidence=0.8,
+        reason="command not found, but the line reads like a mistyped command",
+    )

@@ -15,7 +15,7 @@ import socket
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 
 import psutil
@@ -69,8 +69,14 @@ class Records:
 
 
 class SessionRecorder:
-    def __init__(self, privacy_filter, privacy_mode: bool, output_limit: int, host: str | None = None,
-                 max_pending_output_bytes: int = 64 * 1024 * 1024) -> None:
+    def __init__(
+        self,
+        privacy_filter,
+        privacy_mode: bool,
+        output_limit: int,
+        host: str | None = None,
+        max_pending_output_bytes: int = 64 * 1024 * 1024,
+    ) -> None:
         self.filter = privacy_filter
         self.outputs = OutputBuffer(max_pending_output_bytes)  # of all sessions, one bound
         self.privacy_mode = privacy_mode
@@ -128,17 +134,33 @@ class SessionRecorder:
         self._moved_to(live, cwd_after)
         started_at = _epoch(msg.started_at) or (_epoch(started.started_at) if started else None)
         execution = await self._execution(
-            live, msg.seq, command, cwd, cwd_after, started_at, _epoch(msg.finished_at), msg.duration_ms,
-            msg.exit_status, msg.pipeline_statuses,
+            live,
+            msg.seq,
+            command,
+            cwd,
+            cwd_after,
+            started_at,
+            _epoch(msg.finished_at),
+            msg.duration_ms,
+            msg.exit_status,
+            msg.pipeline_statuses,
         )
         if execution is not None:
             records.executions.append(execution)
         return records
 
     async def _execution(
-        self, live: LiveSession, seq: int, command: str | None, cwd: str, cwd_after: str | None,
-        started_at: float | None, finished_at: float | None, duration: int | None,
-        exit_status: int | None, pipeline_statuses: list[int],
+        self,
+        live: LiveSession,
+        seq: int,
+        command: str | None,
+        cwd: str,
+        cwd_after: str | None,
+        started_at: float | None,
+        finished_at: float | None,
+        duration: int | None,
+        exit_status: int | None,
+        pipeline_statuses: list[int],
     ) -> DirectCommandExecution | None:
         output = self.outputs.take(live.key, seq)
         if command is None or not command.strip() or not self.filter.should_record(command, cwd):
@@ -156,7 +178,7 @@ class SessionRecorder:
             id=derived_id(when, session.id, str(seq)),
             session_id=session.id,
             command=command,
-            executed_at=datetime.fromtimestamp(when, timezone.utc),
+            executed_at=datetime.fromtimestamp(when, UTC),
             duration_ms=duration,
             exit_status=exit_status,
             pipeline_statuses=pipeline_statuses,
@@ -173,14 +195,16 @@ class SessionRecorder:
             live = self._new(key, partial=True)
         self._forget_pid(live)
         live.active = time.time()
-        live.session.last_active = datetime.fromtimestamp(live.active, timezone.utc)
+        live.session.last_active = datetime.fromtimestamp(live.active, UTC)
         live.session.close()
         records = Records(sessions=[(live.session.model_copy(), live.partial)])
         # Commands still running when the shell went away (terminal closed, shell killed) are kept,
         # with no exit status.
         for seq, started in live.started.items():
             cwd = started.cwd or live.session.global_context.working_directory
-            execution = await self._execution(live, seq, started.command, cwd, None, _epoch(started.started_at), None, None, None, [])
+            execution = await self._execution(
+                live, seq, started.command, cwd, None, _epoch(started.started_at), None, None, None, []
+            )
             if execution is not None:
                 records.executions.append(execution)
         live.started.clear()
@@ -230,7 +254,7 @@ class SessionRecorder:
         created = _key_time(key) or time.time()
         session = Session(
             id=derived_id(created, self.host, key),
-            created_at=datetime.fromtimestamp(created, timezone.utc),
+            created_at=datetime.fromtimestamp(created, UTC),
             pid=_key_pid(key),
             host=self.host,
             settings=SessionSettings(privacy_mode=self.privacy_mode),
@@ -248,7 +272,7 @@ class SessionRecorder:
 
     def _saved(self, live: LiveSession) -> tuple[Session, bool]:
         if live.active:
-            live.session.last_active = datetime.fromtimestamp(live.active, timezone.utc)
+            live.session.last_active = datetime.fromtimestamp(live.active, UTC)
         live.last_saved = time.monotonic()
         live.last_saved_wall = live.active
         return live.session.model_copy(), live.partial
@@ -259,7 +283,9 @@ class SessionRecorder:
             context.working_directory = cwd
             context.detected_project_type = detect_project_type(cwd)
 
-    async def _masked(self, live: LiveSession, command: str, output: CommandOutput | None) -> tuple[str, TruncatedText | None]:
+    async def _masked(
+        self, live: LiveSession, command: str, output: CommandOutput | None
+    ) -> tuple[str, TruncatedText | None]:
         """(the command, its output) as they may be stored. Long texts are masked on a worker
         thread (RE2 lets the loop's thread run meanwhile); the session's lock keeps its records in
         message order. The lock is free unless a long text of this shell is being masked, and

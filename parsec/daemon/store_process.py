@@ -16,6 +16,7 @@ in `rejected.jsonl`, so it cannot block everything behind it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -119,7 +120,9 @@ class SegmentApplier:
                     self._append(store, batch, segment, one_by_one)
                     batch = []
                     session, partial = record[1], record[2]
-                    self._guarded(segment, line, one_by_one, lambda: self._save_session(store, session, partial))
+                    self._guarded(
+                        segment, line, one_by_one, functools.partial(self._save_session, store, session, partial)
+                    )
                 if len(batch) >= (1 if one_by_one else self.batch_size):
                     self._append(store, batch, segment, one_by_one)
                     batch = []
@@ -128,7 +131,9 @@ class SegmentApplier:
         self._append(store, batch, segment, one_by_one)
         self.progress[key] = seen
 
-    def _append(self, store: Any, batch: list[tuple[DirectCommandExecution, bytes]], segment: Path, one_by_one: bool) -> None:
+    def _append(
+        self, store: Any, batch: list[tuple[DirectCommandExecution, bytes]], segment: Path, one_by_one: bool
+    ) -> None:
         if not batch:
             return
         executions = [execution for execution, _ in batch]
@@ -197,7 +202,9 @@ def main(argv: list[str]) -> int:
     def open_store() -> Any:
         from ..store import open_store as open_configured
 
-        return open_configured(options["url"], busy_timeout_ms=options["busy_timeout_ms"], connect_timeout_s=options["connect_timeout_s"])
+        return open_configured(
+            options["url"], busy_timeout_ms=options["busy_timeout_ms"], connect_timeout_s=options["connect_timeout_s"]
+        )
 
     applier = SegmentApplier(open_store, options["batch_size"])
     for line in sys.stdin:

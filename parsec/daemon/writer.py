@@ -58,7 +58,7 @@ class StoreWriter:
         task = asyncio.ensure_future(self.flush(force=True))
         try:
             return await asyncio.wait_for(asyncio.shield(task), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
 
     async def flush(self, force: bool = False) -> bool:
@@ -101,7 +101,7 @@ class StoreWriter:
             child.stdin.close()
             try:
                 await asyncio.wait_for(child.wait(), timeout=10)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 child.kill()
                 await child.wait()
 
@@ -114,7 +114,7 @@ class StoreWriter:
             await child.stdin.drain()
             self._call_started = time.monotonic()
             line = await asyncio.wait_for(child.stdout.readline(), self.hung_after_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.last_error = f"store not answering within {self.hung_after_s:.0f} s; the store writer was restarted"
             log.error(self.last_error)
             child.kill()
@@ -143,8 +143,12 @@ class StoreWriter:
     async def _ensure_child(self) -> asyncio.subprocess.Process:
         if self._child is None or self._child.returncode is not None:
             self._child = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "parsec.daemon.store_process", json.dumps(self.options),
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                sys.executable,
+                "-m",
+                "parsec.daemon.store_process",
+                json.dumps(self.options),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
             )
             self._progress.clear()
         return self._child

@@ -57,7 +57,7 @@ class TruncatedText(ParsecModel):
         return self.omitted_bytes > 0
 
     @classmethod
-    def from_output(cls, value: str | bytes, limit: int = DEFAULT_LIMIT) -> "TruncatedText":
+    def from_output(cls, value: str | bytes, limit: int = DEFAULT_LIMIT) -> TruncatedText:
         """Keep at most `limit` bytes of UTF-8: the first half and the last half.
 
         Accepts bytes that are not valid UTF-8 (they become U+FFFD) and NUL bytes.

@@ -65,7 +65,7 @@ class WorkflowPlan(ParsecModel):
     revision: int = 1
 
     @classmethod
-    def from_descriptions(cls, descriptions: list[str], revision: int = 1) -> "WorkflowPlan":
+    def from_descriptions(cls, descriptions: list[str], revision: int = 1) -> WorkflowPlan:
         steps = [WorkflowStep(index=i, description=d) for i, d in enumerate(descriptions)]
         return cls(steps=steps, revision=revision)
 
@@ -133,9 +133,7 @@ class WorkflowStepState(ParsecModel):
         user_exit = by_user and to in (StepStatus.skipped, StepStatus.aborted)
         allowed = _STEP_MOVES.get(current, set())
         if current in _STEP_TERMINAL or not (to in allowed or user_exit):
-            raise InvalidTransition(
-                f"step {self.step.index + 1} cannot go from {current.value} to {to.value}"
-            )
+            raise InvalidTransition(f"step {self.step.index + 1} cannot go from {current.value} to {to.value}")
         if self.started_at is None and to != StepStatus.pending:
             self.started_at = utcnow()
         if to in _STEP_TERMINAL:
@@ -176,9 +174,7 @@ class Conversation(ParsecModel):
         can_leave = to in (ConversationStatus.aborted, ConversationStatus.error)
         allowed = _CONVERSATION_MOVES.get(current, set())
         if current in _CONVERSATION_TERMINAL or not (to in allowed or can_leave):
-            raise InvalidTransition(
-                f"conversation {self.id} cannot go from {current.value} to {to.value}"
-            )
+            raise InvalidTransition(f"conversation {self.id} cannot go from {current.value} to {to.value}")
         self.status = to
         self.updated_at = utcnow()
         if to in _CONVERSATION_TERMINAL:

@@ -28,7 +28,9 @@ MARKER_PREFIX = b"[REDACTED:"
 # Not a value but a pointer to one, quoted or not: `$NAME`, `${NAME}`, `${NAME:-x}`, `$(cmd)`,
 # `` `cmd` ``, a `<placeholder>`, a relative path (`./pw.txt`, `~/.pw`).
 _REFERENCE = re.compile(
-    rb"""["']?(?:\$\{?[A-Za-z_][A-Za-z0-9_]*(?:[:?#%/-][^}]*)?\}?|\$\(.*\)|`.*`|\$\d|<[^<>]*>|(?:\.\.?|~)/.*)["']?\Z""", re.S)
+    rb"""["']?(?:\$\{?[A-Za-z_][A-Za-z0-9_]*(?:[:?#%/-][^}]*)?\}?|\$\(.*\)|`.*`|\$\d|<[^<>]*>|(?:\.\.?|~)/.*)["']?\Z""",
+    re.S,
+)
 LINE_WINDOW = 1024  # bytes of a match's line, either side of it, that allowlists see
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -45,14 +47,18 @@ class SecretPattern:
     kind: str
     source: str  # RE2 syntax; compiled on first use, so a text no keyword gates in never pays for it
     keywords: tuple[str, ...] = ()  # lower-case literals: the pattern runs only if one is present
-    secret_group: int | None = None  # group holding the secret; None: the group named s, else first non-empty group, else all
+    secret_group: int | None = (
+        None  # group holding the secret; None: the group named s, else first non-empty group, else all
+    )
     not_after: frozenset[int] = frozenset()  # bytes that may not come right before the match
     name_group: int | None = None
     name_check: object = None  # re2 regex the captured name must fully match
     refine: Refine | None = None  # (text, start, end) of the secret group -> the span to mask, or None
     min_entropy: float = 0.0  # Shannon entropy (bits per char) the secret must exceed
     needs_digit: bool = False
-    allow: Sequence[Callable[[bytes, bytes, bytes], bool]] = field(default_factory=tuple)  # (secret, match, line) -> allowed
+    allow: Sequence[Callable[[bytes, bytes, bytes], bool]] = field(
+        default_factory=tuple
+    )  # (secret, match, line) -> allowed
 
     _regex: object = None
 
@@ -114,7 +120,7 @@ class SecretPattern:
         return groups[0] if groups[0][1] > groups[0][0] else None
 
     def _accepted(self, text: bytes, span: tuple[int, int], whole: tuple[int, int]) -> bool:
-        secret = text[span[0]:span[1]]
+        secret = text[span[0] : span[1]]
         if secret.startswith(MARKER_PREFIX) or _REFERENCE.match(secret):
             return False
         if self.min_entropy and shannon_entropy(secret) <= self.min_entropy:
@@ -122,14 +128,14 @@ class SecretPattern:
         if self.needs_digit and not any(48 <= byte <= 57 for byte in secret):
             return False
         if self.allow:
-            matched = text[whole[0]:whole[1]]
+            matched = text[whole[0] : whole[1]]
             # The line around the match, at most LINE_WINDOW bytes either side: a whole 1 MB line
             # copied and searched per candidate made secret-dense long lines quadratic. Seeing less
             # of the line can only allow less (more is masked, nothing leaks).
             low, high = max(0, whole[0] - LINE_WINDOW), min(len(text), whole[1] + LINE_WINDOW)
             line_start = text.rfind(b"\n", low, whole[0]) + 1 or low
             line_end = text.find(b"\n", whole[1], high)
-            line = text[line_start: line_end if line_end >= 0 else high]
+            line = text[line_start : line_end if line_end >= 0 else high]
             if any(allowed(secret, matched, line) for allowed in self.allow):
                 return False
         return True
@@ -159,6 +165,7 @@ def relaxed(source: str) -> str:
     matches wherever `source` does (and more), so it can only say "maybe" where `source` says
     yes, and it compiles to a small automaton (gitleaks' `{0,50}`-style counts make a set of its
     rules slow to build)."""
+
     def loosen(count: re.Match) -> str:
         low, comma, high = count.group(1), count.group(2), count.group(3)
         top = int(high) if high else (int(low) if not comma else 1 << 30)

@@ -17,7 +17,9 @@ from .masking import compile_extra_patterns, mask_collecting
 from .memory import SecretValues
 
 # Variable names that may hold a credential: never kept, whatever the allowlist says.
-_SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION_ID|_PWD$|^PWD_", re.I)
+_SECRET_NAME = re.compile(
+    r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION_ID|_PWD$|^PWD_", re.I
+)
 
 
 class PrivacySettings(Protocol):
@@ -51,9 +53,7 @@ class PrivacyFilter:
             return False
         if any(pattern.search(command) for pattern in self._exclude_commands):
             return False
-        if cwd and any(pattern.search(cwd) for pattern in self._exclude_dirs):
-            return False
-        return True
+        return not (cwd and any(pattern.search(cwd) for pattern in self._exclude_dirs))
 
     def mask(self, text: str, values: SecretValues | None = None) -> str:
         """`text` with secrets replaced by markers. With mask_secrets off only extra_patterns apply.

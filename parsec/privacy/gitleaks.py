@@ -30,12 +30,12 @@ def _fast_form(regex: str) -> tuple[str, bool]:
         changed = False
         for flags in ("(?i)", ""):
             if regex.startswith(flags + _LAZY_PREFIX):
-                regex, changed = flags + regex[len(flags + _LAZY_PREFIX):], True
+                regex, changed = flags + regex[len(flags + _LAZY_PREFIX) :], True
         if regex.startswith("(?i:" + _LAZY_PREFIX):
-            regex, changed = "(?i:" + regex[4 + len(_LAZY_PREFIX):], True
+            regex, changed = "(?i:" + regex[4 + len(_LAZY_PREFIX) :], True
         for flags in ("(?i)", ""):
             if regex.startswith(flags + "\\b"):
-                regex, changed, word_start = flags + regex[len(flags) + 2:], True, True
+                regex, changed, word_start = flags + regex[len(flags) + 2 :], True, True
     return regex, word_start
 
 
@@ -53,6 +53,7 @@ def _allow_checks(allowlists: list[dict]) -> list:
 def _regex_check(regex, target: int):
     def allowed(secret: bytes, matched: bytes, line: bytes) -> bool:
         return regex.search((secret, matched, line)[target]) is not None
+
     return allowed
 
 
@@ -63,6 +64,7 @@ def _stopword_check(words: tuple[bytes, ...]):
 
     def allowed(secret: bytes, matched: bytes, line: bytes) -> bool:
         return any_word.search(secret.lower()) is not None
+
     return allowed
 
 
@@ -78,14 +80,16 @@ def gitleaks_patterns() -> tuple[SecretPattern, ...]:
     patterns = []
     for rule in data["rules"]:
         regex, word_start = _fast_form(rule["regex"])
-        patterns.append(SecretPattern(
-            kind=rule["id"].replace("-", "_"),
-            source=regex,
-            keywords=tuple(rule.get("keywords", ())),
-            secret_group=rule.get("secret_group"),
-            not_after=WORD_BYTES if word_start else frozenset(),
-            min_entropy=rule.get("entropy", 0.0),
-            needs_digit=rule["id"].startswith("generic"),
-            allow=tuple(global_allow + _allow_checks(rule.get("allowlists", []))),
-        ))
+        patterns.append(
+            SecretPattern(
+                kind=rule["id"].replace("-", "_"),
+                source=regex,
+                keywords=tuple(rule.get("keywords", ())),
+                secret_group=rule.get("secret_group"),
+                not_after=WORD_BYTES if word_start else frozenset(),
+                min_entropy=rule.get("entropy", 0.0),
+                needs_digit=rule["id"].startswith("generic"),
+                allow=tuple(global_allow + _allow_checks(rule.get("allowlists", []))),
+            )
+        )
     return tuple(patterns)

@@ -31,6 +31,7 @@ MARKER = "[REDACTED:{kind}]"
 CANDIDATE_BUDGET = 1000
 CHUNK_BYTES = 64 * 1024
 
+
 @lru_cache(maxsize=1)
 def builtin_patterns() -> tuple:
     """Parsec's shapes first: at equal spans their kind names the marker."""
@@ -63,7 +64,8 @@ def _byte_spans(data: bytes, extra_patterns: Sequence[str], builtin: bool = True
     for chunk_start, chunk_end in _chunks(data):
         chunk = data if chunk_end - chunk_start == len(data) else data[chunk_start:chunk_end]
         patterns = (_builtin_gate().candidates(chunk) if builtin else []) + [
-            (len(builtin_patterns()) + i, pattern) for i, pattern in enumerate(extra)]
+            (len(builtin_patterns()) + i, pattern) for i, pattern in enumerate(extra)
+        ]
         for priority, pattern in patterns:
             spans, reached = pattern.spans(chunk, budget)
             found.extend((chunk_start + start, -(chunk_start + end), priority, pattern.kind) for start, end in spans)

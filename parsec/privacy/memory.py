@@ -23,8 +23,12 @@ _KIND = "[REDACTED:known_secret]"
 # Words: runs without blanks or quotes (a value may hold `&`, `=`, `:`, see _known_part).
 _WORD = re.compile(r"""[^\s'"`]+""")
 _TRAILING = ".!?,;)"  # sentence punctuation a prompt may glue to a value
-_SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION_ID|_PWD$|^PWD_", re.I)
-_NOT_SECRET_NAME = re.compile(r"^(?:KEYMAP|KEYBOARD.*|.*_KEY_ID|.*_KEY_FILE|.*_TOKEN_FILE|.*_PASSWORD_FILE|.*_PATH|.*_URL|.*_DIR)$", re.I)
+_SECRET_NAME = re.compile(
+    r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION_ID|_PWD$|^PWD_", re.I
+)
+_NOT_SECRET_NAME = re.compile(
+    r"^(?:KEYMAP|KEYBOARD.*|.*_KEY_ID|.*_KEY_FILE|.*_TOKEN_FILE|.*_PASSWORD_FILE|.*_PATH|.*_URL|.*_DIR)$", re.I
+)
 
 
 def secret_named(name: str) -> bool:
@@ -116,8 +120,9 @@ class SessionMasker:
     Callable like `mask(text)`; every secret it masks is remembered, so a later text holding the
     value alone (output, a prompt, an environment change) is masked too."""
 
-    def __init__(self, mask_secrets: bool = True, extra_patterns: tuple[str, ...] = (),
-                 values: SecretValues | None = None) -> None:
+    def __init__(
+        self, mask_secrets: bool = True, extra_patterns: tuple[str, ...] = (), values: SecretValues | None = None
+    ) -> None:
         self.mask_secrets = mask_secrets
         self.extra_patterns = tuple(extra_patterns)
         self.values = values if values is not None else SecretValues()

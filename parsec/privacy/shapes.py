@@ -36,9 +36,7 @@ _BARE_WORDS = (
 )
 _SUFFIX_WORDS = r"(?:key|pwd|auth)"  # `KEY=`, `PWD=` (the cwd) alone are not secrets; `DB_PWD=` is
 # Names whose value is a credential: `DB_PASSWORD`, `api_key`, `clientSecret`, `_authToken`.
-_CREDENTIAL_NAME = (
-    rf"(?i)(?:[a-z0-9]*{_GLUED_WORDS}|(?:[a-z0-9]*[_.-])*(?:{_BARE_WORDS}|{_GLUED_WORDS})|(?:[a-z0-9]*[_.-])+{_SUFFIX_WORDS})"
-)
+_CREDENTIAL_NAME = rf"(?i)(?:[a-z0-9]*{_GLUED_WORDS}|(?:[a-z0-9]*[_.-])*(?:{_BARE_WORDS}|{_GLUED_WORDS})|(?:[a-z0-9]*[_.-])+{_SUFFIX_WORDS})"
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 # A name holding one of the credential words (name_check then decides): names without one are
 # never candidates, so `env` output full of `FOO=bar` costs no Python per line.
@@ -75,7 +73,7 @@ def _user_password(text: bytes, start: int, end: int) -> tuple[int, int] | None:
     colon = word.find(b":")
     if colon < 0:
         return None
-    user, password = word[:colon].strip(b"'\""), word[colon + 1:]
+    user, password = word[:colon].strip(b"'\""), word[colon + 1 :]
     if password.startswith(b"//"):
         return None  # `-u host://…` is not a user
     p_start, p_end = start + colon + 1, end
@@ -95,8 +93,8 @@ def _user_password(text: bytes, start: int, end: int) -> tuple[int, int] | None:
 def _htpasswd_password(text: bytes, start: int, end: int) -> tuple[int, int] | None:
     """`htpasswd -b[c…] FILE USER PASSWORD` / `htpasswd -nb USER PASSWORD`: that last word."""
     words = [match.span() for match in _WORDS.finditer(text, start, end)]
-    flags = b"".join(text[s + 1:e] for s, e in words if text[s:s + 1] == b"-")
-    positional = [(s, e) for s, e in words if text[s:s + 1] != b"-"]
+    flags = b"".join(text[s + 1 : e] for s, e in words if text[s : s + 1] == b"-")
+    positional = [(s, e) for s, e in words if text[s : s + 1] != b"-"]
     wanted = 1 if b"n" in flags else 2
     if b"b" not in flags or len(positional) <= wanted:
         return None
@@ -157,24 +155,57 @@ def shape_patterns() -> tuple[SecretPattern, ...]:
     """Parsec's generic forms, compiled on first use."""
     w, wd = _WORD, _WORD_DASH
     return (
-        _p("private_key", r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
-           ("private key",)),
-        _p("aws_access_key", r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}\b",
-           ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"), not_after=w),
-        _p("aws_secret_key", r"(?i:aws_?secret_?access_?key)[\"']?\s*[=:]\s*[\"']?(?P<s>[A-Za-z0-9/+]{40})\b", ("secret",)),
-        _p("aws_secret_key", rf"{_AWS_CONFIGURE_SET}(?i:aws_secret_access_key)\s+(?P<s>{_VALUE})", ("configure",), not_after=wd),
-        _p("aws_session_token", rf"{_AWS_CONFIGURE_SET}(?i:aws_session_token|aws_security_token)\s+(?P<s>{_VALUE})",
-           ("configure",), not_after=wd),
+        _p(
+            "private_key",
+            r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+            ("private key",),
+        ),
+        _p(
+            "aws_access_key",
+            r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16}\b",
+            ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"),
+            not_after=w,
+        ),
+        _p(
+            "aws_secret_key",
+            r"(?i:aws_?secret_?access_?key)[\"']?\s*[=:]\s*[\"']?(?P<s>[A-Za-z0-9/+]{40})\b",
+            ("secret",),
+        ),
+        _p(
+            "aws_secret_key",
+            rf"{_AWS_CONFIGURE_SET}(?i:aws_secret_access_key)\s+(?P<s>{_VALUE})",
+            ("configure",),
+            not_after=wd,
+        ),
+        _p(
+            "aws_session_token",
+            rf"{_AWS_CONFIGURE_SET}(?i:aws_session_token|aws_security_token)\s+(?P<s>{_VALUE})",
+            ("configure",),
+            not_after=wd,
+        ),
         _p("gcp_api_key", r"(?P<s>AIza[0-9A-Za-z_\-]{35})(?:[^0-9A-Za-z_\-]|\z)", ("aiza",), not_after=w),
         _p("gcp_oauth_token", r"ya29\.[0-9A-Za-z_\-]{20,}", ("ya29.",), not_after=w),
         _p("azure_storage_key", r"(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}=*)", ("accountkey",)),
         _p("azure_sas_signature", r"[?&]sig=(?P<s>[A-Za-z0-9%+/=]{16,})", ("sig=",)),
-        _p("azure_client_secret", r"(?P<s>[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|\z)", ("q~",),
-           not_after=frozenset(b"~.-") | w),
-        _p("github_token", r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), not_after=w),
+        _p(
+            "azure_client_secret",
+            r"(?P<s>[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|\z)",
+            ("q~",),
+            not_after=frozenset(b"~.-") | w,
+        ),
+        _p(
+            "github_token",
+            r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
+            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+            not_after=w,
+        ),
         _p("github_token", r"github_pat_[A-Za-z0-9_]{22,255}\b", ("github_pat_",), not_after=w),
-        _p("gitlab_token", r"(?:glpat|gldt|glrt|glptt|glcbt|glimt|gloas)-[A-Za-z0-9_\-]{20,}",
-           ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "gloas-"), not_after=w),
+        _p(
+            "gitlab_token",
+            r"(?:glpat|gldt|glrt|glptt|glcbt|glimt|gloas)-[A-Za-z0-9_\-]{20,}",
+            ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "gloas-"),
+            not_after=w,
+        ),
         _p("slack_token", r"xox[abposre]-[A-Za-z0-9\-]{10,}", ("xox",), not_after=w),
         _p("slack_token", r"xapp-\d-[A-Za-z0-9\-]{10,}", ("xapp-",), not_after=w),
         _p("slack_webhook", r"hooks\.slack\.com/(?:services|workflows)/(?P<s>[A-Za-z0-9_/]{20,})", ("hooks.slack",)),
@@ -189,34 +220,71 @@ def shape_patterns() -> tuple[SecretPattern, ...]:
         # Telegram bot token anywhere, including the API URL form `/bot<id>:<token>/getUpdates`
         _p("telegram_bot_token", r"(?:^|[^0-9])(?P<s>[0-9]{5,16}:A[A-Za-z0-9_\-]{34})(?:[^A-Za-z0-9_\-]|\z)", (":a",)),
         _p("jwt", r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*", ("eyj",), not_after=w),
-        _p("auth_header", rf"(?i:(?:proxy-)?authorization)\s*:\s*(?:{_AUTH_SCHEME}\s+)?(?P<s>[^\s'\"]+)", ("authorization",),
-           not_after=w, refine=_not_a_scheme),
+        _p(
+            "auth_header",
+            rf"(?i:(?:proxy-)?authorization)\s*:\s*(?:{_AUTH_SCHEME}\s+)?(?P<s>[^\s'\"]+)",
+            ("authorization",),
+            not_after=w,
+            refine=_not_a_scheme,
+        ),
         # Any header whose name ends in key/token/secret/auth: `X-Algolia-API-Key:`, `Api-Token:`, `X-Auth:`.
-        _p("auth_header",
-           r"(?i:[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-(?:api-?key|apikey|key|token|secret|auth)|private-token)[ \t]*:[ \t]*"
-           rf"(?:{_AUTH_SCHEME}[ \t]+)?(?P<s>[^\s'\"]+)",
-           ("key", "token", "secret", "auth"), not_after=wd, refine=_not_a_scheme),
+        _p(
+            "auth_header",
+            r"(?i:[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-(?:api-?key|apikey|key|token|secret|auth)|private-token)[ \t]*:[ \t]*"
+            rf"(?:{_AUTH_SCHEME}[ \t]+)?(?P<s>[^\s'\"]+)",
+            ("key", "token", "secret", "auth"),
+            not_after=wd,
+            refine=_not_a_scheme,
+        ),
         _p("cookie", r"(?i:(?:set-)?cookie)\s*:\s*(?P<s>[^\s'\"][^'\"\n]*)", ("cookie",), not_after=wd),
         _p("url_credentials", r"://[^\s:/@'\"\[\]]*:(?P<s>[^\s@/'\"]+)@", ("://",)),
         # curl/wget `-u user:pw`, `-u user:'p w'`, `-u ":pw"`, `--user=…`, `--proxy-user …`
-        _p("basic_auth", rf"(?:^|\s)(?:-u|--user|--proxy-user|--http-user)(?:\s+|=)(?P<s>{_SHELL_WORD})", ("-u",),
-           refine=_user_password),
+        _p(
+            "basic_auth",
+            rf"(?:^|\s)(?:-u|--user|--proxy-user|--http-user)(?:\s+|=)(?P<s>{_SHELL_WORD})",
+            ("-u",),
+            refine=_user_password,
+        ),
         _p("password", rf"{_MYSQL_LIKE}\b{_REST}\s-p(?P<s>{_GLUED_VALUE})", ("mysql", "mariadb"), not_after=wd),
         _p("password", rf"sshpass\b{_REST}\s-p\s*(?P<s>{_GLUED_VALUE})", ("sshpass",), not_after=wd),
-        _p("password", rf"(?:docker|podman|nerdctl|buildah)\s+login\b{_REST}\s-p(?:\s+|=)(?P<s>{_VALUE})", ("login",),
-           not_after=wd),
+        _p(
+            "password",
+            rf"(?:docker|podman|nerdctl|buildah)\s+login\b{_REST}\s-p(?:\s+|=)(?P<s>{_VALUE})",
+            ("login",),
+            not_after=wd,
+        ),
         # `az login -u me -p PASSWORD`, `az acr login -n reg -u me -p PASSWORD` (`--password` is below)
         _p("password", rf"az\s+(?:acr\s+)?login\b{_REST}\s-p(?:\s+|=)(?P<s>{_VALUE})", ("login",), not_after=wd),
         # httpie / xh: `http -a user:pass`, `--auth=user:pass`, `-a 'user:my pass'` (`-a user` prompts)
-        _p("basic_auth", rf"(?:https?|xhs?)(?:\s{_REST})?\s(?:-a|--auth)(?:\s+|=)(?P<s>{_SHELL_WORD})", ("-a",),
-           not_after=wd, refine=_user_password),
+        _p(
+            "basic_auth",
+            rf"(?:https?|xhs?)(?:\s{_REST})?\s(?:-a|--auth)(?:\s+|=)(?P<s>{_SHELL_WORD})",
+            ("-a",),
+            not_after=wd,
+            refine=_user_password,
+        ),
         _p("password", rf"redis-cli\b{_REST}\s-a\s+(?P<s>{_VALUE})", ("redis-cli",), not_after=wd),
         _p("password", r"\s-pass(?:in|out)?\s+pass:(?P<s>\S+)", ("pass:",)),
-        _p("password", r"(?i:identified\s+(?:with\s+\S+\s+)?by)\s+(?P<s>'[^'\n]*'|\"[^\"\n]*\"|[^\s;]+)", ("identified",),
-           not_after=w),
-        _p("password", rf"htpasswd(?P<s>\s{_REST})(?:[;|&\n]|\z)", ("htpasswd",), not_after=wd, refine=_htpasswd_password),
+        _p(
+            "password",
+            r"(?i:identified\s+(?:with\s+\S+\s+)?by)\s+(?P<s>'[^'\n]*'|\"[^\"\n]*\"|[^\s;]+)",
+            ("identified",),
+            not_after=w,
+        ),
+        _p(
+            "password",
+            rf"htpasswd(?P<s>\s{_REST})(?:[;|&\n]|\z)",
+            ("htpasswd",),
+            not_after=wd,
+            refine=_htpasswd_password,
+        ),
         # `gh secret set NAME --body VALUE` / `-b VALUE` (without it, gh reads the value from stdin)
-        _p("credential", rf"gh\s+secret\s+set\b{_REST}\s(?:--body|-b)(?:=|\s+)(?P<s>{_VALUE})", ("secret",), not_after=wd),
+        _p(
+            "credential",
+            rf"gh\s+secret\s+set\b{_REST}\s(?:--body|-b)(?:=|\s+)(?P<s>{_VALUE})",
+            ("secret",),
+            not_after=wd,
+        ),
         # --password X, --password=X, --db-password X, --api-key X, --auth-token=X (not --password-stdin)
         _p(
             "credential",
@@ -226,9 +294,13 @@ def shape_patterns() -> tuple[SecretPattern, ...]:
             name_check=_NotNegated,
         ),
         # Prose: "the db root password is Hunter2secret", "my token was abc123xyz", "API key = …"
-        _p("credential",
-           r"(?i:pass(?:word|phrase|wd)?|secret|token|api[ _-]?key|pin(?: code)?)\s+(?i:is|was|=|:|->)\s+(?P<s>[^\s]+)",
-           ("pass", "secret", "token", "key", "pin"), not_after=_WORD, refine=_value_like),
+        _p(
+            "credential",
+            r"(?i:pass(?:word|phrase|wd)?|secret|token|api[ _-]?key|pin(?: code)?)\s+(?i:is|was|=|:|->)\s+(?P<s>[^\s]+)",
+            ("pass", "secret", "token", "key", "pin"),
+            not_after=_WORD,
+            refine=_value_like,
+        ),
         # "password": "x" (JSON), password: x (YAML / config output, at the start of a line)
         _named("credential", rf"\"{_ANY_NAME}\"\s*:\s*\"(?P<s>[^\"\n]+)\""),
         _named("credential", rf"(?m)^[ \t-]*{_ANY_NAME}[ \t]*:[ \t]+(?P<s>[^\s#'\"][^\n#]*?)[ \t]*$"),

@@ -1,7 +1,7 @@
 """A small blocking client for the daemon: the CLI, `parsec shell`, the tests and the benchmark.
 
-    with DaemonClient.connect() as client:
-        client.call("status")
+with DaemonClient.connect() as client:
+    client.call("status")
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class DaemonClient:
         self._ids = itertools.count(1)
 
     @classmethod
-    def connect(cls, runtime: Path | None = None, timeout: float = 5.0) -> "DaemonClient":
+    def connect(cls, runtime: Path | None = None, timeout: float = 5.0) -> DaemonClient:
         """Connect over the Unix socket in `runtime` (default: the user's runtime directory)."""
         path = endpoints.socket_path(runtime or endpoints.runtime_dir())
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -43,7 +43,9 @@ class DaemonClient:
             sock.connect(str(path))
         except OSError as err:
             sock.close()
-            raise DaemonUnavailable(f"the daemon is not running ({path}: {err.strerror}): run `parsec daemon start`") from None
+            raise DaemonUnavailable(
+                f"the daemon is not running ({path}: {err.strerror}): run `parsec daemon start`"
+            ) from None
         return cls(sock)
 
     def send(self, kind: str, **fields: Any) -> None:
@@ -60,7 +62,7 @@ class DaemonClient:
     def receive(self) -> dict[str, Any]:
         try:
             return json.loads(self._io.read_line())
-        except socket.timeout:
+        except TimeoutError:
             raise DaemonUnavailable("the daemon did not answer in time") from None
         except OSError as err:
             raise DaemonUnavailable(f"cannot reach the daemon: {err.strerror or err}") from None
@@ -88,7 +90,7 @@ class DaemonClient:
     def close(self) -> None:
         self._io.close()
 
-    def __enter__(self) -> "DaemonClient":
+    def __enter__(self) -> DaemonClient:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -96,8 +96,13 @@ def start_background(
         # From "/": a `parsec/` folder or a project's .parsec.toml in the caller's directory is
         # none of the per-user daemon's business (`-P` keeps the cwd off sys.path as well).
         child = subprocess.Popen(
-            daemon_command(overrides), stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd="/",
-            start_new_session=True, close_fds=True,
+            daemon_command(overrides),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            cwd="/",
+            start_new_session=True,
+            close_fds=True,
         )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -106,9 +111,13 @@ def start_background(
         code = child.poll()
         if code not in (None, EXIT_ALREADY_RUNNING):
             why = _last_line(out_path, start_offset)
-            raise DaemonUnavailable(f"the daemon exited with status {code} at start{': ' + why if why else ''} (its output: {out_path})")
+            raise DaemonUnavailable(
+                f"the daemon exited with status {code} at start{': ' + why if why else ''} (its output: {out_path})"
+            )
         time.sleep(0.02)
-    raise DaemonUnavailable(f"the daemon did not answer within {timeout:.0f}s: see {out_path} and {out_path.with_name('daemon.log')}")
+    raise DaemonUnavailable(
+        f"the daemon did not answer within {timeout:.0f}s: see {out_path} and {out_path.with_name('daemon.log')}"
+    )
 
 
 def daemon_command(overrides: list[str]) -> list[str]:

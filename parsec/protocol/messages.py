@@ -17,7 +17,9 @@ from ..errors import ProtocolError
 PROTOCOL_VERSION = 1
 SHELL_FACTS = frozenset({"file", "alias", "builtin", "function", "keyword", "none"})
 
-ErrorCode = Literal["bad_request", "unknown_type", "bad_version", "too_large", "unauthorized", "internal", "unavailable"]
+ErrorCode = Literal[
+    "bad_request", "unknown_type", "bad_version", "too_large", "unauthorized", "internal", "unavailable"
+]
 
 # A shell's own name for its session ("<pid>-<start time>"); bounded so it cannot bloat memory.
 SessionKey = str
@@ -183,8 +185,19 @@ class ClassifierReload(Request):
 REQUEST_TYPES: dict[str, type[Request]] = {
     cls.type: cls
     for cls in (
-        Hello, Ping, SessionStart, Classify, CommandStarted, CommandFinished, CommandOutput,
-        SessionEnd, ClassifyFeedback, Status, CurrentSession, Flush, ClassifierReload,
+        Hello,
+        Ping,
+        SessionStart,
+        Classify,
+        CommandStarted,
+        CommandFinished,
+        CommandOutput,
+        SessionEnd,
+        ClassifyFeedback,
+        Status,
+        CurrentSession,
+        Flush,
+        ClassifierReload,
     )
 }
 

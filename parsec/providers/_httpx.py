@@ -12,8 +12,8 @@ loaded, nothing changes.
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 @contextmanager

@@ -11,7 +11,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem, system_and_rest
@@ -62,7 +61,9 @@ class AnthropicProvider(Provider):
     def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
         text = "".join(block.get("text", "") for block in data["content"] if block.get("type") == "text")
         usage = data.get("usage") or {}
-        return text, TokenUsage(input_tokens=usage.get("input_tokens") or 0, output_tokens=usage.get("output_tokens") or 0)
+        return text, TokenUsage(
+            input_tokens=usage.get("input_tokens") or 0, output_tokens=usage.get("output_tokens") or 0
+        )
 
     def _parse_stream(self, response: httpx.Response) -> Iterator[StreamItem]:
         input_tokens = output_tokens = 0

@@ -8,7 +8,6 @@ An adapter only says how its wire format looks: `_url`, `_headers`, `_body`, `_p
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import logging
 import re
@@ -26,7 +25,12 @@ from .keys import Secret, redact
 from .transport import Endpoint, RetryPolicy, Transport
 
 __all__ = [
-    "ChatResult", "ModelLimits", "Provider", "ProviderOptions", "StructuredOutputError", "UsageEvent",
+    "ChatResult",
+    "ModelLimits",
+    "Provider",
+    "ProviderOptions",
+    "StructuredOutputError",
+    "UsageEvent",
     "UnknownMessagePart",
 ]
 
@@ -34,8 +38,9 @@ T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger("parsec.providers")
 
 # A 400 that complains about the JSON-schema part of the request, not about the prompt.
-_SCHEMA_REJECTED = re.compile(r"response_format|json_schema|responseJsonSchema|responseMimeType|\bformat\b|schema",
-                              re.IGNORECASE)
+_SCHEMA_REJECTED = re.compile(
+    r"response_format|json_schema|responseJsonSchema|responseMimeType|\bformat\b|schema", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -107,8 +112,12 @@ class Provider(ABC):
         self._on_usage = options.on_usage
         endpoint = Endpoint(self.name, self.base_url, self.model, options.key_hint or "[llm] api_key", options.api_key)
         self._transport = Transport(
-            endpoint, connect_timeout_s=options.connect_timeout_s, read_timeout_s=options.read_timeout_s,
-            retry=options.retry or RetryPolicy(), http_transport=options.http_transport, outbound=self._outbound,
+            endpoint,
+            connect_timeout_s=options.connect_timeout_s,
+            read_timeout_s=options.read_timeout_s,
+            retry=options.retry or RetryPolicy(),
+            http_transport=options.http_transport,
+            outbound=self._outbound,
         )
 
     def __repr__(self) -> str:
@@ -120,10 +129,14 @@ class Provider(ABC):
         return self._api_key
 
     # -- the public interface -------------------------------------------------------------------
-    def chat(self, messages: Sequence[ChatMessage], *, purpose: str = "chat", max_tokens: int | None = None) -> ChatResult:
+    def chat(
+        self, messages: Sequence[ChatMessage], *, purpose: str = "chat", max_tokens: int | None = None
+    ) -> ChatResult:
         return self._complete(self._prepared(messages), purpose=purpose, max_tokens=max_tokens, schema=None)
 
-    def stream(self, messages: Sequence[ChatMessage], *, purpose: str = "chat", max_tokens: int | None = None) -> Iterator[str]:
+    def stream(
+        self, messages: Sequence[ChatMessage], *, purpose: str = "chat", max_tokens: int | None = None
+    ) -> Iterator[str]:
         """Text deltas as they arrive; usage is reported when the stream ends."""
         checked = self._prepared(messages)
         body = self._body(checked, max_tokens=max_tokens, stream=True)
@@ -153,16 +166,26 @@ class Provider(ABC):
             if answered:
                 self._report(purpose, usage or _estimated_usage(checked, "".join(parts)))
 
-    def structured(self, messages: Sequence[ChatMessage], output_model: type[T], *, purpose: str = "structured",
-                   max_tokens: int | None = None) -> tuple[T, ChatResult]:
+    def structured(
+        self,
+        messages: Sequence[ChatMessage],
+        output_model: type[T],
+        *,
+        purpose: str = "structured",
+        max_tokens: int | None = None,
+    ) -> tuple[T, ChatResult]:
         """A validated `output_model` instance; one repair request quoting the error, then an error."""
         schema = output_model.model_json_schema()
         checked = self._prepared(messages)
         native = self.native_schema and self._native_schema_works
         request = _with_json_instructions(checked, schema, include_schema=not native)
         try:
-            first = self._complete(request, purpose=purpose, max_tokens=max_tokens,
-                                   schema=(output_model.__name__, schema) if native else None)
+            first = self._complete(
+                request,
+                purpose=purpose,
+                max_tokens=max_tokens,
+                schema=(output_model.__name__, schema) if native else None,
+            )
         except ProviderResponseError as err:
             if not (native and err.status in (400, 422) and _SCHEMA_REJECTED.search(str(err))):
                 raise
@@ -177,22 +200,31 @@ class Provider(ABC):
         repair = [
             *request,
             ChatMessage(role="assistant", content=first.text),
-            ChatMessage(role="user", content=(
-                f"That reply is not valid: {problem}. Reply again with only the corrected JSON object "
-                f"matching the schema, no prose and no code fences."
-            )),
+            ChatMessage(
+                role="user",
+                content=(
+                    f"That reply is not valid: {problem}. Reply again with only the corrected JSON object "
+                    f"matching the schema, no prose and no code fences."
+                ),
+            ),
         ]
-        second = self._complete(repair, purpose=purpose, max_tokens=max_tokens,
-                                schema=(output_model.__name__, schema) if native else None)
+        second = self._complete(
+            repair, purpose=purpose, max_tokens=max_tokens, schema=(output_model.__name__, schema) if native else None
+        )
         value, problem = _parse_json(second.text, output_model)
-        total = TokenUsage(input_tokens=first.usage.input_tokens + second.usage.input_tokens,
-                           output_tokens=first.usage.output_tokens + second.usage.output_tokens)
+        total = TokenUsage(
+            input_tokens=first.usage.input_tokens + second.usage.input_tokens,
+            output_tokens=first.usage.output_tokens + second.usage.output_tokens,
+        )
         result = ChatResult(text=second.text, usage=total, model=second.model, provider=self.name, sent=tuple(repair))
         if value is None:
-            raise StructuredOutputError(redact(
-                f"{self.name} ({self.model}) did not return a valid {output_model.__name__} even after a repair "
-                f"request: {problem}", self._api_key,
-            ))
+            raise StructuredOutputError(
+                redact(
+                    f"{self.name} ({self.model}) did not return a valid {output_model.__name__} even after a repair "
+                    f"request: {problem}",
+                    self._api_key,
+                )
+            )
         return value, result
 
     def close(self) -> None:
@@ -228,8 +260,14 @@ class Provider(ABC):
         """Checked messages; nothing is dropped silently (masking happens at the gate, _outbound)."""
         return _checked(messages)
 
-    def _complete(self, messages: list[ChatMessage], *, purpose: str, max_tokens: int | None,
-                  schema: tuple[str, dict[str, Any]] | None) -> ChatResult:
+    def _complete(
+        self,
+        messages: list[ChatMessage],
+        *,
+        purpose: str,
+        max_tokens: int | None,
+        schema: tuple[str, dict[str, Any]] | None,
+    ) -> ChatResult:
         body = self._body(messages, max_tokens=max_tokens, stream=False)
         if schema is not None:
             body = self._with_schema(body, *schema)
@@ -306,7 +344,9 @@ def system_and_rest(messages: list[ChatMessage]) -> tuple[str, list[ChatMessage]
     return system, [m for m in messages if m.role != "system"]
 
 
-def _with_json_instructions(messages: list[ChatMessage], schema: dict[str, Any], *, include_schema: bool) -> list[ChatMessage]:
+def _with_json_instructions(
+    messages: list[ChatMessage], schema: dict[str, Any], *, include_schema: bool
+) -> list[ChatMessage]:
     instruction = "Reply with only one JSON object, no prose and no code fences."
     if include_schema:
         instruction += f" It must match this JSON schema:\n{json.dumps(schema, separators=(',', ':'))}"
@@ -336,7 +376,7 @@ def _json_candidate(text: str) -> str:
     if stripped.startswith(("{", "[")):
         return stripped
     start, end = stripped.find("{"), stripped.rfind("}")
-    return stripped[start:end + 1] if 0 <= start < end else stripped
+    return stripped[start : end + 1] if 0 <= start < end else stripped
 
 
 def _estimated_usage(messages: list[ChatMessage], reply: str) -> TokenUsage:

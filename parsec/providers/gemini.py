@@ -11,7 +11,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem, system_and_rest
@@ -61,8 +60,11 @@ class GeminiProvider(Provider):
         return body
 
     def _with_schema(self, body: dict[str, Any], name: str, schema: dict[str, Any]) -> dict[str, Any]:
-        config = {**body.get("generationConfig", {}), "responseMimeType": "application/json",
-                  "responseJsonSchema": schema}
+        config = {
+            **body.get("generationConfig", {}),
+            "responseMimeType": "application/json",
+            "responseJsonSchema": schema,
+        }
         return {**body, "generationConfig": config}
 
     def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
@@ -99,5 +101,7 @@ def _text(candidate: dict[str, Any]) -> str:
 def _usage(raw: Any) -> TokenUsage | None:
     if not isinstance(raw, dict):
         return None
-    return TokenUsage(input_tokens=raw.get("promptTokenCount") or 0,
-                      output_tokens=(raw.get("candidatesTokenCount") or 0) + (raw.get("thoughtsTokenCount") or 0))
+    return TokenUsage(
+        input_tokens=raw.get("promptTokenCount") or 0,
+        output_tokens=(raw.get("candidatesTokenCount") or 0) + (raw.get("thoughtsTokenCount") or 0),
+    )

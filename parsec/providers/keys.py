@@ -18,9 +18,18 @@ KEY_VARIABLES: dict[str, tuple[str, ...]] = {
 SCRUBBED_VARIABLES = frozenset(
     {name for names in KEY_VARIABLES.values() for name in names}
     | {
-        "PARSEC_LLM_API_KEY", "AZURE_OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "MISTRAL_API_KEY",
-        "TOGETHER_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY", "COHERE_API_KEY", "FIREWORKS_API_KEY",
-        "PERPLEXITY_API_KEY", "ANTHROPIC_AUTH_TOKEN",
+        "PARSEC_LLM_API_KEY",
+        "AZURE_OPENAI_API_KEY",
+        "OPENROUTER_API_KEY",
+        "GROQ_API_KEY",
+        "MISTRAL_API_KEY",
+        "TOGETHER_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "XAI_API_KEY",
+        "COHERE_API_KEY",
+        "FIREWORKS_API_KEY",
+        "PERPLEXITY_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
     }
 )
 
@@ -68,7 +77,9 @@ def key_from_environment(provider: str, env: Mapping[str, str]) -> tuple[Secret 
     return None, ""
 
 
-def scrubbed_environment(env: Mapping[str, str] | None = None, *, secrets: Iterable[Secret | str] = ()) -> dict[str, str]:
+def scrubbed_environment(
+    env: Mapping[str, str] | None = None, *, secrets: Iterable[Secret | str] = ()
+) -> dict[str, str]:
     """A copy of `env` (default: os.environ) without LLM keys, for a command Parsec runs.
 
     Also drops any variable whose value is one of `secrets` (a key kept under another name).

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem

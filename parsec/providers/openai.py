@@ -10,7 +10,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem
@@ -54,8 +53,13 @@ class OpenAIProvider(Provider):
 
     def _with_schema(self, body: dict[str, Any], name: str, schema: dict[str, Any]) -> dict[str, Any]:
         # strict mode would reject ordinary pydantic schemas (optional fields, defaults); we validate anyway.
-        return {**body, "response_format": {"type": "json_schema",
-                                            "json_schema": {"name": name, "schema": schema, "strict": False}}}
+        return {
+            **body,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": False},
+            },
+        }
 
     def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
         choice = data["choices"][0]

@@ -33,8 +33,9 @@ from .transport import BASE_URL_VARIABLES, URL_EXAMPLES, RetryPolicy
 
 PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
 OLLAMA_PROBE_TIMEOUT_S = 0.3
-_KEY_WITHOUT_PROVIDER = ("[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, "
-                         "gemini or ollama")
+_KEY_WITHOUT_PROVIDER = (
+    "[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, gemini or ollama"
+)
 
 HOW_TO_CONFIGURE = (
     "no LLM provider configured: export OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, OPENAI_BASE_URL "
@@ -43,8 +44,14 @@ HOW_TO_CONFIGURE = (
 )
 
 # A model name says which provider serves it when none is named.
-_MODEL_PREFIXES = {"gpt-": "openai", "o1": "openai", "o3": "openai", "o4": "openai", "claude-": "anthropic",
-                   "gemini-": "gemini"}
+_MODEL_PREFIXES = {
+    "gpt-": "openai",
+    "o1": "openai",
+    "o3": "openai",
+    "o4": "openai",
+    "claude-": "anthropic",
+    "gemini-": "gemini",
+}
 
 
 @dataclass(frozen=True)
@@ -73,8 +80,14 @@ def resolve_provider(
     return build_provider(choice, _settings(settings), on_usage=on_usage, retry=retry)
 
 
-def choose(settings: Settings | LoadedConfig, *, provider: str | None = None, model: str | None = None,
-           env: Mapping[str, str] | None = None, probe_ollama: bool = True) -> Choice:
+def choose(
+    settings: Settings | LoadedConfig,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    env: Mapping[str, str] | None = None,
+    probe_ollama: bool = True,
+) -> Choice:
     env = os.environ if env is None else env
     llm = _settings(settings).llm
     name = (provider or llm.provider or "").strip().lower()
@@ -102,8 +115,14 @@ def choose(settings: Settings | LoadedConfig, *, provider: str | None = None, mo
     return Choice(name, model, base_url, key, key_hint, reason)
 
 
-def build_provider(choice: Choice, settings: Settings, *, on_usage: Callable[[UsageEvent], None] | None = None,
-                   retry: RetryPolicy | None = None, http_transport: Any = None) -> Provider:
+def build_provider(
+    choice: Choice,
+    settings: Settings,
+    *,
+    on_usage: Callable[[UsageEvent], None] | None = None,
+    retry: RetryPolicy | None = None,
+    http_transport: Any = None,
+) -> Provider:
     llm = settings.llm
     if choice.api_key is None and _needs_key(choice):
         raise ProviderAuthError(f"{choice.provider} needs an API key: export {choice.key_hint}")
@@ -165,8 +184,7 @@ def _base_url(name: str, settings: Settings | LoadedConfig, env: Mapping[str, st
     """[llm] base_url (only for the provider the config names) ← the provider's variable ← its default."""
     configured = _settings(settings).llm.base_url.strip()
     if configured and owns_config:
-        return checked_url(configured, _config_source(settings, "llm.base_url", "[llm] base_url"),
-                           URL_EXAMPLES[name])
+        return checked_url(configured, _config_source(settings, "llm.base_url", "[llm] base_url"), URL_EXAMPLES[name])
     return _base_url_from_env(name, env) or _default_base_url(name)
 
 
@@ -177,13 +195,17 @@ def _base_url_from_env(name: str, env: Mapping[str, str]) -> str:
     if not raw:
         return ""
     if name == "ollama":
-        return checked_url(ollama_host_url(raw), variable, "localhost:11434 or http://gpu-box:11434", shown=raw,
-                           what="a host[:port] or http(s) URL")
+        return checked_url(
+            ollama_host_url(raw),
+            variable,
+            "localhost:11434 or http://gpu-box:11434",
+            shown=raw,
+            what="a host[:port] or http(s) URL",
+        )
     return checked_url(raw, variable, URL_EXAMPLES[name])
 
 
-def checked_url(url: str, source: str, example: str, *, shown: str | None = None,
-                what: str = "an http(s) URL") -> str:
+def checked_url(url: str, source: str, example: str, *, shown: str | None = None, what: str = "an http(s) URL") -> str:
     """`url` if it is an http(s) URL with a host (and a numeric port, if any); else InvalidEndpoint,
     one line naming `source` (the variable or config key it came from) and an `example` to follow."""
     problem = _url_problem(url)
@@ -235,7 +257,7 @@ def _config_source(settings: Settings | LoadedConfig, dotted: str, default: str)
     if isinstance(settings, LoadedConfig):
         origin = settings.source_of(dotted)
         if origin.startswith("environment "):
-            return origin[len("environment "):]
+            return origin[len("environment ") :]
         if origin not in ("default", "command line"):
             return f"{default} in {origin}"
     return default
@@ -297,6 +319,7 @@ def provider_for_model(model: str) -> str:
 
 def _owner_named_by(llm: Mapping[str, Any]) -> str:
     """[llm] provider, else the provider its model implies, else openai for a bare base_url."""
+
     def text(key: str) -> str:
         value = llm.get(key, "")
         return value.strip() if isinstance(value, str) else ""
@@ -313,8 +336,9 @@ def _llm_table(path: Path) -> dict[str, Any]:
     return table if isinstance(table, dict) else {}
 
 
-def _api_key(name: str, settings: Settings | LoadedConfig, env: Mapping[str, str],
-             owner: str) -> tuple[Secret | None, str]:
+def _api_key(
+    name: str, settings: Settings | LoadedConfig, env: Mapping[str, str], owner: str
+) -> tuple[Secret | None, str]:
     """[llm] api_key (only from a private file) for `owner`, the provider the config names; else
     the provider's own variable. A key in the config never goes to another provider."""
     configured = _settings(settings).llm.api_key.strip()
@@ -363,8 +387,12 @@ def _provider_module(name: str):
     return importlib.import_module(f"parsec.providers.{name}")
 
 
-_CLASS_NAMES = {"openai": "OpenAIProvider", "anthropic": "AnthropicProvider", "gemini": "GeminiProvider",
-                "ollama": "OllamaProvider"}
+_CLASS_NAMES = {
+    "openai": "OpenAIProvider",
+    "anthropic": "AnthropicProvider",
+    "gemini": "GeminiProvider",
+    "ollama": "OllamaProvider",
+}
 
 
 def _provider_class(name: str) -> type[Provider]:

@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-
 from ._httpx import httpx
 from .errors import (
     ContextLengthExceeded,
@@ -40,8 +39,9 @@ _CONTEXT_TOO_LONG = re.compile(
     r"exceeds the maximum number of tokens|input token count.*exceeds|reduce the length",
     re.IGNORECASE,
 )
-_MODEL_MISSING = re.compile(r"model.*(not found|does not exist|not exist|unknown|is not supported)|no such model",
-                            re.IGNORECASE)
+_MODEL_MISSING = re.compile(
+    r"model.*(not found|does not exist|not exist|unknown|is not supported)|no such model", re.IGNORECASE
+)
 
 
 @dataclass
@@ -98,10 +98,18 @@ def _needs_tls(base_url: str) -> bool:
 
 
 # The variable each provider's base URL may come from, and what a good URL looks like.
-BASE_URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL",
-                      "gemini": "GOOGLE_GEMINI_BASE_URL", "ollama": "OLLAMA_HOST"}
-URL_EXAMPLES = {"openai": "http://localhost:8080/v1", "anthropic": "https://api.anthropic.com",
-                "gemini": "https://generativelanguage.googleapis.com", "ollama": "http://localhost:11434"}
+BASE_URL_VARIABLES = {
+    "openai": "OPENAI_BASE_URL",
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "gemini": "GOOGLE_GEMINI_BASE_URL",
+    "ollama": "OLLAMA_HOST",
+}
+URL_EXAMPLES = {
+    "openai": "http://localhost:8080/v1",
+    "anthropic": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com",
+    "ollama": "http://localhost:11434",
+}
 
 
 def _retryable(status: int) -> bool:
@@ -109,17 +117,29 @@ def _retryable(status: int) -> bool:
 
 
 class Transport:
-    def __init__(self, endpoint: Endpoint, *, connect_timeout_s: float, read_timeout_s: float,
-                 retry: RetryPolicy, http_transport: httpx.BaseTransport | None = None,
-                 outbound: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        connect_timeout_s: float,
+        read_timeout_s: float,
+        retry: RetryPolicy,
+        http_transport: httpx.BaseTransport | None = None,
+        outbound: Callable[[str], str] | None = None,
+    ) -> None:
         self.endpoint = endpoint
         self.outbound = outbound  # the masking gate every request body passes
         self.retry = retry
         self.read_timeout_s = read_timeout_s
         timeout = httpx.Timeout(read_timeout_s, connect=connect_timeout_s)
         # trust_env: HTTPS_PROXY / SSL_CERT_FILE are honoured as the official clients honour them.
-        self.client = httpx.Client(timeout=timeout, transport=http_transport, follow_redirects=False,
-                                   trust_env=True, verify=_needs_tls(endpoint.base_url))
+        self.client = httpx.Client(
+            timeout=timeout,
+            transport=http_transport,
+            follow_redirects=False,
+            trust_env=True,
+            verify=_needs_tls(endpoint.base_url),
+        )
 
     def close(self) -> None:
         self.client.close()
@@ -154,8 +174,9 @@ class Transport:
                 raise self._error(f"stream broke off: {type(err).__name__}") from None
 
     @contextmanager
-    def _send(self, method: str, url: str, headers: dict[str, str], body: dict[str, Any] | None,
-              *, stream: bool) -> Iterator[httpx.Response]:
+    def _send(
+        self, method: str, url: str, headers: dict[str, str], body: dict[str, Any] | None, *, stream: bool
+    ) -> Iterator[httpx.Response]:
         if body is not None and self.outbound is not None:
             from ..privacy.masking import mask_json
 
@@ -168,8 +189,15 @@ class Transport:
                 response = self.client.send(request, stream=True)
             except httpx.ReadTimeout:
                 raise self._timeout() from None
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError,
-                    httpx.WriteError, httpx.PoolTimeout, httpx.WriteTimeout) as err:
+            except (
+                httpx.ConnectError,
+                httpx.ConnectTimeout,
+                httpx.RemoteProtocolError,
+                httpx.ReadError,
+                httpx.WriteError,
+                httpx.PoolTimeout,
+                httpx.WriteTimeout,
+            ) as err:
                 log.debug("%s %s: %s (attempt %d)", method, self._safe(url), type(err).__name__, attempt + 1)
                 if attempt >= self.retry.max_retries:
                     raise self._unreachable(err) from None
@@ -180,8 +208,13 @@ class Transport:
                 raise self._invalid_url() from None
             except httpx.HTTPError as err:
                 raise self._error(f"request failed: {type(err).__name__}") from None
-            log.debug("%s %s -> %d in %.0f ms", method, self._safe(url), response.status_code,
-                      (time.perf_counter() - started) * 1000)
+            log.debug(
+                "%s %s -> %d in %.0f ms",
+                method,
+                self._safe(url),
+                response.status_code,
+                (time.perf_counter() - started) * 1000,
+            )
             if response.status_code < 400:
                 try:
                     if not stream:
@@ -229,21 +262,29 @@ class Transport:
 
     def _unreachable(self, err: Exception) -> EndpointUnreachable:
         e = self.endpoint
-        hint = "is Ollama running (`ollama serve`)? check OLLAMA_HOST" if e.provider == "ollama" else \
-            "check the network, [llm] base_url" + (" and OPENAI_BASE_URL" if e.provider == "openai" else "")
-        return EndpointUnreachable(self._safe(
-            f"cannot reach {e.provider} at {e.base_url} ({type(err).__name__}, {_attempts(self.retry)}): {hint}"
-        ))
+        hint = (
+            "is Ollama running (`ollama serve`)? check OLLAMA_HOST"
+            if e.provider == "ollama"
+            else "check the network, [llm] base_url" + (" and OPENAI_BASE_URL" if e.provider == "openai" else "")
+        )
+        return EndpointUnreachable(
+            self._safe(
+                f"cannot reach {e.provider} at {e.base_url} ({type(err).__name__}, {_attempts(self.retry)}): {hint}"
+            )
+        )
 
     def _invalid_url(self) -> InvalidEndpoint:
         """A last line of defence: `choose` checks the URLs it hands out, naming their variable."""
         e = self.endpoint
         variable = BASE_URL_VARIABLES.get(e.provider)
         example = URL_EXAMPLES.get(e.provider, "http://localhost:8080/v1")
-        return InvalidEndpoint(self._safe(
-            f"{e.provider} endpoint '{e.base_url}' is not an http(s) URL: check [llm] base_url"
-            + (f" and {variable}" if variable else "") + f", and set it like {example}"
-        ))
+        return InvalidEndpoint(
+            self._safe(
+                f"{e.provider} endpoint '{e.base_url}' is not an http(s) URL: check [llm] base_url"
+                + (f" and {variable}" if variable else "")
+                + f", and set it like {example}"
+            )
+        )
 
     def _status_error(self, status: int, text: str, retry_after: float | None) -> ProviderError:
         e = self.endpoint
@@ -254,7 +295,7 @@ class Transport:
         if _CONTEXT_TOO_LONG.search(message) and status in (400, 413, 422, 500):
             return ContextLengthExceeded(
                 f"the request is longer than {e.model}'s context window ({e.provider}): start a new "
-                f"conversation, or set a smaller [llm.models.\"{e.model}\"] context_window"
+                f'conversation, or set a smaller [llm.models."{e.model}"] context_window'
             )
         if status == 404 or (status == 400 and _MODEL_MISSING.search(message)):
             fix = f"run `ollama pull {e.model}`, or set" if e.provider == "ollama" else "set"
@@ -271,8 +312,7 @@ class Transport:
         detail = f": {message}" if message else ""
         if status >= 500:
             return ProviderResponseError(
-                f"{e.provider} failed with HTTP {status} ({_attempts(self.retry)}){detail}; "
-                f"try again later", status
+                f"{e.provider} failed with HTTP {status} ({_attempts(self.retry)}){detail}; try again later", status
             )
         return ProviderResponseError(f"{e.provider} refused the request (HTTP {status}){detail}", status)
 

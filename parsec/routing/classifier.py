@@ -39,7 +39,11 @@ class Classifier:
 
     # --- the hot path ------------------------------------------------------------------------
     def classify(
-        self, text: str, first_word: str | None = None, parses: bool | None = None, cwd: str | None = None,
+        self,
+        text: str,
+        first_word: str | None = None,
+        parses: bool | None = None,
+        cwd: str | None = None,
         shell: str | None = None,
     ) -> Decision:
         """Route one line. `first_word`/`parses`: facts from the user's shell; `cwd`: the shell's
@@ -47,14 +51,16 @@ class Classifier:
         bash, zsh or fish, where a builtin's grammar differs (fish's `set x 1`)."""
         try:
             fact = first_word if first_word in SHELL_FACTS else None
-            return self._classify(_as_text(text), fact, parses, cwd if isinstance(cwd, str) else None,
-                                  shell if shell in SHELLS else None)
+            return self._classify(
+                _as_text(text), fact, parses, cwd if isinstance(cwd, str) else None, shell if shell in SHELLS else None
+            )
         except Exception as err:  # never let one odd line break the daemon or the shell
             log.exception("classifier failed on a line")
             return Decision("command", 0.5, f"classifier error ({type(err).__name__}); left to the shell", 0.5)
 
-    def _classify(self, text: str, fact: str | None, parses: bool | None, cwd: str | None,
-                  shell: str | None) -> Decision:
+    def _classify(
+        self, text: str, fact: str | None, parses: bool | None, cwd: str | None, shell: str | None
+    ) -> Decision:
         override = explicit_override(text)
         if override is not None:
             return override

@@ -58,4 +58,3 @@ def prose_cue(analysis: Analysis) -> str | None:
     if prose:
         return f"'{head}' changes state and {prose[0]}"
     return None
-

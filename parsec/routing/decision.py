@@ -32,5 +32,9 @@ class Decision:
         return f"{label} ({self.confidence:.0%}): {self.reason}"
 
     def as_dict(self) -> dict[str, object]:
-        return {"decision": self.decision, "leans": self.leans, "confidence": round(self.confidence, 3),
-                "reason": self.reason}
+        return {
+            "decision": self.decision,
+            "leans": self.leans,
+            "confidence": round(self.confidence, 3),
+            "reason": self.reason,
+        }

@@ -44,8 +44,7 @@ IMPERATIVE_VERBS = frozenset(
     use convert count copy move rename download upload connect disconnect generate specify select
     ignore force skip suppress allow deny write read output send save load clear reset compress
     extract verify test sort fetch describe query lookup return include exclude limit prevent
-    enroll reload toggle turn switch go give tell explain summarize summarise fix"""
-    .split()
+    enroll reload toggle turn switch go give tell explain summarize summarise fix""".split()
 )
 DETERMINERS = frozenset("the a an all every each some any this that these those my your our its their".split())
 PARTICLES = frozenset("up out down off over away around back through".split())

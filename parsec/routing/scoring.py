@@ -42,13 +42,23 @@ MAX_ARGS = 40  # the first 40 arguments carry all the evidence a line has
 FREE_TEXT_COMMANDS = frozenset("echo printf say logger notify-send wall banner figlet cowsay espeak toilet".split())
 COMPOUND_KEYWORDS = frozenset("if for while until case select function { [[ coproc".split())
 # A complete compound statement ends with its closing word; without it bashlex need not be asked.
-CLOSERS = {"if": "fi", "for": "done", "while": "done", "until": "done", "select": "done", "case": "esac",
-           "{": "}", "[[": "]]"}
+CLOSERS = {
+    "if": "fi",
+    "for": "done",
+    "while": "done",
+    "until": "done",
+    "select": "done",
+    "case": "esac",
+    "{": "}",
+    "[[": "]]",
+}
 
 # `Enable/Disable ufw`, `Read/Write mode`: words joined by a slash, unless the first is a directory
 # that programs live in (`bin/rails`, `scripts/deploy`).
 _SLASH_WORDS = re.compile(r"^[A-Za-z]{2,}(/[A-Za-z]{2,})+$")
-PROGRAM_DIRS = frozenset("bin sbin scripts script tools tool build out dist target vendor node_modules src test tests hack ci util utils usr opt local libexec lib dev venv env".split())
+PROGRAM_DIRS = frozenset(
+    "bin sbin scripts script tools tool build out dist target vendor node_modules src test tests hack ci util utils usr opt local libexec lib dev venv env".split()
+)
 # Words of the man-page lexicon that are program names: no vowel (`btrfs`, `cf`) or a `ctl` end.
 _PROGRAM_LIKE = re.compile(r"^[^aeiouy]+$|ctl$")
 _CAMEL_CASE = re.compile(r"[a-z][A-Z]")  # VBoxManage, PowerShell: a program's name, not a sentence's start
@@ -64,8 +74,18 @@ ARG_WEIGHTS: dict[str, tuple[float, float]] = {
     "name": (-0.6, -1.8),
 }
 OPERATOR_WEIGHTS: dict[str, float] = {
-    "|": -3.0, "&&": -3.0, "||": -3.0, "<<": -3.0, ";": -2.0, ">": -2.5, "<": -2.0, "&": -2.0,
-    ";;": -1.0, "|&": -3.0, "(": -0.5, ")": -0.3,
+    "|": -3.0,
+    "&&": -3.0,
+    "||": -3.0,
+    "<<": -3.0,
+    ";": -2.0,
+    ">": -2.5,
+    "<": -2.0,
+    "&": -2.0,
+    ";;": -1.0,
+    "|&": -3.0,
+    "(": -0.5,
+    ")": -0.3,
 }
 
 
@@ -186,8 +206,12 @@ def _syntax(analysis: Analysis, lexed: Lexed, line: str, parses: bool | None) ->
         elif parses:
             analysis.add(weight - 1.0, f"shell syntax: {ops}")
         else:  # decided at the end, and only if the outcome depends on it
-            analysis.pending = (weight - 1.0, weight / 2, f"shell syntax that parses: {ops}",
-                                f"shell-like characters ({ops}) that do not parse")
+            analysis.pending = (
+                weight - 1.0,
+                weight / 2,
+                f"shell syntax that parses: {ops}",
+                f"shell-like characters ({ops}) that do not parse",
+            )
     if lexed.comment:
         analysis.add(-1.5, "ends with a shell comment")
     if lexed.contractions:
@@ -211,7 +235,9 @@ def _weigh_inline_code(analysis: Analysis) -> None:
     if not weight:
         return
     sentence = analysis.function_words >= 1.0 or any(
-        w > 0 and why.startswith(("starts with the capitalised", "starts like a question")) for w, why in analysis.evidence)
+        w > 0 and why.startswith(("starts with the capitalised", "starts like a question"))
+        for w, why in analysis.evidence
+    )
     if sentence:
         analysis.add(weight / 4, "code quoted in a sentence (`...` or $VAR)")
     elif analysis.lexed and analysis.lexed.substitution:
@@ -263,14 +289,21 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
         elif second in PARTICLES:
             analysis.add(0.8, f"'{analysis.head} {second}' reads as a phrasal verb")
     _word_odds(analysis, args, kinds)
-    odd = unexpected_words(analysis.head, [w.text for w in args], kinds, analysis.shell) if analysis.head_kind != "none" else []
+    odd = (
+        unexpected_words(analysis.head, [w.text for w in args], kinds, analysis.shell)
+        if analysis.head_kind != "none"
+        else []
+    )
     if odd:  # `enable debug mode`: bash itself would refuse these words
         analysis.add(min(3.0, 1.5 * len(odd)), f"'{analysis.head}' takes no words like '{bare(odd[0])}'")
     if len(args) >= 2 and len(plain) == len(args):
         analysis.add(0.6 if len(args) < 4 else 1.2, "only plain words after the command")
     if cwd and not analysis.function_words:  # "make the tests pass" in a repo with tests/ is prose
-        existing = [w.text for w, k in zip(args[:8], kinds)
-                    if k in ("word", "name") and os.path.exists(os.path.join(cwd, w.text))]
+        existing = [
+            w.text
+            for w, k in zip(args[:8], kinds)
+            if k in ("word", "name") and os.path.exists(os.path.join(cwd, w.text))
+        ]
         if existing:
             analysis.add(max(-1.6, -0.8 * len(existing)), f"names existing files ({', '.join(existing[:2])})")
 
@@ -281,8 +314,11 @@ def _word_odds(analysis: Analysis, args: list[Word], kinds: list[str]) -> None:
     descriptions are made of; `dev`, `origin`, `status` are what commands take."""
     if _verb(bare(analysis.head)) not in IMPERATIVE_VERBS:
         return  # `systemctl status docker`, `pip install data`: sub-commands and names, not objects
-    found = [(WORD_ODDS[low], low) for w, k in zip(args, kinds)
-             if k == "word" and w.text.islower() and (low := bare(w.text)) in WORD_ODDS]
+    found = [
+        (WORD_ODDS[low], low)
+        for w, k in zip(args, kinds)
+        if k == "word" and w.text.islower() and (low := bare(w.text)) in WORD_ODDS
+    ]
     if not found:
         return
     total = max(-WORD_ODDS_CAP, min(WORD_ODDS_CAP, WORD_ODDS_SCALE * sum(value for value, _ in found)))
@@ -319,7 +355,11 @@ def _settle_parse(analysis: Analysis, line: str) -> None:
 
 
 def analyse(
-    line: str, fact: str | None, parses: bool | None, path_index: PathIndex, cwd: str | None = None,
+    line: str,
+    fact: str | None,
+    parses: bool | None,
+    path_index: PathIndex,
+    cwd: str | None = None,
     shell: str | None = None,
 ) -> Analysis:
     """Weigh a line; `cwd` (the user's directory, when known) lets existing file names count;
@@ -330,7 +370,11 @@ def analyse(
 
 
 def _analyse(
-    line: str, fact: str | None, parses: bool | None, path_index: PathIndex, cwd: str | None,
+    line: str,
+    fact: str | None,
+    parses: bool | None,
+    path_index: PathIndex,
+    cwd: str | None,
     shell: str | None,
 ) -> Analysis:
     analysis = Analysis(shell=shell)

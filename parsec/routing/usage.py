@@ -31,16 +31,21 @@ def unexpected_words(head: str, words: list[str], kinds: list[str], shell: str |
         name = next((w for w in words if not w.startswith(("-", "+"))), None)
         return [name] if name is not None and not _IDENTIFIER.match(name) else []
     if head in OPTIONS_FIRST:  # `set -- a b` sets $1 $2; `set alias ll` does too, unasked
-        return [w for w in words if not w.startswith(("-", "+"))] if words and not words[0].startswith(("-", "+")) else []
+        return (
+            [w for w in words if not w.startswith(("-", "+"))] if words and not words[0].startswith(("-", "+")) else []
+        )
     if head in NUMBERS_ONLY or head in NO_WORDS:
         allowed: frozenset[str] = WORDS_THEY_TAKE.get(head, frozenset())
     elif head in BUILTIN_NAMES:
         allowed = BUILTINS | KEYWORDS
     else:
         return []
-    return [w for w, k in zip(words, kinds)
-            if (k == "word" or (k == "quoted" and head in NUMBERS_ONLY and "$" not in w and any(c.isalpha() for c in w)))
-            and w.lower() not in allowed]
+    return [
+        w
+        for w, k in zip(words, kinds)
+        if (k == "word" or (k == "quoted" and head in NUMBERS_ONLY and "$" not in w and any(c.isalpha() for c in w)))
+        and w.lower() not in allowed
+    ]
 
 
 # Their own grammar is made of English words (`ufw allow from 10.0.0.0/8 to any port 22`, `ip a

@@ -27,5 +27,6 @@ def open_store(
     """
     from .open import open_sql_store
 
-    return open_sql_store(url or default_url(), busy_timeout_ms=busy_timeout_ms,
-                          connect_timeout_s=connect_timeout_s, migrate=migrate)
+    return open_sql_store(
+        url or default_url(), busy_timeout_ms=busy_timeout_ms, connect_timeout_s=connect_timeout_s, migrate=migrate
+    )

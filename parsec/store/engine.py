@@ -71,9 +71,7 @@ def _prepare_sqlite_file(path: Path) -> None:
         except OSError as err:
             raise StoreError(f"cannot read the store {path}: {err.strerror}; check its permissions") from err
         if header and header != SQLITE_HEADER:
-            raise StoreError(
-                f"{path} is not a SQLite database; move it away or set store.url to another file"
-            )
+            raise StoreError(f"{path} is not a SQLite database; move it away or set store.url to another file")
         _probe_readable(path)
         return
     parent = path.parent
@@ -124,7 +122,7 @@ def _sqlite_engine(url: str, busy_timeout_ms: int) -> Engine:
     )
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+    def _on_connect(dbapi_connection, _record):
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (see below)
         cursor = dbapi_connection.cursor()
         try:
@@ -140,7 +138,7 @@ def _sqlite_engine(url: str, busy_timeout_ms: int) -> Engine:
             cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(connection):  # noqa: ANN001
+    def _on_begin(connection):
         writes = connection.get_execution_options().get("parsec_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
 

@@ -13,7 +13,7 @@ from .engine import sqlite_path
 
 
 def storage_fault(message: str) -> str | None:
-    """"disk full" / "read-only" / "I/O error" when a database error is the disk's fault."""
+    """ "disk full" / "read-only" / "I/O error" when a database error is the disk's fault."""
     lowered = message.lower()
     if "disk is full" in lowered or "no space left" in lowered or "disk full" in lowered:
         return "disk full"
@@ -33,7 +33,7 @@ def not_writable(message: str, url: str) -> StoreNotWritable | None:
     return StoreNotWritable(f"store not writable: {_disk_says(path, fault)} ({where}; {message})")
 
 
-def _disk_says(path, fault: str) -> str:  # noqa: ANN001
+def _disk_says(path, fault: str) -> str:
     """SQLite reports a write refused by a read-only mount as a "disk I/O error": ask the file
     system of a SQLite store which it is."""
     if path is None:

@@ -58,10 +58,14 @@ class Forgetting:
             return False
 
         with self._read() as connection:
-            doomed = [cid for cid, data in connection.execute(select(conversations.c.id, conversations.c.data))
-                      if any_text(json.loads(data))]
+            doomed = [
+                cid
+                for cid, data in connection.execute(select(conversations.c.id, conversations.c.data))
+                if any_text(json.loads(data))
+            ]
             remembered = [
-                row.conversation_id for row in connection.execute(select(achievements))
+                row.conversation_id
+                for row in connection.execute(select(achievements))
                 if any_text([row.name, row.working_directory, json.loads(row.achievements), json.loads(row.artifacts)])
             ]
         matched = len(set(doomed) | set(remembered))
@@ -75,7 +79,7 @@ class Forgetting:
             give_space_back(self, truncate_wal=True)
         return matched
 
-    def _matching_seqs(self, matches) -> list[int]:  # noqa: ANN001
+    def _matching_seqs(self, matches) -> list[int]:
         found: list[int] = []
         last = None
         with self._read() as connection:
@@ -95,8 +99,11 @@ class Forgetting:
         matches = _text_matcher(pattern, regex)
         with self._read() as connection:
             found = connection.execute(select(preferences.c.namespace, preferences.c.key, preferences.c.value)).all()
-        doomed = [(namespace, key) for namespace, key, value in found
-                  if matches(key) or any(matches(v) for v in _strings(json.loads(value)))]
+        doomed = [
+            (namespace, key)
+            for namespace, key, value in found
+            if matches(key) or any(matches(v) for v in _strings(json.loads(value)))
+        ]
         if not dry_run:
             for namespace, key in doomed:
                 self.delete_preferences(namespace, key)
@@ -132,7 +139,7 @@ class Forgetting:
         return matched
 
 
-def _text_matcher(pattern: str, regex: bool):  # noqa: ANN202
+def _text_matcher(pattern: str, regex: bool):
     """`pattern` as a test on one text: a regex searched anywhere, or a literal substring."""
     if not regex:
         return lambda text: pattern in text

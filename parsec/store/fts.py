@@ -60,9 +60,7 @@ def _fts5_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def search_condition(
-    dialect: str, search: str, seq_range: tuple[int, int] | None = None
-) -> ColumnElement[bool] | None:
+def search_condition(dialect: str, search: str, seq_range: tuple[int, int] | None = None) -> ColumnElement[bool] | None:
     """A WHERE condition on `executions` for `search`, or None when it has no terms.
 
     `seq_range` (lo, hi] limits the SQLite index lookup to a slice of rows (see windowed.py)."""
@@ -84,8 +82,10 @@ def _sqlite_condition(terms: list[str], seq_range: tuple[int, int] | None) -> Co
     conditions: list[ColumnElement[bool]] = []
     if long_terms:
         match = " AND ".join(_fts5_phrase(t) for t in long_terms)
-        matching = select(literal_column("rowid")).select_from(text(FTS_TABLE)).where(
-            text(f"{FTS_TABLE} MATCH :fts_query").bindparams(fts_query=match)
+        matching = (
+            select(literal_column("rowid"))
+            .select_from(text(FTS_TABLE))
+            .where(text(f"{FTS_TABLE} MATCH :fts_query").bindparams(fts_query=match))
         )
         if seq_range is not None:  # FTS5 seeks straight to a rowid range
             matching = matching.where(
@@ -97,13 +97,13 @@ def _sqlite_condition(terms: list[str], seq_range: tuple[int, int] | None) -> Co
     return and_(*conditions)
 
 
-def create_pg_trigram_index(bind) -> None:  # noqa: ANN001 - an SQLAlchemy Connection
+def create_pg_trigram_index(bind) -> None:
     """The pg_trgm GIN index on executions.command. Without the extension ILIKE still gives the
     right rows, only slower, so a server without pg_trgm (or the right to create it) still works."""
     try:
         with bind.begin_nested():
             bind.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-    except Exception:  # noqa: BLE001 - no contrib package or no privilege: fall back to scans
+    except Exception:
         pass
     schema = bind.exec_driver_sql(
         "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"

@@ -23,5 +23,8 @@ def probe_write(store: SqlStore) -> None:
     with store._write() as connection:
         connection.execute(store._insert(preferences).values(row).on_conflict_do_nothing())
     with store._write() as connection:
-        connection.execute(delete(preferences).where((preferences.c.namespace == PROBE["namespace"])
-                                                     & (preferences.c.key == PROBE["key"])))
+        connection.execute(
+            delete(preferences).where(
+                (preferences.c.namespace == PROBE["namespace"]) & (preferences.c.key == PROBE["key"])
+            )
+        )

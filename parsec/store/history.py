@@ -17,7 +17,7 @@ import sqlite3
 from collections import namedtuple
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -32,8 +32,18 @@ FAST_PATH_REVISIONS = {"0002"}
 TRIGRAM_MIN = 3
 
 EXECUTION_FIELDS = (
-    "id", "session_id", "command", "executed_at", "duration_ms", "exit_status", "pipeline_statuses", "cwd",
-    "cwd_after", "host", "user", "source",
+    "id",
+    "session_id",
+    "command",
+    "executed_at",
+    "duration_ms",
+    "exit_status",
+    "pipeline_statuses",
+    "cwd",
+    "cwd_after",
+    "host",
+    "user",
+    "source",
 )
 
 
@@ -55,11 +65,12 @@ class FastPathUnavailable(Exception):
 
 # --- the SQLite fast path ------------------------------------------------------------------------
 
+
 def sqlite_file(url: str) -> Path | None:
     """The database file of a `sqlite:///path` URL; None for memory or other backends."""
     for prefix in ("sqlite:///", "sqlite+pysqlite:///"):
         if url.startswith(prefix):
-            path = unquote(url[len(prefix):].split("?", 1)[0])
+            path = unquote(url[len(prefix) :].split("?", 1)[0])
             return Path(path) if path and path != ":memory:" else None
     return None
 
@@ -160,7 +171,7 @@ def outputs_sqlite(connection: sqlite3.Connection, ids: list[str]) -> dict[str, 
     only when asked for (`--output`, `--json`): they can be large."""
     found: dict[str, tuple[Any, Any]] = {}
     for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
+        chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         for eid, stdout, stderr in connection.execute(
             f"SELECT id, stdout, stderr FROM executions WHERE id IN ({marks})", chunk
@@ -192,7 +203,8 @@ def _windowed(connection: sqlite3.Connection, query: HistoryQuery) -> list[tuple
         if len(found) >= query.limit:
             newest_below = connection.execute(
                 "SELECT executed_at FROM executions INDEXED BY ix_executions_time WHERE seq <= ? "
-                "ORDER BY executed_at DESC LIMIT 1", (low,),
+                "ORDER BY executed_at DESC LIMIT 1",
+                (low,),
             ).fetchone()
             if newest_below is None or newest_below[0] <= found[-1][at]:
                 return found
@@ -240,19 +252,35 @@ def sessions_sqlite(connection: sqlite3.Connection, limit: int = 50) -> list[dic
         marks = ",".join("?" * len(ids))
         for sid, count, failed in connection.execute(
             f"SELECT session_id, count(*), sum(exit_status != 0) FROM executions "
-            f"WHERE session_id IN ({marks}) GROUP BY session_id", ids
+            f"WHERE session_id IN ({marks}) GROUP BY session_id",
+            ids,
         ):
             counts[sid] = (count, int(failed or 0))
-        conversation_counts = dict(connection.execute(
-            f"SELECT session_id, count(*) FROM conversations WHERE session_id IN ({marks}) GROUP BY session_id", ids
-        ).fetchall())
+        conversation_counts = dict(
+            connection.execute(
+                f"SELECT session_id, count(*) FROM conversations WHERE session_id IN ({marks}) GROUP BY session_id", ids
+            ).fetchall()
+        )
     result = []
     for sid, created, last, ended, shell, pid, tty, user, host, data in found:
         commands, failed = counts.get(sid, (0, 0))
-        result.append(session_dict(
-            sid, from_micros(created), from_micros(last), from_micros(ended) if ended is not None else None,
-            shell, pid, tty, user, host, _cwd_of(data), commands, failed, conversation_counts.get(sid, 0),
-        ))
+        result.append(
+            session_dict(
+                sid,
+                from_micros(created),
+                from_micros(last),
+                from_micros(ended) if ended is not None else None,
+                shell,
+                pid,
+                tty,
+                user,
+                host,
+                _cwd_of(data),
+                commands,
+                failed,
+                conversation_counts.get(sid, 0),
+            )
+        )
     return result
 
 
@@ -264,34 +292,80 @@ def _cwd_of(data: str | None) -> str:
 
 
 def session_dict(
-    sid: str, created: datetime, last: datetime, ended: datetime | None, shell: str, pid: int | None,
-    tty: str, user: str, host: str, cwd: str, commands: int, failed: int, conversations: int,
+    sid: str,
+    created: datetime,
+    last: datetime,
+    ended: datetime | None,
+    shell: str,
+    pid: int | None,
+    tty: str,
+    user: str,
+    host: str,
+    cwd: str,
+    commands: int,
+    failed: int,
+    conversations: int,
 ) -> dict[str, Any]:
     return {
-        "id": sid, "created_at": created, "last_active": last, "ended_at": ended,
-        "duration_s": max(0.0, ((ended or last) - created).total_seconds()), "shell": shell, "pid": pid,
-        "tty": tty, "user": user, "host": host, "cwd": cwd, "commands": commands, "failed": failed,
+        "id": sid,
+        "created_at": created,
+        "last_active": last,
+        "ended_at": ended,
+        "duration_s": max(0.0, ((ended or last) - created).total_seconds()),
+        "shell": shell,
+        "pid": pid,
+        "tty": tty,
+        "user": user,
+        "host": host,
+        "cwd": cwd,
+        "commands": commands,
+        "failed": failed,
         "conversations": conversations,
     }
 
 
 # --- the same answers through the store (PostgreSQL, or a database that needs migrating) ----------
 
+
 def history_via_store(store: Any, query: HistoryQuery, with_output: bool = False) -> list[dict[str, Any]]:
     from .base import ExecutionQuery
 
-    found = store.query_executions(ExecutionQuery(
-        session_id=query.session_id, cwd=query.cwd, cwd_subtree=query.cwd_subtree,
-        exit_status=query.exit_status, failed=query.failed, host=query.host, since=query.since,
-        until=query.until, search=query.search, limit=query.limit,
-    ))
+    found = store.query_executions(
+        ExecutionQuery(
+            session_id=query.session_id,
+            cwd=query.cwd,
+            cwd_subtree=query.cwd_subtree,
+            exit_status=query.exit_status,
+            failed=query.failed,
+            host=query.host,
+            since=query.since,
+            until=query.until,
+            search=query.search,
+            limit=query.limit,
+        )
+    )
     return [
         {
-            "id": e.id, "session_id": e.session_id, "command": e.command, "executed_at": e.executed_at,
-            "duration_ms": e.duration_ms, "exit_status": e.exit_status, "pipeline_statuses": e.pipeline_statuses,
-            "cwd": e.working_directory, "cwd_after": e.cwd_after, "host": e.host, "user": e.user, "source": e.source,
-            **({"stdout": e.stdout.model_dump() if e.stdout else None,
-                "stderr": e.stderr.model_dump() if e.stderr else None} if with_output else {}),
+            "id": e.id,
+            "session_id": e.session_id,
+            "command": e.command,
+            "executed_at": e.executed_at,
+            "duration_ms": e.duration_ms,
+            "exit_status": e.exit_status,
+            "pipeline_statuses": e.pipeline_statuses,
+            "cwd": e.working_directory,
+            "cwd_after": e.cwd_after,
+            "host": e.host,
+            "user": e.user,
+            "source": e.source,
+            **(
+                {
+                    "stdout": e.stdout.model_dump() if e.stdout else None,
+                    "stderr": e.stderr.model_dump() if e.stderr else None,
+                }
+                if with_output
+                else {}
+            ),
         }
         for e in found
     ]
@@ -301,11 +375,23 @@ def sessions_via_store(store: Any, limit: int = 50) -> list[dict[str, Any]]:
     result = []
     for summary in store.list_sessions(limit=limit):
         s = summary.session
-        result.append(session_dict(
-            s.id, s.created_at, s.last_active, s.ended_at, s.shell, s.pid, s.tty, s.user, s.host,
-            s.global_context.working_directory, summary.command_count, summary.failed_count,
-            summary.conversation_count,
-        ))
+        result.append(
+            session_dict(
+                s.id,
+                s.created_at,
+                s.last_active,
+                s.ended_at,
+                s.shell,
+                s.pid,
+                s.tty,
+                s.user,
+                s.host,
+                s.global_context.working_directory,
+                summary.command_count,
+                summary.failed_count,
+                summary.conversation_count,
+            )
+        )
     return result
 
 
@@ -318,9 +404,13 @@ def resolve_session_id(store: Any, prefix: str) -> str:
 
     wanted = prefix.strip().upper()
     with store.engine.connect() as connection:
-        found = connection.execute(
-            select(sessions.c.id).where(sessions.c.id >= wanted, sessions.c.id < wanted + "~").limit(2)
-        ).scalars().all()
+        found = (
+            connection.execute(
+                select(sessions.c.id).where(sessions.c.id >= wanted, sessions.c.id < wanted + "~").limit(2)
+            )
+            .scalars()
+            .all()
+        )
     if not found:
         raise NotFound(f"no session {prefix!r}; `parsec sessions` lists them")
     if len(found) > 1:
@@ -329,6 +419,7 @@ def resolve_session_id(store: Any, prefix: str) -> str:
 
 
 # --- stats ----------------------------------------------------------------------------------------
+
 
 def _program(command_column: Any, dialect: str) -> Any:
     """The first word of a command (`git` for `git push`), computed in SQL."""
@@ -385,8 +476,12 @@ def stats(store: Any, since: datetime | None = None, top: int = 10, days: int = 
         "total": int(totals[0] or 0),
         "failed": int(totals[1] or 0),
         "programs": [
-            {"program": p or "(blank)", "runs": int(r), "failed": int(f or 0),
-             "failure_rate": (int(f or 0) / int(k)) if k else None}
+            {
+                "program": p or "(blank)",
+                "runs": int(r),
+                "failed": int(f or 0),
+                "failure_rate": (int(f or 0) / int(k)) if k else None,
+            }
             for p, r, f, k in programs
         ],
         "directories": [{"cwd": d, "runs": int(r)} for d, r in dirs],

@@ -224,7 +224,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 MIN_COMMAND_SHARE = 0.5  # of untimed entries whose first word is a command
 
 
-def format_problem(shell: str, data: bytes, parsed: ParsedHistory, is_command) -> str | None:  # noqa: ANN001
+def format_problem(shell: str, data: bytes, parsed: ParsedHistory, is_command) -> str | None:
     """Why `data` is not `shell`'s history file (one line), or None when it is.
 
     `is_command(word)` says whether a word is something a shell runs (keyword, builtin, program);
@@ -243,20 +243,27 @@ def format_problem(shell: str, data: bytes, parsed: ParsedHistory, is_command) -
     if not parsed.entries:
         return f"none of its {len(lines)} lines is a {shell} history entry"
     if shell == "fish":
-        return None if parsed.malformed * 2 <= len(parsed.entries) else (
-            f"{parsed.malformed} of its lines are not fish history (line {parsed.examples[0][0]}: {parsed.examples[0][1]!r})")
+        return (
+            None
+            if parsed.malformed * 2 <= len(parsed.entries)
+            else (
+                f"{parsed.malformed} of its lines are not fish history (line {parsed.examples[0][0]}: {parsed.examples[0][1]!r})"
+            )
+        )
     untimed = [entry for entry in parsed.entries if entry.timestamp is None]
     if len(untimed) * 2 <= len(parsed.entries):
         return None  # mostly in the shell's timed format
     strangers = [entry for entry in untimed if not _starts_with_command(entry.command, is_command)]
     if len(strangers) > len(untimed) * (1 - MIN_COMMAND_SHARE):
         first = strangers[0]
-        return (f"only {len(untimed) - len(strangers)} of its {len(untimed)} lines start with a command "
-                f"(line {first.line}: {first.command[:60]!r})")
+        return (
+            f"only {len(untimed) - len(strangers)} of its {len(untimed)} lines start with a command "
+            f"(line {first.line}: {first.command[:60]!r})"
+        )
     return None
 
 
-def _starts_with_command(command: str, is_command) -> bool:  # noqa: ANN001
+def _starts_with_command(command: str, is_command) -> bool:
     words = command.split()
     while words and _ASSIGNMENT.match(words[0]):
         words.pop(0)  # NAME=value cmd …, or a bare assignment

@@ -37,8 +37,7 @@ def ensure_schema(engine: Engine, *, migrate: bool = True) -> str | None:
             return revision
         if revision is not None and revision not in known_revisions():
             raise SchemaTooNew(
-                f"the store was written by a newer Parsec (schema {revision}); upgrade Parsec, "
-                "it was left untouched"
+                f"the store was written by a newer Parsec (schema {revision}); upgrade Parsec, it was left untouched"
             )
         if revision is None and PARSEC_TABLES & set(inspect(connection).get_table_names()):
             raise StoreError("the store has Parsec tables but no schema version; point store.url elsewhere")

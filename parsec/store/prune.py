@@ -105,11 +105,11 @@ def prune(store: SqlStore, policy: RetentionPolicy, *, dry_run: bool = False) ->
     )
 
 
-def _cutoff(now, days: int):  # noqa: ANN001, ANN202
+def _cutoff(now, days: int):
     return now - timedelta(days=days) if days else None
 
 
-def _doomed(store: SqlStore, table: Table, when: Column, cutoff, keep: int) -> list[str]:  # noqa: ANN001
+def _doomed(store: SqlStore, table: Table, when: Column, cutoff, keep: int) -> list[str]:
     """Ids older than `cutoff` or beyond the newest `keep` rows."""
     with store._read() as connection:
         found: set[str] = set()
@@ -138,7 +138,7 @@ def _count_executions(store: SqlStore, doomed_sessions: list[str], old: ColumnEl
 _HAS_OUTPUT = executions.c.stdout.is_not(None) | executions.c.stderr.is_not(None)
 
 
-def _count_outputs(store: SqlStore, cutoff, history_cutoff) -> int:  # noqa: ANN001
+def _count_outputs(store: SqlStore, cutoff, history_cutoff) -> int:
     """Commands older than `cutoff` that still carry output (and that the history tier keeps)."""
     if cutoff is None:
         return 0
@@ -149,7 +149,7 @@ def _count_outputs(store: SqlStore, cutoff, history_cutoff) -> int:  # noqa: ANN
         return connection.execute(select(func.count()).select_from(executions).where(condition)).scalar_one()
 
 
-def _drop_outputs(connection: Connection, cutoff, pacer: _Pacer) -> int:  # noqa: ANN001
+def _drop_outputs(connection: Connection, cutoff, pacer: _Pacer) -> int:
     """Set stdout/stderr to NULL on commands older than `cutoff`, oldest first, in paced batches.
 
     Each batch is a range of the executed_at index: an index-only probe finds where the next
@@ -176,7 +176,7 @@ def _drop_outputs(connection: Connection, cutoff, pacer: _Pacer) -> int:  # noqa
         after = edge
 
 
-def _stale_contexts(store: SqlStore, cutoff, doomed: list[str]) -> list[tuple[str, dict]]:  # noqa: ANN001
+def _stale_contexts(store: SqlStore, cutoff, doomed: list[str]) -> list[tuple[str, dict]]:
     """Sessions not active since `cutoff` whose context snapshot is not empty yet, with their data."""
     if cutoff is None:
         return []
@@ -187,8 +187,11 @@ def _stale_contexts(store: SqlStore, cutoff, doomed: list[str]) -> list[tuple[st
         for session_id, raw in found:
             data = json.loads(raw or "{}")
             context = data.get("global_context") or {}
-            if session_id not in going and (context.get("environment_snapshot") or context.get("active_tools")
-                                            or context.get("detected_project_type")):
+            if session_id not in going and (
+                context.get("environment_snapshot")
+                or context.get("active_tools")
+                or context.get("detected_project_type")
+            ):
                 stale.append((session_id, data))
     return stale
 
@@ -270,8 +273,9 @@ def _delete_where(connection: Connection, condition: ColumnElement[bool], pacer:
             return removed
 
 
-def delete_in_batches(store: SqlStore, table: Table, key: Column, keys: list, *, batch_size: int,
-                      secure: bool = False) -> int:  # noqa: ANN001
+def delete_in_batches(
+    store: SqlStore, table: Table, key: Column, keys: list, *, batch_size: int, secure: bool = False
+) -> int:
     """Delete rows whose `key` is in `keys`, a short transaction per batch. `secure` (SQLite)
     overwrites the deleted content with zeros instead of leaving it in free pages."""
     removed = 0
@@ -302,7 +306,7 @@ def _drop_conversations(store: SqlStore, ids: list[str], keep_achievements: bool
     return kept
 
 
-def _remember(store: SqlStore, connection, data: str) -> bool:  # noqa: ANN001
+def _remember(store: SqlStore, connection, data: str) -> bool:
     """Save a conversation's achievements before it goes; False when it achieved nothing."""
     conversation = Conversation.model_validate_json(data)
     summary = conversation.context_summary
@@ -310,8 +314,13 @@ def _remember(store: SqlStore, connection, data: str) -> bool:  # noqa: ANN001
     if not summary.key_achievements and not artifacts:
         return False
     store._save_achievements(
-        connection, conversation.id, conversation.name, conversation.working_directory,
-        summary.key_achievements, artifacts, conversation.finished_at or conversation.updated_at,
+        connection,
+        conversation.id,
+        conversation.name,
+        conversation.working_directory,
+        summary.key_achievements,
+        artifacts,
+        conversation.finished_at or conversation.updated_at,
     )
     return True
 
@@ -367,7 +376,7 @@ def scrub_sqlite(store: SqlStore) -> None:
     give_space_back(store, truncate_wal=True)
 
 
-def _chunks(items: list, size: int):  # noqa: ANN001, ANN202
+def _chunks(items: list, size: int):
     for start in range(0, len(items), size):
         yield items[start : start + size]
 

@@ -24,7 +24,11 @@ def cwd_condition(cwd: str, subtree: bool) -> ColumnElement[bool]:
 
 
 def execution_conditions(
-    connection: Connection, query: ExecutionQuery, *, paging: bool = True, search: bool = True,
+    connection: Connection,
+    query: ExecutionQuery,
+    *,
+    paging: bool = True,
+    search: bool = True,
     cwd: bool = True,
 ) -> list[ColumnElement[bool]] | None:
     """The conditions for `query`; None when nothing can match (an unknown paging id)."""
@@ -51,9 +55,7 @@ def execution_conditions(
         if condition is not None:
             conditions.append(condition)
     if paging and query.before_id is not None:
-        anchor = connection.execute(
-            select(c.executed_at, c.seq).where(c.id == query.before_id)
-        ).first()
+        anchor = connection.execute(select(c.executed_at, c.seq).where(c.id == query.before_id)).first()
         if anchor is None:
             return None
         at, seq = anchor

@@ -22,8 +22,18 @@ if TYPE_CHECKING:
     from typing import Any
 
 MODES = ("fuzzy", "prefix", "fulltext")
-ROW_FIELDS = ("seq", "id", "session_id", "command", "executed_at", "duration_ms", "exit_status", "cwd", "host",
-              "source")
+ROW_FIELDS = (
+    "seq",
+    "id",
+    "session_id",
+    "command",
+    "executed_at",
+    "duration_ms",
+    "exit_status",
+    "cwd",
+    "host",
+    "source",
+)
 
 
 # What the typed query asks of a command. `include`: words (or quoted phrases) that must be there,
@@ -80,14 +90,24 @@ def newest_seq(connection: sqlite3.Connection) -> int:
 
 
 def search_slice(
-    connection: sqlite3.Connection, scope: HistoryQuery, text: TextMatch, low: int, high: int, limit: int = 20_000,
+    connection: sqlite3.Connection,
+    scope: HistoryQuery,
+    text: TextMatch,
+    low: int,
+    high: int,
+    limit: int = 20_000,
 ) -> list[tuple]:
     """Executions with low < seq <= high matching the scope and the text, newest (by seq) first,
     as tuples in ROW_FIELDS order."""
-    where, params = _where(HistoryQuery(
-        session_id=scope.session_id, cwd=scope.cwd, cwd_subtree=scope.cwd_subtree, failed=scope.failed,
-        host=scope.host,
-    ))
+    where, params = _where(
+        HistoryQuery(
+            session_id=scope.session_id,
+            cwd=scope.cwd,
+            cwd_subtree=scope.cwd_subtree,
+            failed=scope.failed,
+            host=scope.host,
+        )
+    )
     clauses, text_params = text_clauses(text)
     clauses = ["seq > ?", "seq <= ?", *clauses]
     where = (where + " AND " if where else " WHERE ") + " AND ".join(clauses)
@@ -99,13 +119,15 @@ def previous_in_session(connection: sqlite3.Connection, session_id: str, execute
     """(command, exit_status) of the command run just before `executed_at` in that session."""
     return connection.execute(
         "SELECT command, exit_status FROM executions WHERE session_id = ? AND executed_at < ? "
-        "ORDER BY executed_at DESC LIMIT 1", (session_id, executed_at),
+        "ORDER BY executed_at DESC LIMIT 1",
+        (session_id, executed_at),
     ).fetchone()
 
 
 def last_command(connection: sqlite3.Connection, session_id: str) -> str | None:
     found = connection.execute(
-        "SELECT command FROM executions WHERE session_id = ? ORDER BY executed_at DESC LIMIT 1", (session_id,),
+        "SELECT command FROM executions WHERE session_id = ? ORDER BY executed_at DESC LIMIT 1",
+        (session_id,),
     ).fetchone()
     return found[0] if found else None
 
@@ -122,5 +144,6 @@ def recent_conversations(connection: sqlite3.Connection, limit: int = 200) -> li
     it looks in (the prompt, the commands the workflow ran) is inside the JSON."""
     return connection.execute(
         "SELECT id, session_id, updated_at, working_directory, data FROM conversations "
-        "ORDER BY updated_at DESC LIMIT ?", (limit,),
+        "ORDER BY updated_at DESC LIMIT ?",
+        (limit,),
     ).fetchall()

@@ -28,7 +28,6 @@ from .engine import WRITE
 from .faults import not_writable
 from .forgetting import Forgetting
 from .fts import uses_full_text_index
-from .windowed import newest_in_subtree, windowed_search
 from .queries import NEWEST_FIRST, cwd_condition, execution_conditions, under_directory
 from .schema import (
     achievements,
@@ -40,6 +39,7 @@ from .schema import (
     sessions,
     to_micros,
 )
+from .windowed import newest_in_subtree, windowed_search
 
 INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one transaction per call
 
@@ -116,12 +116,16 @@ class SqlStore(Forgetting):
             row = connection.execute(select(sessions).where(sessions.c.id == session_id)).mappings().first()
             if row is None:
                 raise NotFound(f"no session {session_id}; `parsec sessions` lists them")
-            history = connection.execute(
-                select(executions)
-                .where(executions.c.session_id == session_id)
-                .order_by(*NEWEST_FIRST)
-                .limit(history_limit)
-            ).mappings().all()
+            history = (
+                connection.execute(
+                    select(executions)
+                    .where(executions.c.session_id == session_id)
+                    .order_by(*NEWEST_FIRST)
+                    .limit(history_limit)
+                )
+                .mappings()
+                .all()
+            )
         return rows.session_from_row(row, [rows.execution_from_row(r) for r in reversed(history)])
 
     def list_sessions(self, limit: int = 50, open_only: bool = False) -> list[SessionSummary]:
@@ -201,9 +205,16 @@ class SqlStore(Forgetting):
             span = spans.get(item.session_id)
             if span is None:
                 spans[item.session_id] = {
-                    "id": item.session_id, "created_at": item.executed_at, "last_active": item.executed_at,
-                    "ended_at": None, "shell": "", "pid": None, "tty": "", "user": rows._text(item.user),
-                    "host": rows._text(item.host), "data": "{}",
+                    "id": item.session_id,
+                    "created_at": item.executed_at,
+                    "last_active": item.executed_at,
+                    "ended_at": None,
+                    "shell": "",
+                    "pid": None,
+                    "tty": "",
+                    "user": rows._text(item.user),
+                    "host": rows._text(item.host),
+                    "data": "{}",
                 }
             elif item.executed_at > span["last_active"]:
                 span["last_active"] = item.executed_at
@@ -245,17 +256,21 @@ class SqlStore(Forgetting):
             conditions = execution_conditions(connection, query or ExecutionQuery())
             if conditions is None:
                 return 0
-            return connection.execute(
-                select(func.count()).select_from(executions).where(*conditions)
-            ).scalar_one()
+            return connection.execute(select(func.count()).select_from(executions).where(*conditions)).scalar_one()
 
     def recorded_times(self, commands: list[str], since: datetime, until: datetime) -> list[tuple[str, str, datetime]]:
         """(id, command, executed_at) of commands recorded by a shell hook (not imported) whose text
         is one of `commands`, in [since, until): what an import matches its entries against."""
-        condition = ((executions.c.executed_at >= since) & (executions.c.executed_at < until)
-                     & (executions.c.source != "import") & executions.c.command.in_(commands))
+        condition = (
+            (executions.c.executed_at >= since)
+            & (executions.c.executed_at < until)
+            & (executions.c.source != "import")
+            & executions.c.command.in_(commands)
+        )
         with self._read() as connection:
-            found = connection.execute(select(executions.c.id, executions.c.command, executions.c.executed_at).where(condition))
+            found = connection.execute(
+                select(executions.c.id, executions.c.command, executions.c.executed_at).where(condition)
+            )
             return [tuple(row) for row in found]
 
     # --- conversations -----------------------------------------------------------------------
@@ -279,8 +294,15 @@ class SqlStore(Forgetting):
     ) -> list[ConversationSummary]:
         c = conversations.c
         statement = select(
-            c.id, c.session_id, c.name, c.original_prompt, c.status, c.created_at, c.updated_at,
-            c.working_directory, c.step_count,
+            c.id,
+            c.session_id,
+            c.name,
+            c.original_prompt,
+            c.status,
+            c.created_at,
+            c.updated_at,
+            c.working_directory,
+            c.step_count,
         ).order_by(c.updated_at.desc(), c.id.desc())
         if session_id is not None:
             statement = statement.where(c.session_id == session_id)
@@ -290,9 +312,15 @@ class SqlStore(Forgetting):
             found = connection.execute(statement.limit(limit)).mappings().all()
         return [
             ConversationSummary(
-                id=r["id"], session_id=r["session_id"], name=r["name"], original_prompt=r["original_prompt"],
-                status=ConversationStatus(r["status"]), created_at=r["created_at"], updated_at=r["updated_at"],
-                working_directory=r["working_directory"], step_count=r["step_count"],
+                id=r["id"],
+                session_id=r["session_id"],
+                name=r["name"],
+                original_prompt=r["original_prompt"],
+                status=ConversationStatus(r["status"]),
+                created_at=r["created_at"],
+                updated_at=r["updated_at"],
+                working_directory=r["working_directory"],
+                step_count=r["step_count"],
             )
             for r in found
         ]
@@ -300,8 +328,12 @@ class SqlStore(Forgetting):
     # --- learned preferences -----------------------------------------------------------------
 
     def set_preference(self, namespace: str, key: str, value: dict) -> None:
-        row = {"namespace": namespace, "key": store_gate(key), "value": json.dumps(mask_json(value, store_gate)),
-               "updated_at": utcnow()}
+        row = {
+            "namespace": namespace,
+            "key": store_gate(key),
+            "value": json.dumps(mask_json(value, store_gate)),
+            "updated_at": utcnow(),
+        }
         statement = self._insert(preferences).values(row)
         statement = statement.on_conflict_do_update(
             index_elements=["namespace", "key"],
@@ -327,12 +359,22 @@ class SqlStore(Forgetting):
     # --- LLM usage ---------------------------------------------------------------------------
 
     def record_llm_usage(
-        self, provider: str, model: str, purpose: str, input_tokens: int, output_tokens: int,
-        conversation_id: str | None = None, at: datetime | None = None,
+        self,
+        provider: str,
+        model: str,
+        purpose: str,
+        input_tokens: int,
+        output_tokens: int,
+        conversation_id: str | None = None,
+        at: datetime | None = None,
     ) -> None:
         row = {
-            "at": at or utcnow(), "provider": provider, "model": model, "purpose": purpose,
-            "input_tokens": int(input_tokens), "output_tokens": int(output_tokens),
+            "at": at or utcnow(),
+            "provider": provider,
+            "model": model,
+            "purpose": purpose,
+            "input_tokens": int(input_tokens),
+            "output_tokens": int(output_tokens),
             "conversation_id": conversation_id,
         }
         with self._write() as connection:
@@ -343,7 +385,9 @@ class SqlStore(Forgetting):
         c = llm_usage.c
         statement = (
             select(
-                c.provider, c.model, func.count().label("calls"),
+                c.provider,
+                c.model,
+                func.count().label("calls"),
                 func.coalesce(func.sum(c.input_tokens), 0).label("input_tokens"),
                 func.coalesce(func.sum(c.output_tokens), 0).label("output_tokens"),
             )
@@ -355,27 +399,45 @@ class SqlStore(Forgetting):
         with self._read() as connection:
             found = connection.execute(statement).mappings().all()
         return [
-            {**row, "calls": int(row["calls"]), "input_tokens": int(row["input_tokens"]),
-             "output_tokens": int(row["output_tokens"])}
+            {
+                **row,
+                "calls": int(row["calls"]),
+                "input_tokens": int(row["input_tokens"]),
+                "output_tokens": int(row["output_tokens"]),
+            }
             for row in found
         ]
 
     # --- achievements (cross-conversation learning) ------------------------------------------
 
     def save_achievements(
-        self, conversation_id: str, name: str, working_directory: str, achievements: list[str],
-        artifacts: list[str], completed_at: datetime,
+        self,
+        conversation_id: str,
+        name: str,
+        working_directory: str,
+        achievements: list[str],
+        artifacts: list[str],
+        completed_at: datetime,
     ) -> None:
         """Store (or replace) what a conversation achieved; kept when the conversation is pruned."""
         with self._write() as connection:
-            self._save_achievements(connection, conversation_id, name, working_directory,
-                                    achievements, artifacts, completed_at)
+            self._save_achievements(
+                connection, conversation_id, name, working_directory, achievements, artifacts, completed_at
+            )
 
-    def _save_achievements(self, connection: Connection, conversation_id: str, name: str,
-                           working_directory: str, done: list[str], artifacts: list[str],
-                           completed_at: datetime) -> None:
+    def _save_achievements(
+        self,
+        connection: Connection,
+        conversation_id: str,
+        name: str,
+        working_directory: str,
+        done: list[str],
+        artifacts: list[str],
+        completed_at: datetime,
+    ) -> None:
         row = {
-            "conversation_id": conversation_id, "name": rows._text(store_gate(name)),
+            "conversation_id": conversation_id,
+            "name": rows._text(store_gate(name)),
             "working_directory": rows._text(working_directory),
             "achievements": json.dumps(mask_json(list(done), store_gate)),
             "artifacts": json.dumps(mask_json(list(artifacts), store_gate)),
@@ -408,8 +470,7 @@ class SqlStore(Forgetting):
 _PG_COLUMNS = [column.name for column in executions.columns if column.name != "seq"]
 _PG_QUOTED = ", ".join('"' + name + '"' for name in _PG_COLUMNS)  # "user" is reserved
 _PG_INSERT = (
-    f"INSERT INTO executions ({_PG_QUOTED}) VALUES ({', '.join(['%s'] * len(_PG_COLUMNS))}) "
-    "ON CONFLICT (id) DO NOTHING"
+    f"INSERT INTO executions ({_PG_QUOTED}) VALUES ({', '.join(['%s'] * len(_PG_COLUMNS))}) ON CONFLICT (id) DO NOTHING"
 )
 
 # SQLite: one INSERT ... SELECT over json_each() per chunk instead of executemany. FTS5 (SQLite
@@ -453,4 +514,3 @@ def _first_line(err: Exception) -> str:
 
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]
-

@@ -44,7 +44,7 @@ def _newest(rows: list[RowMapping], limit: int) -> list[RowMapping]:
     return sorted(rows, key=lambda row: (row["executed_at"], row["seq"]), reverse=True)[:limit]
 
 
-def _newer_rows_below(connection: Connection, low: int, oldest_found) -> bool:  # noqa: ANN001
+def _newer_rows_below(connection: Connection, low: int, oldest_found) -> bool:
     """Whether a row with seq <= low is newer than the oldest row found (ties rank lower: their
     seq is smaller). Walks the time index from the newest end: cheap when seq follows time."""
     newest_below = connection.execute(
@@ -76,9 +76,7 @@ def newest_in_subtree(
         return None
     found: list[RowMapping] = []
     for cwd in directories:
-        statement = (
-            select(executions).where(executions.c.cwd == cwd, *conditions).order_by(*NEWEST_FIRST).limit(limit)
-        )
+        statement = select(executions).where(executions.c.cwd == cwd, *conditions).order_by(*NEWEST_FIRST).limit(limit)
         found = _newest(found + list(connection.execute(statement).mappings()), limit)
     return found
 

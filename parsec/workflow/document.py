@@ -16,8 +16,9 @@ SCHEMA = "parsec.workflow.result/1"
 EXCERPT_CHARS = 400  # the end of a command's output: where the result usually is
 
 
-def result_document(conversation: Conversation, outcome: Outcome, *, final_cwd: str | None = None,
-                    full: bool = False) -> dict[str, Any]:
+def result_document(
+    conversation: Conversation, outcome: Outcome, *, final_cwd: str | None = None, full: bool = False
+) -> dict[str, Any]:
     from .engine import resume_point
 
     cwd = final_cwd or resume_point(conversation, {})[0]
@@ -52,7 +53,7 @@ def env_changes(conversation: Conversation) -> list[dict[str, Any]]:
 
 def _step(state: Any, achievements: list[str]) -> dict[str, Any]:
     prefix = f"Step {state.step.index + 1}: "
-    summary = next((a[len(prefix):] for a in achievements if a.startswith(prefix)), None)
+    summary = next((a[len(prefix) :] for a in achievements if a.startswith(prefix)), None)
     return {
         "index": state.step.index + 1,
         "description": state.step.description,

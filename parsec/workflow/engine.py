@@ -18,7 +18,13 @@ from ..errors import ParsecError
 from ..models.base import utcnow
 from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import (
-    Approval, Conversation, ConversationStatus, ModelExchange, StepStatus, WorkflowPlan, WorkflowStepState,
+    Approval,
+    Conversation,
+    ConversationStatus,
+    ModelExchange,
+    StepStatus,
+    WorkflowPlan,
+    WorkflowStepState,
 )
 from .execution import ExecutionSteps
 from .gatekeeping import GateSteps
@@ -31,8 +37,14 @@ from .stepgen import ask_step, request_overhead, step_request
 
 # Needed once the plan is back, not before the planning request: imported in the methods that
 # use them (and in the background while the model thinks, see _warm_up).
-AFTER_PLAN_MODULES = ("parsec.workflow.gate", "parsec.workflow.risk", "parsec.workflow.results",
-                      "parsec.workflow.handoff", "bashlex", "rich.console")
+AFTER_PLAN_MODULES = (
+    "parsec.workflow.gate",
+    "parsec.workflow.risk",
+    "parsec.workflow.results",
+    "parsec.workflow.handoff",
+    "bashlex",
+    "rich.console",
+)
 
 
 class WorkflowPaused(ParsecError):
@@ -66,8 +78,17 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
     """The life cycle: planning, the step loop, the end; the gate (gatekeeping.py) and running
     commands, retries and recovery (execution.py) are its other two parts."""
 
-    def __init__(self, conversation: Conversation, *, store: Any, provider: Any, context: Any, ui: Any,
-                 options: RunOptions, session: Any = None) -> None:
+    def __init__(
+        self,
+        conversation: Conversation,
+        *,
+        store: Any,
+        provider: Any,
+        context: Any,
+        ui: Any,
+        options: RunOptions,
+        session: Any = None,
+    ) -> None:
         self.conversation = conversation
         self.store = store
         self.provider = provider
@@ -169,8 +190,14 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         when_request_sent(self.provider, self._warm_up)
         previous = conversation.workflow
         with self._waiting("Planning"):
-            name, plan = make_plan(self.provider, messages, max_steps=self.options.max_plan_steps, remark=remark,
-                                   previous=previous, exchanges=conversation.planning_exchanges)
+            name, plan = make_plan(
+                self.provider,
+                messages,
+                max_steps=self.options.max_plan_steps,
+                remark=remark,
+                previous=previous,
+                exchanges=conversation.planning_exchanges,
+            )
         conversation.planning_exchanges[-1:] = [self._masked(e) for e in conversation.planning_exchanges[-1:]]
         if previous is None:
             conversation.name = clean_name(name, conversation.original_prompt)
@@ -231,7 +258,9 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             for i, text in enumerate(descriptions):
                 self.ui.say(f"  {i + 1}. {text}")
         if descriptions != [s.description for s in conversation.workflow.steps]:
-            conversation.set_plan(WorkflowPlan.from_descriptions(descriptions, revision=conversation.workflow.revision + 1))
+            conversation.set_plan(
+                WorkflowPlan.from_descriptions(descriptions, revision=conversation.workflow.revision + 1)
+            )
             self.save()
 
     # --- steps -----------------------------------------------------------------------------
@@ -256,8 +285,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             if not pending:
                 shell_name, extra = os.path.basename(shell.shell), " ".join(filter(None, [declined_note(state), extra]))
                 messages, step_context, report = self.context.step_messages(
-                    self.conversation, index, environment=self._environment(),
-                    reserve=request_overhead(self.context.counter, shell_name, extra))
+                    self.conversation,
+                    index,
+                    environment=self._environment(),
+                    reserve=request_overhead(self.context.counter, shell_name, extra),
+                )
                 state.context_used = step_context
                 self._step_messages = messages
                 for warning in report.warnings:  # a failing or timed-out dynamic context command
@@ -270,8 +302,9 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     if self._commands_run(state) == 0:
                         verdict = self._done_without_command(state, reply.summary)
                         if verdict == "run":
-                            extra = ("The user disagrees that this step is already done: give a command "
-                                     "that carries it out.")
+                            extra = (
+                                "The user disagrees that this step is already done: give a command that carries it out."
+                            )
                             continue
                         if verdict != "accept":
                             return
@@ -280,16 +313,20 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 if not reply.candidates:
                     empty_replies += 1
                     if empty_replies > 2:
-                        raise ParsecError(f"the model gave no command for step {index + 1} three times; "
-                                          "try another model (--model) or rephrase the request")
+                        raise ParsecError(
+                            f"the model gave no command for step {index + 1} three times; "
+                            "try another model (--model) or rephrase the request"
+                        )
                     extra = "Your last reply had no candidates: give at least one command, or done=true."
                     continue
                 ran = self._commands_run(state)
                 if ran >= allowed:
                     extra = self._recover(
-                        state, f"Step {index + 1} ran {ran} commands and the model has not said it is done.",
+                        state,
+                        f"Step {index + 1} ran {ran} commands and the model has not said it is done.",
                         on_retry="The user chose to go on with this step: if the results above already "
-                                 "achieve it, say done; otherwise give the next command.")
+                        "achieve it, say done; otherwise give the next command.",
+                    )
                     allowed += self.options.max_commands_per_step  # the user chose to go on
                     continue
                 # A done flag that comes with commands is not trusted: the step is complete only
@@ -307,8 +344,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             pending = []
             # The model said beforehand what success looks like: a command that meets it (as
             # suggested, not edited) completes the step without another call.
-            if (state.command_attempts[-1].approval != Approval.edited and not (result.interrupted or result.timed_out)
-                    and meets(candidate.expect, result.exit_status, result.output)):
+            if (
+                state.command_attempts[-1].approval != Approval.edited
+                and not (result.interrupted or result.timed_out)
+                and meets(candidate.expect, result.exit_status, result.output)
+            ):
                 self._complete(state, reply.summary or candidate.explanation)
                 return
             extra = self._after_run(state, result)
@@ -323,14 +363,24 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         self.save()
         saver = getattr(self.store, "save_achievements", None)
         if saver is not None:
-            saver(conversation.id, conversation.name, conversation.working_directory, summary.key_achievements,
-                  [a.path for a in summary.generated_artifacts], conversation.finished_at or utcnow())
+            saver(
+                conversation.id,
+                conversation.name,
+                conversation.working_directory,
+                summary.key_achievements,
+                [a.path for a in summary.generated_artifacts],
+                conversation.finished_at or utcnow(),
+            )
         self.ui.say(f"Finished: {conversation.name}", style="bold green")
         from .wrapup import final_summary
 
         shell = self.shell
-        for line in final_summary(conversation, shell.cwd if shell else "", dict(shell.env) if shell else {},
-                                  cd_carried=bool(self.options.env.get("PARSEC_CD_FILE"))):
+        for line in final_summary(
+            conversation,
+            shell.cwd if shell else "",
+            dict(shell.env) if shell else {},
+            cd_carried=bool(self.options.env.get("PARSEC_CD_FILE")),
+        ):
             self.ui.say(line)
 
     def _hand_back(self) -> None:
@@ -340,7 +390,10 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             final_cwd = self.final_cwd = self.shell.cwd
             self.shell.close()
             self.shell = None
-            if final_cwd != self.conversation.working_directory and self.conversation.status == ConversationStatus.finished:
+            if (
+                final_cwd != self.conversation.working_directory
+                and self.conversation.status == ConversationStatus.finished
+            ):
                 write_final_directory(final_cwd, self.options.env)
         append_history(self.executed_commands, self.options.env)
 

@@ -26,8 +26,13 @@ class ExecutionSteps:
         before_cwd, before_env = shell.cwd, dict(shell.env)
         before_files = take_snapshot(before_cwd)
         out, stdin_fd = self.ui.command_streams()
-        result = shell.run(command, timeout=self.options.command_timeout_s or None, echo=out, stdin_fd=stdin_fd,
-                           detached_input=stdin_fd is None)
+        result = shell.run(
+            command,
+            timeout=self.options.command_timeout_s or None,
+            echo=out,
+            stdin_fd=stdin_fd,
+            detached_input=stdin_fd is None,
+        )
         self.executed_commands.append(command)
         attempt.executed = True
         attempt.exit_status = result.exit_status
@@ -43,7 +48,8 @@ class ExecutionSteps:
             if artifact not in state.artifacts_produced:
                 state.artifacts_produced.append(artifact)
         state.environment_changes.extend(
-            environment_changes(before_cwd, result.cwd, before_env, result.env, index, mask=self.options.mask))
+            environment_changes(before_cwd, result.cwd, before_env, result.env, index, mask=self.options.mask)
+        )
         self.save()
         return result
 
@@ -59,24 +65,34 @@ class ExecutionSteps:
             what = "timed out" if result.timed_out else "was interrupted (Ctrl-C)"
             self._fail(state, attempt, f"The command `{attempt.command}` {what}.")
             problem = f"The command {what}."
-            return self._recover(state, problem, on_retry=f"The user asked to retry after: {problem} "
-                                                          "Suggest the command again (or a better one).")
+            return self._recover(
+                state,
+                problem,
+                on_retry=f"The user asked to retry after: {problem} Suggest the command again (or a better one).",
+            )
         if result.exit_status == 0:
             return ""
         self._fail(state, attempt, None)
         if state.retries < self.options.max_retries:
             state.retries += 1
             self.save()
-            self.ui.say(f"Exit status {result.exit_status}: asking for a fix "
-                        f"(retry {state.retries}/{self.options.max_retries})", style="yellow")
+            self.ui.say(
+                f"Exit status {result.exit_status}: asking for a fix "
+                f"(retry {state.retries}/{self.options.max_retries})",
+                style="yellow",
+            )
             return "The previous command failed: see error_context, and suggest a corrected command."
-        return self._recover(state, f"Exit status {result.exit_status} after {state.retries} retries.",
-                             on_retry="The user asked to retry: suggest a corrected command.")
+        return self._recover(
+            state,
+            f"Exit status {result.exit_status} after {state.retries} retries.",
+            on_retry="The user asked to retry: suggest a corrected command.",
+        )
 
     def _fail(self, state: WorkflowStepState, attempt: CommandAttempt, message: str | None) -> None:
         tail = attempt.output.render()[-ERROR_TAIL_BYTES:] if attempt.output else ""
         state.error_context = message or (
-            f"The command `{attempt.command}` exited with status {attempt.exit_status}.\nOutput (tail):\n{tail}")
+            f"The command `{attempt.command}` exited with status {attempt.exit_status}.\nOutput (tail):\n{tail}"
+        )
         state.transition(StepStatus.failed)
         self.save()
 
@@ -158,8 +174,10 @@ class ExecutionSteps:
         last.interrupted = True
         if last.approval is None:
             last.approval = Approval.declined
-        state.error_context = (f"Parsec stopped while `{last.command}` ran; it was interrupted and may have "
-                               "partly run: check what it did before running it again.")
+        state.error_context = (
+            f"Parsec stopped while `{last.command}` ran; it was interrupted and may have "
+            "partly run: check what it did before running it again."
+        )
         state.transition(StepStatus.failed)
         self.save()
 

@@ -30,11 +30,21 @@ class Decision:
 
 
 _WORDS = {
-    "e": Choice.edit, "edit": Choice.edit,
-    "x": Choice.explain, "?": Choice.explain, "explain": Choice.explain,
-    "a": Choice.alternative, "alt": Choice.alternative, "alternative": Choice.alternative, "n": Choice.alternative, "no": Choice.alternative,
-    "s": Choice.skip, "skip": Choice.skip,
-    "q": Choice.abort, "abort": Choice.abort, "quit": Choice.abort,
+    "e": Choice.edit,
+    "edit": Choice.edit,
+    "x": Choice.explain,
+    "?": Choice.explain,
+    "explain": Choice.explain,
+    "a": Choice.alternative,
+    "alt": Choice.alternative,
+    "alternative": Choice.alternative,
+    "n": Choice.alternative,
+    "no": Choice.alternative,
+    "s": Choice.skip,
+    "skip": Choice.skip,
+    "q": Choice.abort,
+    "abort": Choice.abort,
+    "quit": Choice.abort,
 }
 
 
@@ -75,18 +85,48 @@ def auto_decision(verdict: RiskVerdict, up_to: str = "medium") -> Decision:
 def interpret_recovery(answer: str) -> str | None:
     """After a failure or Ctrl-C: retry / skip / abort (None: ask again)."""
     word = answer.strip().lower()
-    return {"r": "retry", "retry": "retry", "": "retry", "s": "skip", "skip": "skip", "q": "abort", "a": "abort", "abort": "abort"}.get(word)
+    return {
+        "r": "retry",
+        "retry": "retry",
+        "": "retry",
+        "s": "skip",
+        "skip": "skip",
+        "q": "abort",
+        "a": "abort",
+        "abort": "abort",
+    }.get(word)
 
 
 def interpret_plan(answer: str) -> str | None:
     """At the plan: accept / edit / replan / abort (None: ask again)."""
     word = answer.strip().lower()
-    return {"": "accept", "y": "accept", "yes": "accept", "e": "edit", "edit": "edit", "r": "replan", "replan": "replan",
-            "q": "abort", "abort": "abort", "n": "abort"}.get(word)
+    return {
+        "": "accept",
+        "y": "accept",
+        "yes": "accept",
+        "e": "edit",
+        "edit": "edit",
+        "r": "replan",
+        "replan": "replan",
+        "q": "abort",
+        "abort": "abort",
+        "n": "abort",
+    }.get(word)
 
 
 def interpret_done(answer: str) -> str | None:
     """When the model says a step is done without a command: accept / run / skip / abort."""
     word = answer.strip().lower()
-    return {"": "accept", "y": "accept", "yes": "accept", "r": "run", "run": "run", "n": "run", "no": "run",
-            "s": "skip", "skip": "skip", "q": "abort", "abort": "abort"}.get(word)
+    return {
+        "": "accept",
+        "y": "accept",
+        "yes": "accept",
+        "r": "run",
+        "run": "run",
+        "n": "run",
+        "no": "run",
+        "s": "skip",
+        "skip": "skip",
+        "q": "abort",
+        "abort": "abort",
+    }.get(word)

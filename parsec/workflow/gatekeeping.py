@@ -32,9 +32,12 @@ class GateSteps:
         if state.status != StepStatus.command_suggested:
             state.transition(StepStatus.command_suggested)
         attempt = CommandAttempt(
-            suggested_command=self.options.mask(candidate.command), command=self.options.mask(candidate.command),
-            explanation=self.options.mask(candidate.explanation), risk_level=verdict.level,
-            risk_reasons=verdict.reasons, cwd=shell.cwd,
+            suggested_command=self.options.mask(candidate.command),
+            command=self.options.mask(candidate.command),
+            explanation=self.options.mask(candidate.explanation),
+            risk_level=verdict.level,
+            risk_reasons=verdict.reasons,
+            cwd=shell.cwd,
         )
         state.command_attempts.append(attempt)
         self.save()
@@ -46,9 +49,12 @@ class GateSteps:
                 state.transition(StepStatus.skipped, by_user=True)
             elif command == "abort":
                 state.transition(StepStatus.aborted, by_user=True)
-                reason = (f"declined a {verdict.level}-risk command under --yes"
-                          + ("" if self.options.auto_level == "medium" else f"={self.options.auto_level}")
-                          if self.options.auto_yes else "aborted by the user")
+                reason = (
+                    f"declined a {verdict.level}-risk command under --yes"
+                    + ("" if self.options.auto_level == "medium" else f"={self.options.auto_level}")
+                    if self.options.auto_yes
+                    else "aborted by the user"
+                )
                 self.conversation.error = reason
                 self.conversation.transition(ConversationStatus.aborted)
             self.save()
@@ -108,8 +114,11 @@ class GateSteps:
 
         self.ui.explain(candidate, verdict)
         command = self.options.mask(candidate.command)
-        messages = [*self._step_messages, ChatMessage(role="assistant", content=command),
-                    ChatMessage(role="user", content=EXPLAIN_REQUEST.format(command=command))]
+        messages = [
+            *self._step_messages,
+            ChatMessage(role="assistant", content=command),
+            ChatMessage(role="user", content=EXPLAIN_REQUEST.format(command=command)),
+        ]
         deltas = None
         try:
             deltas = self.provider.stream(self.context.fit_messages(messages), purpose="explain")

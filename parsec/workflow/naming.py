@@ -4,7 +4,24 @@ from __future__ import annotations
 
 import re
 
-_FILLER = {"please", "can", "you", "could", "would", "i", "want", "to", "the", "a", "an", "me", "for", "my", "help", "some"}
+_FILLER = {
+    "please",
+    "can",
+    "you",
+    "could",
+    "would",
+    "i",
+    "want",
+    "to",
+    "the",
+    "a",
+    "an",
+    "me",
+    "for",
+    "my",
+    "help",
+    "some",
+}
 
 
 def name_from_prompt(prompt: str, max_words: int = 5) -> str:

@@ -26,8 +26,15 @@ def with_instructions(messages: list[ChatMessage], instructions: str) -> list[Ch
     return out
 
 
-def make_plan(provider: Any, messages: list[ChatMessage], *, max_steps: int = MAX_PLAN_STEPS, remark: str | None = None,
-              previous: WorkflowPlan | None = None, exchanges: list | None = None) -> tuple[str, WorkflowPlan]:
+def make_plan(
+    provider: Any,
+    messages: list[ChatMessage],
+    *,
+    max_steps: int = MAX_PLAN_STEPS,
+    remark: str | None = None,
+    previous: WorkflowPlan | None = None,
+    exchanges: list | None = None,
+) -> tuple[str, WorkflowPlan]:
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
     and answered, is appended to `exchanges`."""
     instructions = PLAN_INSTRUCTIONS.format(max_steps=max_steps)

@@ -30,8 +30,10 @@ from typing import Any
 from ..context.tokens import _MessageCounting, get_token_counter
 from ..errors import NotFound
 
-_EXECUTION_COLUMNS = ("id, session_id, command, executed_at, duration_ms, exit_status, pipeline_statuses, stdout, "
-                      "stderr, cwd, cwd_after, host, user, source")
+_EXECUTION_COLUMNS = (
+    "id, session_id, command, executed_at, duration_ms, exit_status, pipeline_statuses, stdout, "
+    "stderr, cwd, cwd_after, host, user, source"
+)
 
 
 class Utf8BoundCounter(_MessageCounting):
@@ -98,6 +100,7 @@ REQUEST_SETTLE_S = 0.02  # after the request hook: the request is written and th
 def run_later(delay: float, jobs: list[Any]) -> None:
     """Run `jobs` one after the other in one daemon thread, `delay` seconds from now. A job that
     fails is left for the main thread to meet (and report) when it needs the same thing."""
+
     def work() -> None:
         for job in jobs:
             try:
@@ -130,6 +133,7 @@ def when_request_sent(provider: Any, callback: Any) -> None:
 
 
 # --- the store -----------------------------------------------------------------------------------
+
 
 class DeferredStore:
     """The ContextStore for the start of `parsec ask` (see the module docstring)."""
@@ -214,7 +218,9 @@ class DeferredStore:
                 return NotFound(f"no session {session_id}; `parsec sessions` lists them")
             history = connection.execute(
                 f"SELECT {_EXECUTION_COLUMNS} FROM executions WHERE session_id = ? "
-                "ORDER BY executed_at DESC, seq DESC LIMIT ?", (session_id, history_limit)).fetchall()
+                "ORDER BY executed_at DESC, seq DESC LIMIT ?",
+                (session_id, history_limit),
+            ).fetchall()
             return _session_from_row(row, [_execution_from_row(r) for r in reversed(history)])
 
         found = self._raw(read)
@@ -225,8 +231,16 @@ class DeferredStore:
         return found
 
     def query_executions(self, query: Any) -> list[Any]:
-        simple = (query.cwd is None and query.exit_status is None and query.failed is None and query.host is None
-                  and query.since is None and query.until is None and not query.search and query.before_id is None)
+        simple = (
+            query.cwd is None
+            and query.exit_status is None
+            and query.failed is None
+            and query.host is None
+            and query.since is None
+            and query.until is None
+            and not query.search
+            and query.before_id is None
+        )
 
         def read(connection: sqlite3.Connection) -> list[Any]:
             connection.row_factory = sqlite3.Row
@@ -234,8 +248,9 @@ class DeferredStore:
             limit = " LIMIT ?" if query.limit and query.limit > 0 else ""
             if limit:
                 args.append(query.limit)
-            found = connection.execute(f"SELECT {_EXECUTION_COLUMNS} FROM executions {where}"
-                                       f"ORDER BY executed_at DESC, seq DESC{limit}", args).fetchall()
+            found = connection.execute(
+                f"SELECT {_EXECUTION_COLUMNS} FROM executions {where}ORDER BY executed_at DESC, seq DESC{limit}", args
+            ).fetchall()
             return [_execution_from_row(r) for r in found]
 
         found = self._raw(read) if simple else None
@@ -252,17 +267,25 @@ class DeferredStore:
                 if base:
                     where = "WHERE (working_directory = ? OR (working_directory >= ? AND working_directory < ?))"
                     args.insert(0, base)
-            found = connection.execute(f"SELECT * FROM achievements {where} ORDER BY completed_at DESC LIMIT ?",
-                                       [*args, limit]).fetchall()
-            return [{**dict(row), "completed_at": _from_micros(row["completed_at"]),
-                     "achievements": json.loads(row["achievements"]), "artifacts": json.loads(row["artifacts"])}
-                    for row in found]
+            found = connection.execute(
+                f"SELECT * FROM achievements {where} ORDER BY completed_at DESC LIMIT ?", [*args, limit]
+            ).fetchall()
+            return [
+                {
+                    **dict(row),
+                    "completed_at": _from_micros(row["completed_at"]),
+                    "achievements": json.loads(row["achievements"]),
+                    "artifacts": json.loads(row["artifacts"]),
+                }
+                for row in found
+            ]
 
         found = self._raw(read)
         return self.result().recent_achievements(cwd, limit=limit) if found is None else found
 
 
 # --- rows read with sqlite3: times arrive as microseconds, store.rows converts the rest --------
+
 
 def _from_micros(value: int | None) -> Any:
     from ..store.micros import from_micros

@@ -23,7 +23,9 @@ def conversation_lines(conversation: Conversation) -> list[str]:
         for attempt in state.command_attempts:
             approval = attempt.approval.value if attempt.approval else "pending"
             ran = _ran(attempt)
-            edited = f" (suggested: {attempt.suggested_command})" if attempt.command != attempt.suggested_command else ""
+            edited = (
+                f" (suggested: {attempt.suggested_command})" if attempt.command != attempt.suggested_command else ""
+            )
             flag = " interrupted" if attempt.interrupted and attempt.exit_status is not None else ""
             lines.append(f"     $ {attempt.command}{edited}")
             lines.append(f"       {approval}, risk {attempt.risk_level}, {ran}{flag}")

@@ -89,7 +89,9 @@ def _git_status(root: str) -> dict[str, str] | None:
     try:
         result = subprocess.run(
             ["git", "-C", root, "status", "--porcelain=v1", "-z", "--untracked-files=all"],
-            capture_output=True, timeout=5, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            capture_output=True,
+            timeout=5,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )
         top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"], capture_output=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired):
@@ -111,8 +113,14 @@ def _git_status(root: str) -> dict[str, str] | None:
     return entries
 
 
-def environment_changes(before_cwd: str, after_cwd: str, before_env: dict[str, str], after_env: dict[str, str],
-                        step_index: int, mask=lambda value: value) -> list[EnvironmentChange]:
+def environment_changes(
+    before_cwd: str,
+    after_cwd: str,
+    before_env: dict[str, str],
+    after_env: dict[str, str],
+    step_index: int,
+    mask=lambda value: value,
+) -> list[EnvironmentChange]:
     out: list[EnvironmentChange] = []
     # A session masker also hides (and remembers) the whole value of a secret-named variable.
     shown = getattr(mask, "value", None) or (lambda name, value: mask(value))
@@ -124,6 +132,13 @@ def environment_changes(before_cwd: str, after_cwd: str, before_env: dict[str, s
         old, new = before_env.get(name), after_env.get(name)
         if old != new:
             kind = "path" if name == "PATH" else "env_var"
-            out.append(EnvironmentChange(kind=kind, name=name, old_value=None if old is None else shown(name, old),
-                                         new_value=None if new is None else shown(name, new), step_index=step_index))
+            out.append(
+                EnvironmentChange(
+                    kind=kind,
+                    name=name,
+                    old_value=None if old is None else shown(name, old),
+                    new_value=None if new is None else shown(name, new),
+                    step_index=step_index,
+                )
+            )
     return out

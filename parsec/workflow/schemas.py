@@ -11,7 +11,9 @@ class PlanReply(BaseModel):
     """The planning call's answer: a short name and 1–12 imperative steps, no commands."""
 
     name: str = Field("", description="a short human name for the workflow, at most 6 words")
-    steps: list[str] = Field(min_length=1, max_length=MAX_PLAN_STEPS, description="imperative step descriptions, in order")
+    steps: list[str] = Field(
+        min_length=1, max_length=MAX_PLAN_STEPS, description="imperative step descriptions, in order"
+    )
 
     @field_validator("steps")
     @classmethod
@@ -37,8 +39,10 @@ class CommandCandidate(BaseModel):
     command: str = Field(min_length=1, description="one shell command line")
     explanation: str = Field("", description="one sentence: what it does and why")
     expect: Expectation | None = Field(
-        None, description="when success can be read from the exit status and output: that result; a command "
-                          "meeting it completes the step. Omit when the result needs judging")
+        None,
+        description="when success can be read from the exit status and output: that result; a command "
+        "meeting it completes the step. Omit when the result needs judging",
+    )
 
 
 class StepReply(BaseModel):
@@ -46,8 +50,11 @@ class StepReply(BaseModel):
 
     done: bool = Field(False, description="true, with no candidates, when the results so far achieve the step")
     candidates: list[CommandCandidate] = Field(default_factory=list, max_length=5)
-    summary: str = Field("", description="one line saying what the step achieved (when done), or will have "
-                                         "achieved when the first candidate meets its expect")
+    summary: str = Field(
+        "",
+        description="one line saying what the step achieved (when done), or will have "
+        "achieved when the first candidate meets its expect",
+    )
 
 
 def meets(expect: Expectation | None, exit_status: int, output: str) -> bool:

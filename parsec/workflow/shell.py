@@ -86,7 +86,11 @@ class PersistentShell:
         env = dict(self.env)
         env.update(PARSEC_SHELL_STATE=self._state_file, PARSEC_SHELL_NONCE=self._nonce)
         env.setdefault("TERM", os.environ.get("TERM", "xterm"))
-        argv = [self.shell, "-f", "-c", _DRIVER] if self.shell.endswith("zsh") else [self.shell, "--norc", "--noprofile", "-c", _DRIVER]
+        argv = (
+            [self.shell, "-f", "-c", _DRIVER]
+            if self.shell.endswith("zsh")
+            else [self.shell, "--norc", "--noprofile", "-c", _DRIVER]
+        )
         pid = os.fork()
         if pid == 0:  # child: new session, the pty as controlling terminal, the pipe as fd 3
             try:
@@ -115,7 +119,7 @@ class PersistentShell:
         except OSError:
             pass
 
-    def __enter__(self) -> "PersistentShell":
+    def __enter__(self) -> PersistentShell:
         self.start()
         return self
 
@@ -174,17 +178,33 @@ class PersistentShell:
             ended = self.pid
             self._restart()
             code = _EXIT_CODES.pop(ended, 1) if ended is not None else 1
-            return ShellResult(exit_status=130 if interrupted else (124 if timed_out else code), output=output,
-                               duration_ms=duration_ms, cwd=self.cwd, env=dict(self.env),
-                               interrupted=interrupted, timed_out=timed_out, shell_died=True)
+            return ShellResult(
+                exit_status=130 if interrupted else (124 if timed_out else code),
+                output=output,
+                duration_ms=duration_ms,
+                cwd=self.cwd,
+                env=dict(self.env),
+                interrupted=interrupted,
+                timed_out=timed_out,
+                shell_died=True,
+            )
         status, cwd, env = self._read_state()
         self.cwd, self.env = cwd or self.cwd, env or self.env
         if timed_out and status == 0:
             status = 124
-        return ShellResult(exit_status=status, output=output, duration_ms=duration_ms, cwd=self.cwd,
-                           env=dict(self.env), interrupted=interrupted, timed_out=timed_out)
+        return ShellResult(
+            exit_status=status,
+            output=output,
+            duration_ms=duration_ms,
+            cwd=self.cwd,
+            env=dict(self.env),
+            interrupted=interrupted,
+            timed_out=timed_out,
+        )
 
-    def _pump(self, captured: bytearray, echo: BinaryIO | None, stdin_fd: int | None, deadline: float | None) -> tuple[bool, bool, bool]:
+    def _pump(
+        self, captured: bytearray, echo: BinaryIO | None, stdin_fd: int | None, deadline: float | None
+    ) -> tuple[bool, bool, bool]:
         """Copy output until the marker; returns (completed, interrupted by a key, timed out)."""
         interrupted = timed_out = False
         kill_at: float | None = None
@@ -275,7 +295,11 @@ class PersistentShell:
         env: dict[str, str] = {}
         for item in fields[2:]:
             name, sep, value = item.decode("utf-8", "replace").partition("=")
-            if sep and not name.startswith("__parsec") and name not in ("PARSEC_SHELL_STATE", "PARSEC_SHELL_NONCE", "_", "SHLVL", "OLDPWD"):
+            if (
+                sep
+                and not name.startswith("__parsec")
+                and name not in ("PARSEC_SHELL_STATE", "PARSEC_SHELL_NONCE", "_", "SHLVL", "OLDPWD")
+            ):
                 env[name] = value
         return status, cwd, env
 
@@ -390,7 +414,7 @@ class _RawTerminal:
         self.fd = fd if fd is not None and os.isatty(fd) else None
         self._saved: list | None = None
 
-    def __enter__(self) -> "_RawTerminal":
+    def __enter__(self) -> _RawTerminal:
         if self.fd is not None:
             try:
                 self._saved = termios.tcgetattr(self.fd)
@@ -469,6 +493,3 @@ def _reap(pid: int, timeout: float) -> None:
         os.waitpid(pid, 0)
     except (OSError, ChildProcessError):
         pass
-
-
-

@@ -23,16 +23,22 @@ def warm_up(settings: Any) -> tuple[Any, Any]:
     from ..store import default_url
     from .quickstart import DeferredStore, LazyCounter
 
-    store = DeferredStore(lambda: open_workflow_store(settings), settings.store_url() or default_url(),
-                          busy_timeout_ms=settings.store.busy_timeout_ms)
+    store = DeferredStore(
+        lambda: open_workflow_store(settings),
+        settings.store_url() or default_url(),
+        busy_timeout_ms=settings.store.busy_timeout_ms,
+    )
     return store, LazyCounter()
 
 
 def open_workflow_store(settings: Any) -> Any:
     from ..store import open_store
 
-    return open_store(settings.store_url(), busy_timeout_ms=settings.store.busy_timeout_ms,
-                      connect_timeout_s=settings.store.connect_timeout_s)
+    return open_store(
+        settings.store_url(),
+        busy_timeout_ms=settings.store.busy_timeout_ms,
+        connect_timeout_s=settings.store.connect_timeout_s,
+    )
 
 
 def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
@@ -47,8 +53,12 @@ def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
             pass
     else:
         session_id = ""
-    session = Session(shell=os.path.basename(env.get("SHELL", "")), pid=os.getppid(),
-                      user=env.get("USER", ""), global_context=GlobalContext(working_directory=cwd))
+    session = Session(
+        shell=os.path.basename(env.get("SHELL", "")),
+        pid=os.getppid(),
+        user=env.get("USER", ""),
+        global_context=GlobalContext(working_directory=cwd),
+    )
     if session_id:
         session.id = session_id
     store.save_session(session)
@@ -66,11 +76,21 @@ def _shell_session_id(env: Mapping[str, str]) -> str | None:
     return session_for_key(env.get("PARSEC_SESSION", "").strip(), timeout=0.5)
 
 
-
-
-def build_runner(settings: Any, conversation: Conversation | None, *, prompt: str | None, store: Any, ui: Any,
-                 auto_yes: bool, auto_level: str = "medium", provider_name: str | None = None, model: str | None = None,
-                 env: Mapping[str, str] | None = None, cwd: str | None = None, counter: Any = None) -> Any:
+def build_runner(
+    settings: Any,
+    conversation: Conversation | None,
+    *,
+    prompt: str | None,
+    store: Any,
+    ui: Any,
+    auto_yes: bool,
+    auto_level: str = "medium",
+    provider_name: str | None = None,
+    model: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    counter: Any = None,
+) -> Any:
     """A WorkflowRunner for a new conversation (`prompt`) or an existing one (`conversation`)."""
     from ..context.engine import ContextEngine
     from ..privacy.memory import SessionMasker
@@ -85,14 +105,24 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
 
     def record_usage(event: Any) -> None:
         try:
-            store.record_llm_usage(event.provider, event.model, event.purpose, event.input_tokens,
-                                   event.output_tokens, conversation_id=holder["conversation_id"])
+            store.record_llm_usage(
+                event.provider,
+                event.model,
+                event.purpose,
+                event.input_tokens,
+                event.output_tokens,
+                conversation_id=holder["conversation_id"],
+            )
         except Exception:  # accounting must never stop a workflow
             pass
 
-    provider = resolve_provider(settings, provider=provider_name or (conversation.provider if conversation else None) or None,
-                                model=model or (conversation.model if conversation else None) or None,
-                                env=env, on_usage=record_usage)
+    provider = resolve_provider(
+        settings,
+        provider=provider_name or (conversation.provider if conversation else None) or None,
+        model=model or (conversation.model if conversation else None) or None,
+        env=env,
+        on_usage=record_usage,
+    )
     # One masker for the whole run: it remembers each secret it masks and the values of
     # secret-named variables the workflow sees, and the provider's gate masks those values too.
     masker = SessionMasker(settings.privacy.mask_secrets, tuple(settings.privacy.extra_patterns))
@@ -104,21 +134,30 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
         # The prompt is stored, named after and sent to the model: a secret typed into it is
         # masked before any of that happens.
         masked_prompt = masker(prompt or "")
-        conversation = Conversation(session_id=session.id, name=name_from_prompt(masked_prompt),
-                                    original_prompt=masked_prompt, working_directory=cwd,
-                                    provider=provider.name, model=provider.model)
+        conversation = Conversation(
+            session_id=session.id,
+            name=name_from_prompt(masked_prompt),
+            original_prompt=masked_prompt,
+            working_directory=cwd,
+            provider=provider.name,
+            model=provider.model,
+        )
     holder["conversation_id"] = conversation.id
-    engine = ContextEngine(settings, store, provider.limits, summarize=_summarizer(provider),
-                           counter=counter)
+    engine = ContextEngine(settings, store, provider.limits, summarize=_summarizer(provider), counter=counter)
     shell_env = scrubbed_environment(env, secrets=[provider.api_key] if provider.api_key else [])
     if auto_yes:  # nobody to page through output: pagers would wait forever for a key
         shell_env.update(PAGER="cat", GIT_PAGER="cat", MANPAGER="cat", SYSTEMD_PAGER="")
     options = RunOptions(
-        auto_yes=auto_yes, auto_level=auto_level, max_retries=settings.workflow.max_retries, max_plan_steps=settings.workflow.max_plan_steps,
+        auto_yes=auto_yes,
+        auto_level=auto_level,
+        max_retries=settings.workflow.max_retries,
+        max_plan_steps=settings.workflow.max_plan_steps,
         max_commands_per_step=settings.workflow.max_commands_per_step,
         command_timeout_s=settings.workflow.command_timeout_s
         or (settings.workflow.unattended_timeout_s if auto_yes else 0),
-        output_limit=settings.context_pruning.max_command_output_length, mask=masker, env=shell_env,
+        output_limit=settings.context_pruning.max_command_output_length,
+        mask=masker,
+        env=shell_env,
         privacy_mode=settings.context_management.privacy_mode,
     )
     from .shell import pick_shell
@@ -127,16 +166,19 @@ def build_runner(settings: Any, conversation: Conversation | None, *, prompt: st
     engine.ensure_system_prompt(conversation, os.path.basename(shell))
     options.shell = shell
     store.save_conversation(conversation)
-    return WorkflowRunner(conversation, store=store, provider=provider, context=engine, ui=ui, options=options,
-                          session=session)
+    return WorkflowRunner(
+        conversation, store=store, provider=provider, context=engine, ui=ui, options=options, session=session
+    )
 
 
 def _summarizer(provider: Any):
     from ..models.chat import ChatMessage
 
     def summarize(messages: list[ChatMessage]) -> str:
-        ask = ChatMessage(role="user", content="Summarise the conversation above in a few lines: "
-                                               "what was done, what failed, what matters next.")
+        ask = ChatMessage(
+            role="user",
+            content="Summarise the conversation above in a few lines: what was done, what failed, what matters next.",
+        )
         return provider.chat([*messages, ask], purpose="compaction").text
 
     return summarize
@@ -159,4 +201,4 @@ def find_conversation(store: Any, conversation_id: str | None, *, open_only: boo
             return store.load_conversation(summary.id)
     if open_only:
         raise NotFound("no open conversation: `parsec conversations` lists them all")
-    raise NotFound("no conversations yet: start one with `parsec ask \"...\"`")
+    raise NotFound('no conversations yet: start one with `parsec ask "..."`')

@@ -57,7 +57,9 @@ class TerminalUI:
 
     def show_plan(self, conversation: Conversation) -> None:
         assert conversation.workflow is not None
-        self.console.print(f"Plan for {conversation.name} (revision {conversation.workflow.revision}):", style="bold", markup=False)
+        self.console.print(
+            f"Plan for {conversation.name} (revision {conversation.workflow.revision}):", style="bold", markup=False
+        )
         for i, step in enumerate(conversation.workflow.steps):
             self.console.print(f"  {i + 1}. {step.description}", markup=False)
 
@@ -157,7 +159,7 @@ class Spinner:
         except (AttributeError, ValueError):
             self._tty = False
 
-    def __enter__(self) -> "Spinner":
+    def __enter__(self) -> Spinner:
         if self._tty:
             import threading
 

@@ -13,7 +13,10 @@ import pytest
 def parsec(args: list[str], env: dict[str, str], stdin: bytes | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         ["parsec", *args],
-        input=stdin, capture_output=True, env=env, timeout=60,
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=60,
     )
 
 

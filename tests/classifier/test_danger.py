@@ -28,11 +28,29 @@ DANGEROUS_PROSE = [
 ]
 # Real uses of the same commands still run straight away.
 DANGEROUS_COMMANDS = [
-    "exit", "exit 1", "kill -9 1234", "kill %1", "sudo kill -HUP 1", "set -euo pipefail", "set -o vi",
-    "set +x", "unset FOO", "unset -f myfunc", "export PATH=$PATH:/opt/bin", "source ~/.bashrc",
-    ". venv/bin/activate", "rm -rf build", "mv a b", "cp notes.txt backup/",
-    "shutdown now", "shutdown -h +10", 'kill -TERM "$PID"', "chmod +x run.sh", "chown -R me: /srv",
-    "dd if=/dev/zero of=disk.img bs=1M count=100", "truncate -s 0 app.log",
+    "exit",
+    "exit 1",
+    "kill -9 1234",
+    "kill %1",
+    "sudo kill -HUP 1",
+    "set -euo pipefail",
+    "set -o vi",
+    "set +x",
+    "unset FOO",
+    "unset -f myfunc",
+    "export PATH=$PATH:/opt/bin",
+    "source ~/.bashrc",
+    ". venv/bin/activate",
+    "rm -rf build",
+    "mv a b",
+    "cp notes.txt backup/",
+    "shutdown now",
+    "shutdown -h +10",
+    'kill -TERM "$PID"',
+    "chmod +x run.sh",
+    "chown -R me: /srv",
+    "dd if=/dev/zero of=disk.img bs=1M count=100",
+    "truncate -s 0 app.log",
 ]
 
 

@@ -47,15 +47,15 @@ HARD_COMMANDS = [
     "kill -9 1234",
     "which python",
     "time make",
-    "for f in *.txt; do echo \"$f\"; done",
+    'for f in *.txt; do echo "$f"; done',
     "if [ -f x ]; then echo yes; fi",
     "FOO=bar ./run.sh",
     "sort file.txt | uniq -c | sort -rn | head",
     "cd ..",
     "ls",
     "mv a b",
-    "git log --since \"two weeks ago\"",
-    "grep -rn \"the quick brown fox\" .",
+    'git log --since "two weeks ago"',
+    'grep -rn "the quick brown fox" .',
     "sudo apt update && sudo apt upgrade -y",
     "kubectl get pods -n kube-system",
     "tar -czf {{target.tar.gz}} {{path/to/file}}",
@@ -182,8 +182,9 @@ def test_arguments_naming_files_in_the_users_directory_count(classifier: Classif
 # (`__parsec_plain_command`); the classifier, and so `parsec classify`, must say the same.
 # When the hook says the word does not resolve (first_word="none"), a reply word is prose and
 # `true` stays the well-known command it is.
-@pytest.mark.parametrize(("word", "unresolved"), [("yes", "prompt"), ("nice", "prompt"), ("continue", "prompt"),
-                                                  ("true", "command")])
+@pytest.mark.parametrize(
+    ("word", "unresolved"), [("yes", "prompt"), ("nice", "prompt"), ("continue", "prompt"), ("true", "command")]
+)
 def test_one_word_that_resolves_is_a_command_as_in_the_hook(classifier: Classifier, word: str, unresolved: str) -> None:
     assert classifier.classify(word).decision == "command"
     assert classifier.classify(word, first_word="none").decision == unresolved
@@ -242,8 +243,18 @@ def test_prose_shapes_are_not_run(classifier: Classifier, line: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["bin/rails server", "kill `cat /run/app.pid`", "cd `dirname $0`", "cat $FILE", "$EDITOR notes.txt",
-     "enable -n echo", "help cd", "clear", "sort <in >out", "echo $HOME"],
+    [
+        "bin/rails server",
+        "kill `cat /run/app.pid`",
+        "cd `dirname $0`",
+        "cat $FILE",
+        "$EDITOR notes.txt",
+        "enable -n echo",
+        "help cd",
+        "clear",
+        "sort <in >out",
+        "echo $HOME",
+    ],
 )
 def test_the_same_syntax_in_commands_still_runs(classifier: Classifier, line: str) -> None:
     assert classifier.classify(line).decision == "command", classifier.classify(line)
@@ -253,8 +264,14 @@ def test_the_same_syntax_in_commands_still_runs(classifier: Classifier, line: st
 # but are written like program names, are not sent to the model.
 @pytest.mark.parametrize(
     "line",
-    ["ip a show up", "ufw allow from 192.168.1.0/24 to any port 22", "sudo ufw allow in on eth0 to any port 80",
-     "consul kv put key value", "VBoxManage list vms", "sudo ufw status verbose"],
+    [
+        "ip a show up",
+        "ufw allow from 192.168.1.0/24 to any port 22",
+        "sudo ufw allow in on eth0 to any port 80",
+        "consul kv put key value",
+        "VBoxManage list vms",
+        "sudo ufw status verbose",
+    ],
 )
 def test_commands_with_english_sub_commands_are_not_sent_to_the_model(classifier: Classifier, line: str) -> None:
     assert classifier.classify(line).decision == "command", classifier.classify(line)

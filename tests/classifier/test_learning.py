@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from parsec.store import open_store
 from parsec.routing import Classifier
+from parsec.store import open_store
 
 
 @pytest.fixture()
@@ -88,7 +88,9 @@ def test_learning_without_a_store_lasts_for_the_instance() -> None:
 def test_learning_can_be_switched_off(store) -> None:
     from parsec.config import Settings
 
-    classifier = Classifier(store=store, settings=Settings.model_validate({"classifier": {"learn_from_corrections": False}}))
+    classifier = Classifier(
+        store=store, settings=Settings.model_validate({"classifier": {"learn_from_corrections": False}})
+    )
     classifier.learn("make the tests pass", None, "command")
     assert classifier.classify("make the tests pass").decision == "prompt"
     assert store.get_preferences("classifier") == {}

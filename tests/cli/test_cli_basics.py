@@ -8,15 +8,20 @@ import pytest
 
 
 def parsec(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "parsec.cli.entry", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "parsec.cli.entry", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=60
+    )
 
 
 @pytest.fixture
 def env(tmp_path):
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
-    clean.update(XDG_CONFIG_HOME=str(tmp_path / "c"), XDG_DATA_HOME=str(tmp_path / "d"),
-                 XDG_STATE_HOME=str(tmp_path / "s"), XDG_RUNTIME_DIR=str(tmp_path / "r"))
+    clean.update(
+        XDG_CONFIG_HOME=str(tmp_path / "c"),
+        XDG_DATA_HOME=str(tmp_path / "d"),
+        XDG_STATE_HOME=str(tmp_path / "s"),
+        XDG_RUNTIME_DIR=str(tmp_path / "r"),
+    )
     return clean
 
 

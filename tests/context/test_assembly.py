@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from parsec.context.engine import ContextEngine
-from parsec.errors import NotFound
 from parsec.context.tokens import CharCounter, TiktokenCounter, get_token_counter
+from parsec.errors import NotFound
 from parsec.models.chat import ChatMessage
 from parsec.models.session import DirectCommandExecution
 from parsec.providers.base import ModelLimits
@@ -19,10 +19,18 @@ def _step_json(messages) -> dict:
 
 
 def rust_conversation(cwd: str):
-    conv = conversation(["Create new Cargo project", "Initialize git repository", "Add CI/CD configuration",
-                         "Create initial commit"], cwd=cwd, prompt="Initialize a new Rust project with CI/CD")
-    finish_step(conv, 0, [attempt("cargo new myproject --lib", 0, "Created library `myproject` package", cwd)],
-                artifacts=["myproject/Cargo.toml", "myproject/src/lib.rs"], new_cwd=f"{cwd}/myproject")
+    conv = conversation(
+        ["Create new Cargo project", "Initialize git repository", "Add CI/CD configuration", "Create initial commit"],
+        cwd=cwd,
+        prompt="Initialize a new Rust project with CI/CD",
+    )
+    finish_step(
+        conv,
+        0,
+        [attempt("cargo new myproject --lib", 0, "Created library `myproject` package", cwd)],
+        artifacts=["myproject/Cargo.toml", "myproject/src/lib.rs"],
+        new_cwd=f"{cwd}/myproject",
+    )
     return conv
 
 
@@ -31,7 +39,11 @@ def test_step_context_has_the_seed_shape(workdir):
     engine = ContextEngine(settings(), None, clock=fixed_clock)
     messages, step_context, report = engine.step_messages(conv, 1, {"working_directory": str(workdir)})
     sent = _step_json(messages)
-    assert sent["conversation"] == {"id": conv.id, "name": conv.name, "original_prompt": "Initialize a new Rust project with CI/CD"}
+    assert sent["conversation"] == {
+        "id": conv.id,
+        "name": conv.name,
+        "original_prompt": "Initialize a new Rust project with CI/CD",
+    }
     assert [s["description"] for s in sent["workflow"]["steps"]][1] == "Initialize git repository"
     assert sent["current_step"] == {"index": 1, "description": "Initialize git repository", "attempt": 1}
     [record] = sent["execution_history"]
@@ -60,8 +72,12 @@ def test_error_context_is_filled_on_retry(workdir):
 
 def test_the_same_inputs_give_the_same_context(workdir):
     conv = rust_conversation(str(workdir))
-    first = ContextEngine(settings(), None, clock=fixed_clock).step_messages(conv, 1, {"working_directory": str(workdir)})
-    second = ContextEngine(settings(), None, clock=fixed_clock).step_messages(conv, 1, {"working_directory": str(workdir)})
+    first = ContextEngine(settings(), None, clock=fixed_clock).step_messages(
+        conv, 1, {"working_directory": str(workdir)}
+    )
+    second = ContextEngine(settings(), None, clock=fixed_clock).step_messages(
+        conv, 1, {"working_directory": str(workdir)}
+    )
     assert first[0] == second[0]
     assert first[2].to_dict() == second[2].to_dict()
 
@@ -87,12 +103,16 @@ def test_tight_budget_keeps_relevant_history_compresses_repeats_and_summarises(w
     for i in range(8):
         finish_step(conv, i, [attempt(f"make target{i}", 0, f"building target {i}\n" + "log line\n" * 200)])
     noise = [DirectCommandExecution(session_id=conv.session_id, command="ls", exit_status=0) for _ in range(30)]
-    noise += [DirectCommandExecution(session_id=conv.session_id, command=f"echo unrelated {i}", exit_status=0) for i in range(300)]
+    noise += [
+        DirectCommandExecution(session_id=conv.session_id, command=f"echo unrelated {i}", exit_status=0)
+        for i in range(300)
+    ]
     relevant = DirectCommandExecution(session_id=conv.session_id, command="alembic upgrade head --sql", exit_status=0)
     engine = ContextEngine(
         settings(context_pruning={"importance_decay_factor": 0.9}),
         HistoryStore(noise[:150] + [relevant] + noise[150:]),  # the relevant one is old: recency alone would drop it
-        ModelLimits(context_window=3000, max_output_tokens=500), clock=fixed_clock,
+        ModelLimits(context_window=3000, max_output_tokens=500),
+        clock=fixed_clock,
     )
     messages, _, report = engine.step_messages(conv, 8, {"working_directory": str(workdir)})
     sent = _step_json(messages)

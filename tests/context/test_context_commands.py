@@ -36,9 +36,13 @@ def test_on_error_warn_ignore_and_fail(tmp_path):
     warn = ContextCommand(name="warned", command="echo partial; echo boom >&2; exit 3", on_error="warn")
     ignore = ContextCommand(name="ignored", command="exit 4", on_error="ignore")
     fine = ContextCommand(name="fine", command="echo fine")
-    engine = ContextEngine(settings(context_commands=[warn.model_dump(), ignore.model_dump(), fine.model_dump()]), None, clock=fixed_clock)
+    engine = ContextEngine(
+        settings(context_commands=[warn.model_dump(), ignore.model_dump(), fine.model_dump()]), None, clock=fixed_clock
+    )
     prompt = engine.system_prompt(str(tmp_path), "bash")
-    assert "--- Context: warned ---\npartial\n[context command failed: exit status 3: boom]\n--- End Context ---" in prompt
+    assert (
+        "--- Context: warned ---\npartial\n[context command failed: exit status 3: boom]\n--- End Context ---" in prompt
+    )
     assert "--- Context: ignored ---" not in prompt
     assert "--- Context: fine ---\nfine\n--- End Context ---" in prompt
     assert engine.warnings == ["context command 'warned' failed: exit status 3: boom"]
@@ -50,10 +54,16 @@ def test_on_error_warn_ignore_and_fail(tmp_path):
 
 def test_static_commands_run_once_per_conversation_and_dynamic_ones_every_step(tmp_path, workdir):
     static_log, dynamic_log = tmp_path / "static.log", tmp_path / "dynamic.log"
-    config = settings(context_commands=[
-        {"name": "Toolchain", "command": f"echo run >> {static_log}; echo rustc 1.80"},
-        {"name": "Clock", "command": f"echo run >> {dynamic_log}; echo tick $(wc -l < {dynamic_log})", "dynamic": True},
-    ])
+    config = settings(
+        context_commands=[
+            {"name": "Toolchain", "command": f"echo run >> {static_log}; echo rustc 1.80"},
+            {
+                "name": "Clock",
+                "command": f"echo run >> {dynamic_log}; echo tick $(wc -l < {dynamic_log})",
+                "dynamic": True,
+            },
+        ]
+    )
     conv = conversation(["create project", "build it", "test it"], cwd=str(workdir))
     engine = ContextEngine(config, None, clock=fixed_clock)
     seen = []

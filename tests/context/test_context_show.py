@@ -16,8 +16,9 @@ from .ctx_helpers import attempt, conversation, finish_step
 
 
 def _parsec(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "parsec.cli.entry", *args], capture_output=True, text=True,
-                          env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "parsec.cli.entry", *args], capture_output=True, text=True, env=env, timeout=60
+    )
 
 
 @pytest.fixture
@@ -62,10 +63,13 @@ def test_show_json_and_planning(saved):
     assert "Planning context (JSON)" in json.loads(planning.stdout)["messages"][1]["content"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["context", "show", "--step", "9"], "has 2 steps; pick --step 1..2"),
-    (["context", "show", "--conversation", "01J00000000000000000000000"], ""),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["context", "show", "--step", "9"], "has 2 steps; pick --step 1..2"),
+        (["context", "show", "--conversation", "01J00000000000000000000000"], ""),
+    ],
+)
 def test_user_errors_are_one_line(saved, args, message):
     _, env = saved
     result = _parsec(args, env)

@@ -4,7 +4,7 @@ the same directory, preferences learned with their evidence, explicit ones, and 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -27,15 +27,30 @@ def store(request, workdir):
     session = Session(shell="bash")
     store.save_session(session)
     store.append_executions(
-        _runs(session.id, "rg -n TODO src", 9) + _runs(session.id, "grep -r foo .", 2)
-        + _runs(session.id, "pnpm install", 5) + _runs(session.id, "npm test", 1)
-        + _runs(session.id, "ll", 4) + _runs(session.id, "FOO=1 sudo docker ps | grep web", 3)
+        _runs(session.id, "rg -n TODO src", 9)
+        + _runs(session.id, "grep -r foo .", 2)
+        + _runs(session.id, "pnpm install", 5)
+        + _runs(session.id, "npm test", 1)
+        + _runs(session.id, "ll", 4)
+        + _runs(session.id, "FOO=1 sudo docker ps | grep web", 3)
     )
-    done = datetime(2026, 3, 1, tzinfo=timezone.utc)
-    store.save_achievements("01J00000000000000000000001", "Python API setup", str(workdir),
-                            ["Created FastAPI project", "Set up Docker"], ["app/main.py", "Dockerfile"], done)
-    store.save_achievements("01J00000000000000000000002", "Elsewhere", "/somewhere/else",
-                            ["Unrelated achievement"], [], done + timedelta(days=1))
+    done = datetime(2026, 3, 1, tzinfo=UTC)
+    store.save_achievements(
+        "01J00000000000000000000001",
+        "Python API setup",
+        str(workdir),
+        ["Created FastAPI project", "Set up Docker"],
+        ["app/main.py", "Dockerfile"],
+        done,
+    )
+    store.save_achievements(
+        "01J00000000000000000000002",
+        "Elsewhere",
+        "/somewhere/else",
+        ["Unrelated achievement"],
+        [],
+        done + timedelta(days=1),
+    )
     yield store, session
     store.close()
 
@@ -69,15 +84,20 @@ def messages_have_datetime(engine, conv, session) -> bool:
     return engine.planning_messages(conv, session)[1].content.startswith("Current date and time: 2026-03-14")
 
 
-@pytest.mark.parametrize("sections", [
-    {"context_management": {"privacy_mode": True}},
-    {"context_management": {"enable_cross_conversation_learning": False}},
-])
+@pytest.mark.parametrize(
+    "sections",
+    [
+        {"context_management": {"privacy_mode": True}},
+        {"context_management": {"enable_cross_conversation_learning": False}},
+    ],
+)
 def test_no_learning_in_privacy_mode_or_when_switched_off(store, workdir, sections):
     store_, session = store
     conv = conversation(["x"], cwd=str(workdir))
     conv.session_id = session.id
-    planning = _planning_json(ContextEngine(settings(**sections), store_, clock=fixed_clock).planning_messages(conv, session))
+    planning = _planning_json(
+        ContextEngine(settings(**sections), store_, clock=fixed_clock).planning_messages(conv, session)
+    )
     assert "recent_conversations" not in planning["session_context"]
     assert planning["preferences"] == {}
 

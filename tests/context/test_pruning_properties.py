@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from parsec.context.engine import ContextEngine
 from parsec.context.pruning import ContextOverflow
@@ -12,8 +14,28 @@ from parsec.providers.base import ModelLimits
 
 from .ctx_helpers import attempt, conversation, fixed_clock, settings
 
-WORDS = ["build", "cargo", "error", "warning", "test", "passed", "failed", "src/lib.rs", "compiling",
-         "docker", "image", "layer", "git", "commit", "push", "npm", "install", "lint", "ok", "done"]
+WORDS = [
+    "build",
+    "cargo",
+    "error",
+    "warning",
+    "test",
+    "passed",
+    "failed",
+    "src/lib.rs",
+    "compiling",
+    "docker",
+    "image",
+    "layer",
+    "git",
+    "commit",
+    "push",
+    "npm",
+    "install",
+    "lint",
+    "ok",
+    "done",
+]
 
 attempt_spec = st.tuples(st.booleans(), st.integers(0, 6000), st.integers(0, 10**6))
 step_spec = st.lists(attempt_spec, min_size=0, max_size=3)
@@ -33,7 +55,9 @@ def build(history: list[list[tuple[bool, int, int]]], retry: list[tuple[bool, in
         for ok, size, seed in attempts:
             counter += 1
             state.command_attempts.append(
-                attempt(f"cmd{counter} --{WORDS[seed % len(WORDS)]}", 0 if ok else 1 + seed % 100, _output(size, seed), cwd)
+                attempt(
+                    f"cmd{counter} --{WORDS[seed % len(WORDS)]}", 0 if ok else 1 + seed % 100, _output(size, seed), cwd
+                )
             )
     return conv, len(history)
 
@@ -59,8 +83,10 @@ def expected_core(conv, step_index: int, preserve: int):
 def test_core_is_kept_and_budget_never_exceeded(workdir, history, retry, window, preserve):
     conv, step_index = build(history, retry, str(workdir))
     engine = ContextEngine(
-        settings(context_pruning={"preserve_error_context_steps": preserve}), None,
-        ModelLimits(context_window=window, max_output_tokens=600), clock=fixed_clock,
+        settings(context_pruning={"preserve_error_context_steps": preserve}),
+        None,
+        ModelLimits(context_window=window, max_output_tokens=600),
+        clock=fixed_clock,
     )
     messages, step_context, report = engine.step_messages(conv, step_index, {"working_directory": str(workdir)})
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from parsec.config import ContextCommand
 from parsec.context.engine import ContextEngine
@@ -43,11 +43,16 @@ class RawHistoryStore:
         raise NotFound(f"no session {session_id}")
 
     def recent_achievements(self, cwd, limit=10):
-        return [{
-            "conversation_id": new_id(), "name": f"Deploy with {AWS}", "working_directory": cwd,
-            "achievements": [f"Configured OPENAI_API_KEY={OPENAI}"], "artifacts": [".env"],
-            "completed_at": datetime(2026, 1, 1, tzinfo=timezone.utc),
-        }]
+        return [
+            {
+                "conversation_id": new_id(),
+                "name": f"Deploy with {AWS}",
+                "working_directory": cwd,
+                "achievements": [f"Configured OPENAI_API_KEY={OPENAI}"],
+                "artifacts": [".env"],
+                "completed_at": datetime(2026, 1, 1, tzinfo=UTC),
+            }
+        ]
 
 
 def _assert_clean(messages) -> None:
@@ -66,10 +71,23 @@ def test_secrets_in_history_outputs_prompts_and_commands_are_masked(workdir):
         ],
         preferences={"deploy_token": OPENAI},
     )
-    conv = conversation(["log in to the registry", f"push with token {GITHUB}", "verify"],
-                        cwd=str(workdir), prompt=f"Deploy with DB_PASSWORD={PASSWORD} and key {AWS}")
-    finish_step(conv, 0, [attempt(f"docker login -p {PASSWORD} registry", 0,
-                                  f"Login Succeeded\nexport OPENAI_API_KEY={OPENAI}\n", str(workdir))])
+    conv = conversation(
+        ["log in to the registry", f"push with token {GITHUB}", "verify"],
+        cwd=str(workdir),
+        prompt=f"Deploy with DB_PASSWORD={PASSWORD} and key {AWS}",
+    )
+    finish_step(
+        conv,
+        0,
+        [
+            attempt(
+                f"docker login -p {PASSWORD} registry",
+                0,
+                f"Login Succeeded\nexport OPENAI_API_KEY={OPENAI}\n",
+                str(workdir),
+            )
+        ],
+    )
     conv.steps[1].command_attempts.append(
         attempt(f"git push https://user:{PASSWORD}@example.com/repo.git", 128, f"fatal: token {GITHUB} rejected")
     )
@@ -79,8 +97,13 @@ def test_secrets_in_history_outputs_prompts_and_commands_are_masked(workdir):
 
     for index in (1, 2):
         messages, step_context, report = engine.step_messages(
-            conv, index, {"working_directory": str(workdir), "AWS_ACCESS_KEY_ID": AWS,
-                          "env": {"AWS_PROFILE": f"profile-{AWS}", "GITHUB_TOKEN": GITHUB, "EDITOR": "nvim"}}
+            conv,
+            index,
+            {
+                "working_directory": str(workdir),
+                "AWS_ACCESS_KEY_ID": AWS,
+                "env": {"AWS_PROFILE": f"profile-{AWS}", "GITHUB_TOKEN": GITHUB, "EDITOR": "nvim"},
+            },
         )
         _assert_clean(messages)
         assert all(secret not in step_context.model_dump_json() for secret in SECRETS)
@@ -96,10 +119,12 @@ def test_secrets_in_a_real_sqlite_history_are_masked(workdir, sqlite_url):
     try:
         session = Session(shell="bash")
         store.save_session(session)
-        store.append_executions([
-            DirectCommandExecution(session_id=session.id, command=f"export GITHUB_TOKEN={GITHUB}", exit_status=0),
-            DirectCommandExecution(session_id=session.id, command="cargo build", exit_status=0),
-        ])
+        store.append_executions(
+            [
+                DirectCommandExecution(session_id=session.id, command=f"export GITHUB_TOKEN={GITHUB}", exit_status=0),
+                DirectCommandExecution(session_id=session.id, command="cargo build", exit_status=0),
+            ]
+        )
         conv = conversation(["build the project"], cwd=str(workdir))
         conv.session_id = session.id
         messages, _, _ = ContextEngine(settings(), store, clock=fixed_clock).step_messages(

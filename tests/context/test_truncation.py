@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from parsec.context.compaction import SUMMARY_MARKER, compact, is_summary
 from parsec.context.engine import ContextEngine
@@ -48,8 +50,11 @@ def assert_groups_intact(original: list[ChatMessage], kept: list[ChatMessage]) -
 
 
 @hsettings(max_examples=60, deadline=None)
-@given(turns=st.lists(turn, min_size=1, max_size=25), budget=st.integers(50, 6000),
-       strategy=st.sampled_from(["oldest_first", "middle_out"]))
+@given(
+    turns=st.lists(turn, min_size=1, max_size=25),
+    budget=st.integers(50, 6000),
+    strategy=st.sampled_from(["oldest_first", "middle_out"]),
+)
 def test_truncation_never_splits_a_tool_call_group(turns, budget, strategy):
     messages, _ = build(turns)
     kept = truncate(messages, budget, COUNTER, strategy)
@@ -111,7 +116,10 @@ def test_fit_messages_falls_back_to_truncation_when_the_summary_fails():
 def test_fit_messages_compacts_with_the_wired_summariser():
     messages, _ = build([("user", 500), ("assistant", 500), ("user", 500), ("user", 10)])
     engine = ContextEngine(
-        settings(), None, ModelLimits(context_window=1500, max_output_tokens=200), lambda older: f"{len(older)} messages"
+        settings(),
+        None,
+        ModelLimits(context_window=1500, max_output_tokens=200),
+        lambda older: f"{len(older)} messages",
     )
     fitted = engine.fit_messages(messages)
     assert sum(is_summary(m) for m in fitted) == 1

@@ -40,15 +40,23 @@ class Sandbox:
     # --- processes -------------------------------------------------------------------------
     def cli(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "parsec.cli.entry", *args], env=self.env, cwd=REPO,
-            capture_output=True, text=True, timeout=timeout,
+            [sys.executable, "-m", "parsec.cli.entry", *args],
+            env=self.env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
     def run(self) -> subprocess.Popen:
         """`python -m parsec.daemon` in the foreground (as `parsec daemon run` does)."""
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "parsec.daemon"], env=self.env, cwd=REPO,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [sys.executable, "-m", "parsec.daemon"],
+            env=self.env,
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         self.wait_ready()
         return self.process
@@ -121,7 +129,14 @@ def finished(session: str, seq: int, command: str | None = None, **extra: object
     """A complete command_finished message (a lone one is a full record)."""
     now = time.time()
     return {
-        "session": session, "seq": seq, "exit_status": seq % 3, "pipeline_statuses": [seq % 3],
-        "command": command or f"echo {seq}", "started_at": now - 0.01, "finished_at": now, "cwd": "/tmp",
-        "cwd_after": "/tmp", **extra,
+        "session": session,
+        "seq": seq,
+        "exit_status": seq % 3,
+        "pipeline_statuses": [seq % 3],
+        "command": command or f"echo {seq}",
+        "started_at": now - 0.01,
+        "finished_at": now,
+        "cwd": "/tmp",
+        "cwd_after": "/tmp",
+        **extra,
     }

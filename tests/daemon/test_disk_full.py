@@ -17,7 +17,9 @@ def small_state(make_sandbox):
         pytest.skip("needs root to mount a tmpfs")
     box = make_sandbox(daemon_max_held_journal_bytes=0)  # no memory to hold records in: refused
     state = box.root / "state"
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(state)], capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(state)], capture_output=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
     yield box
@@ -40,7 +42,10 @@ def test_full_disk_refuses_then_recovers(small_state):
         reply = client.request("command_finished", **finished("900-1.0", 2, command="x" * 200_000))
         assert reply["ok"] is False and reply["error"]["code"] == "unavailable"
         assert client.call("ping")["ok"]  # still serving
-        assert "journal not writable" in client.call("status")["last_error"] and "1 refused" in client.call("status")["last_error"]
+        assert (
+            "journal not writable" in client.call("status")["last_error"]
+            and "1 refused" in client.call("status")["last_error"]
+        )
         filler.unlink()
         assert client.call("command_finished", **finished("900-1.0", 3))["ok"]
         assert client.call("flush")["in_store"] is True

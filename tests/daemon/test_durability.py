@@ -80,10 +80,26 @@ def test_kill_9_under_load_keeps_every_acknowledged_record(make_sandbox):
 def test_hook_spool_files_are_ingested_in_order_once(sandbox):
     spool = sandbox.runtime / "spool"
     spool.mkdir(parents=True, mode=0o700)
-    lines = [{"v": 1, "type": "session_start", "noreply": True, "session": "300-5.0", "shell": "fish", "pid": 300, "tty": None, "user": "me", "host": "box", "cwd": "/tmp", "env": {}}]
+    lines = [
+        {
+            "v": 1,
+            "type": "session_start",
+            "noreply": True,
+            "session": "300-5.0",
+            "shell": "fish",
+            "pid": 300,
+            "tty": None,
+            "user": "me",
+            "host": "box",
+            "cwd": "/tmp",
+            "env": {},
+        }
+    ]
     lines += [{"v": 1, "type": "command_finished", "noreply": True, **finished("300-5.0", seq)} for seq in range(50)]
     lines.append({"v": 1, "type": "session_end", "noreply": True, "session": "300-5.0"})
-    (spool / "fish-300.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"v":1,"type":"command_fini')
+    (spool / "fish-300.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines) + '{"v":1,"type":"command_fini'
+    )
     sandbox.run()
     deadline = time.monotonic() + 15
     while list(spool.iterdir()) and time.monotonic() < deadline:
@@ -92,7 +108,7 @@ def test_hook_spool_files_are_ingested_in_order_once(sandbox):
     with sandbox.client() as client:
         client.call("flush")
     assert sandbox.execution_count() == 50
-    (shell, ended), = sandbox.sql("select shell, ended_at from sessions")
+    ((shell, ended),) = sandbox.sql("select shell, ended_at from sessions")
     assert shell == "fish" and ended is not None
     # The same file again (a crash between ingest and delete): nothing is duplicated.
     (spool / "again.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))

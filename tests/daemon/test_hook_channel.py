@@ -56,11 +56,20 @@ def test_records_in_and_answers_out_with_their_id(sandbox):
     os.mkfifo(reply_path, 0o600)
     reply_fd = os.open(reply_path, os.O_RDWR | os.O_NONBLOCK)
     try:
-        write_fifo(sandbox,
-                   line("session_start", noreply=True, session=f"{os.getpid()}-1.5", shell="bash", pid=os.getpid()),
-                   line("command_finished", noreply=True, **finished(f"{os.getpid()}-1.5", 1)),
-                   line("classify", id=7, reply_to=reply_path.name, session="1-1", text="how do I list big files",
-                        first_word="none", parses=True))
+        write_fifo(
+            sandbox,
+            line("session_start", noreply=True, session=f"{os.getpid()}-1.5", shell="bash", pid=os.getpid()),
+            line("command_finished", noreply=True, **finished(f"{os.getpid()}-1.5", 1)),
+            line(
+                "classify",
+                id=7,
+                reply_to=reply_path.name,
+                session="1-1",
+                text="how do I list big files",
+                first_word="none",
+                parses=True,
+            ),
+        )
         ready, _, _ = select.select([reply_fd], [], [], 15)
         assert ready, "no answer on the reply FIFO"
         answer = json.loads(os.read(reply_fd, 65536).splitlines()[0])
@@ -94,9 +103,14 @@ def test_an_error_answer_keeps_its_code_only():
 def test_garbage_and_oversized_lines_never_stop_it(make_sandbox):
     box = make_sandbox(daemon_max_message_bytes=4096)
     box.run()
-    write_fifo(box, b"\xff\xfe not json\n", b"{" * 10_000 + b"\n", b"[1,2]\n",
-               line("classify", id=1, reply_to="../../etc/passwd", text="x"),  # not a name: no reply
-               line("command_finished", noreply=True, **finished("9-1.0", 1)))
+    write_fifo(
+        box,
+        b"\xff\xfe not json\n",
+        b"{" * 10_000 + b"\n",
+        b"[1,2]\n",
+        line("classify", id=1, reply_to="../../etc/passwd", text="x"),  # not a name: no reply
+        line("command_finished", noreply=True, **finished("9-1.0", 1)),
+    )
     assert wait_for_executions(box, 1) == 1
     with box.client() as client:
         assert client.call("ping")["ok"]

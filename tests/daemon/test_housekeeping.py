@@ -52,11 +52,18 @@ def test_scheduled_prune_with_default_retention_keeps_old_history(make_sandbox):
     box.db.parent.mkdir(parents=True, exist_ok=True)
     store = open_store(f"sqlite:///{box.db}")
     store.save_session(old)
-    store.append_executions([
-        DirectCommandExecution(session_id=old.id, command=f"make release-{n}", executed_at=old_time + timedelta(minutes=n),
-                               source="import", stdout=TruncatedText.from_output("built\n"))
-        for n in range(50)
-    ])
+    store.append_executions(
+        [
+            DirectCommandExecution(
+                session_id=old.id,
+                command=f"make release-{n}",
+                executed_at=old_time + timedelta(minutes=n),
+                source="import",
+                stdout=TruncatedText.from_output("built\n"),
+            )
+            for n in range(50)
+        ]
+    )
     store.close()
     box.run()
     with box.client() as client:

@@ -13,7 +13,9 @@ from parsec.store import open_store
 
 
 def _execution(session: Session, seq: int) -> DirectCommandExecution:
-    return DirectCommandExecution(id=derived_id(1.7e9 + seq, session.id, str(seq)), session_id=session.id, command=f"echo {seq}")
+    return DirectCommandExecution(
+        id=derived_id(1.7e9 + seq, session.id, str(seq)), session_id=session.id, command=f"echo {seq}"
+    )
 
 
 def test_group_commit_keeps_every_append_in_order(tmp_path):

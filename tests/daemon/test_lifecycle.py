@@ -33,7 +33,18 @@ def test_start_status_restart_stop(sandbox):
 
     status = sandbox.cli("daemon", "status")
     assert status.returncode == 0, status.stderr
-    for label in ("pid", "version", "uptime", "memory (RSS)", "cpu", "sessions open", "requests", "queue depth", "store", "last error"):
+    for label in (
+        "pid",
+        "version",
+        "uptime",
+        "memory (RSS)",
+        "cpu",
+        "sessions open",
+        "requests",
+        "queue depth",
+        "store",
+        "last error",
+    ):
         assert label in status.stdout
     assert str(pid) in status.stdout
 
@@ -55,8 +66,9 @@ def test_starts_from_a_directory_holding_a_parsec_folder(sandbox, tmp_path):
     (tmp_path / "parsec").mkdir()
     (tmp_path / "parsec" / "__init__.py").write_text("raise ImportError('the wrong parsec')\n")
     parsec = installed_parsec()  # the installed command, as a user runs it
-    started = subprocess.run([str(parsec), "daemon", "start"], env=sandbox.env, cwd=tmp_path,
-                             capture_output=True, text=True, timeout=60)
+    started = subprocess.run(
+        [str(parsec), "daemon", "start"], env=sandbox.env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert started.returncode == 0, started.stderr
     with sandbox.client() as client:
         assert client.call("ping")["ok"]
@@ -103,7 +115,10 @@ def _is_daemon_of(process: psutil.Process, sandbox) -> bool:
         environ = process.info["environ"] or {}
     except (psutil.Error, KeyError):
         return False
-    return cmdline[1:4] == ["-P", "-m", "parsec.daemon"] and environ.get("XDG_RUNTIME_DIR") == sandbox.env["XDG_RUNTIME_DIR"]
+    return (
+        cmdline[1:4] == ["-P", "-m", "parsec.daemon"]
+        and environ.get("XDG_RUNTIME_DIR") == sandbox.env["XDG_RUNTIME_DIR"]
+    )
 
 
 def test_stale_socket_and_pidfile_after_kill_9_are_replaced(sandbox):
@@ -132,7 +147,9 @@ def test_run_in_foreground_and_sigterm_exits_zero(sandbox):
 
 def test_second_run_refuses_while_one_runs(sandbox):
     sandbox.run()
-    second = subprocess.run([sys.executable, "-m", "parsec.daemon"], env=sandbox.env, cwd=REPO, capture_output=True, text=True, timeout=30)
+    second = subprocess.run(
+        [sys.executable, "-m", "parsec.daemon"], env=sandbox.env, cwd=REPO, capture_output=True, text=True, timeout=30
+    )
     assert second.returncode == 3 and "already running" in second.stderr
 
 
@@ -152,8 +169,11 @@ def _wait_gone(pid: int) -> None:
 
 def test_cli_run_is_the_daemon_in_the_foreground(sandbox):
     process = subprocess.Popen(
-        [sys.executable, "-m", "parsec.cli.entry", "daemon", "run"], env=sandbox.env, cwd=REPO,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "parsec.cli.entry", "daemon", "run"],
+        env=sandbox.env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     sandbox.process = process
     sandbox.wait_ready()

@@ -58,6 +58,7 @@ def test_other_shells_are_answered_while_a_huge_record_is_masked(sandbox):
         def send(client) -> None:
             client.call("command_output", session="701-1.0", seq=seq, output=output, output_bytes=len(output))
             client.call("command_finished", **finished("701-1.0", seq, command=command))
+
         return send
 
     classify_while(sandbox, big_record(1))  # warm-up: the masking engine builds its RE2 sets once
@@ -72,4 +73,3 @@ def test_other_shells_are_answered_while_a_huge_record_is_masked(sandbox):
     assert len(rows) == 2
     stored = json.dumps(rows)
     assert SECRET not in stored and "[REDACTED:" in stored
-

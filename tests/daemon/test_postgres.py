@@ -58,7 +58,9 @@ class PostgresServer:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
 
     def close(self) -> None:
-        subprocess.run([*self.as_owner, _bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"], capture_output=True)
+        subprocess.run(
+            [*self.as_owner, _bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"], capture_output=True
+        )
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -7,9 +7,8 @@ import socket
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-from parsec.protocol.client import DaemonClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from .harness import Sandbox, finished
 
@@ -60,7 +59,7 @@ def assert_serving(box: Sandbox) -> None:
         (b'{"v":1,"type":"command_finished","session":"1-2","seq":-1}', "bad_request"),
         (b'{"v":1,"type":"command_started","session":"","seq":1,"command":"ls"}', "bad_request"),
         (b'{"v":1,"type":"classify_feedback","text":"x","chosen":"maybe"}', "bad_request"),
-        (b'\xff\xfe\x00garbage', "bad_request"),
+        (b"\xff\xfe\x00garbage", "bad_request"),
         (b"[" * 3000, "bad_request"),  # nested deeper than the JSON parser's recursion limit
         (b'{"v":1,"type":"ping","id":7,"x":' + b"[" * 2000 + b"]" * 2000 + b"}", "bad_request"),
     ],
@@ -73,13 +72,26 @@ def test_bad_messages_get_error_replies(box, line, code):
 
 OUT_OF_BOUNDS = [
     # JSON numbers with an exponent or a fraction are floats: refused, never stored as REAL.
-    b'"exit_status":1e20', b'"exit_status":1.5', b'"exit_status":1.0', b'"exit_status":100000000000000000000',
-    b'"exit_status":2147483648', b'"exit_status":-2147483649', b'"exit_status":"1"', b'"exit_status":true',
-    b'"pipeline_statuses":[0,1e20]', b'"pipeline_statuses":[0,2.5]', b'"pipeline_statuses":[4294967296]',
-    b'"pipeline_statuses":[' + b",".join([b"0"] * 257) + b']',
-    b'"duration_ms":1e3', b'"duration_ms":9223372036854775808', b'"duration_ms":-9223372036854775809',
-    b'"started_at":Infinity', b'"finished_at":NaN', b'"finished_at":1e400',
-    b'"started_at":true', b'"finished_at":"1795600000.5"',  # times are JSON numbers, not coerced
+    b'"exit_status":1e20',
+    b'"exit_status":1.5',
+    b'"exit_status":1.0',
+    b'"exit_status":100000000000000000000',
+    b'"exit_status":2147483648',
+    b'"exit_status":-2147483649',
+    b'"exit_status":"1"',
+    b'"exit_status":true',
+    b'"pipeline_statuses":[0,1e20]',
+    b'"pipeline_statuses":[0,2.5]',
+    b'"pipeline_statuses":[4294967296]',
+    b'"pipeline_statuses":[' + b",".join([b"0"] * 257) + b"]",
+    b'"duration_ms":1e3',
+    b'"duration_ms":9223372036854775808',
+    b'"duration_ms":-9223372036854775809',
+    b'"started_at":Infinity',
+    b'"finished_at":NaN',
+    b'"finished_at":1e400',
+    b'"started_at":true',
+    b'"finished_at":"1795600000.5"',  # times are JSON numbers, not coerced
 ]
 
 
@@ -87,27 +99,35 @@ OUT_OF_BOUNDS = [
 def test_numbers_out_of_bounds_are_refused_and_nothing_is_stored(box, field):
     command = f"bounds check {OUT_OF_BOUNDS.index(field)}"
     line = b'{"v":1,"id":7,"type":"command_finished","session":"77-1.0","seq":%d,"command":"%s",%s}\n' % (
-        OUT_OF_BOUNDS.index(field) + 1, command.encode(), field)
+        OUT_OF_BOUNDS.index(field) + 1,
+        command.encode(),
+        field,
+    )
     reply = json.loads(raw(box, line).splitlines()[0])
     assert reply["ok"] is False and reply["id"] == 7 and reply["error"]["code"] == "bad_request"
     assert field.split(b'"')[1].decode() in reply["error"]["message"]  # names the field
     assert_serving(box)
     with box.client() as client:
         client.call("flush")
-    assert box.execution_count() == 0 or box.sql(f"select count(*) from executions where command = '{command}'") == [(0,)]
+    assert box.execution_count() == 0 or box.sql(f"select count(*) from executions where command = '{command}'") == [
+        (0,)
+    ]
 
 
-@pytest.mark.parametrize("line", [
-    b'{"v":1,"type":"command_finished","session":"1-2","seq":1.0}',
-    b'{"v":1,"type":"command_finished","session":"1-2","seq":9223372036854775808}',
-    b'{"v":1,"type":"command_started","session":"1-2","seq":1e3,"command":"ls"}',
-    b'{"v":1,"type":"command_output","session":"1-2","seq":1,"output":"x","output_bytes":-1}',
-    b'{"v":1,"type":"command_output","session":"1-2","seq":1,"output":"x","output_bytes":1e20}',
-    b'{"v":1,"type":"session_start","session":"1-2","pid":4294967296}',
-    b'{"v":1,"type":"session_start","session":"1-2","pid":12.5}',
-    b'{"v":1,"type":"current_session","pid":1e20}',
-    b'{"v":1,"type":"ping","id":1e20}',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"v":1,"type":"command_finished","session":"1-2","seq":1.0}',
+        b'{"v":1,"type":"command_finished","session":"1-2","seq":9223372036854775808}',
+        b'{"v":1,"type":"command_started","session":"1-2","seq":1e3,"command":"ls"}',
+        b'{"v":1,"type":"command_output","session":"1-2","seq":1,"output":"x","output_bytes":-1}',
+        b'{"v":1,"type":"command_output","session":"1-2","seq":1,"output":"x","output_bytes":1e20}',
+        b'{"v":1,"type":"session_start","session":"1-2","pid":4294967296}',
+        b'{"v":1,"type":"session_start","session":"1-2","pid":12.5}',
+        b'{"v":1,"type":"current_session","pid":1e20}',
+        b'{"v":1,"type":"ping","id":1e20}',
+    ],
+)
 def test_other_integer_fields_are_bounded_too(box, line):
     assert error_code(raw(box, line + b"\n").splitlines()[0]) == "bad_request"
     assert_serving(box)
@@ -125,24 +145,48 @@ def test_real_hook_values_are_stored_as_integers_and_read_back(box):
     now = time.time()
     with box.client() as client:
         client.call("session_start", session="78-1.0", shell="bash", pid=2**31 - 1, cwd="/tmp")
-        for seq, (status, pipeline) in enumerate([(130, [130]), (127, [0, 127]), (141, [141, 0]), (2**31 - 1, [-(2**31)])], 1):
-            client.call("command_finished", **finished("78-1.0", seq, f"edge {seq}", exit_status=status,
-                                                         pipeline_statuses=pipeline, duration_ms=2**63 - 1 if seq == 4 else 1200,
-                                                         started_at=now - 2, finished_at=now))
+        for seq, (status, pipeline) in enumerate(
+            [(130, [130]), (127, [0, 127]), (141, [141, 0]), (2**31 - 1, [-(2**31)])], 1
+        ):
+            client.call(
+                "command_finished",
+                **finished(
+                    "78-1.0",
+                    seq,
+                    f"edge {seq}",
+                    exit_status=status,
+                    pipeline_statuses=pipeline,
+                    duration_ms=2**63 - 1 if seq == 4 else 1200,
+                    started_at=now - 2,
+                    finished_at=now,
+                ),
+            )
         client.call("flush")
     deadline = time.monotonic() + 10
     rows: list = []
     while len(rows) < 4 and time.monotonic() < deadline:
         with box.client() as client:
             client.call("flush")
-        rows = box.sql("select command, exit_status, typeof(exit_status), pipeline_statuses, typeof(duration_ms) "
-                       "from executions where command like 'edge %' order by command") if box.execution_count() else []
+        rows = (
+            box.sql(
+                "select command, exit_status, typeof(exit_status), pipeline_statuses, typeof(duration_ms) "
+                "from executions where command like 'edge %' order by command"
+            )
+            if box.execution_count()
+            else []
+        )
         time.sleep(0.05)
     assert [(r[0], r[1], json.loads(r[3])) for r in rows] == [
-        ("edge 1", 130, [130]), ("edge 2", 127, [0, 127]), ("edge 3", 141, [141, 0]), ("edge 4", 2**31 - 1, [-(2**31)])]
+        ("edge 1", 130, [130]),
+        ("edge 2", 127, [0, 127]),
+        ("edge 3", 141, [141, 0]),
+        ("edge 4", 2**31 - 1, [-(2**31)]),
+    ]
     assert {r[2] for r in rows} == {r[4] for r in rows} == {"integer"}
-    assert box.sql("select count(*) from executions where typeof(exit_status) not in ('integer', 'null') "
-                   "or typeof(duration_ms) not in ('integer', 'null')") == [(0,)]
+    assert box.sql(
+        "select count(*) from executions where typeof(exit_status) not in ('integer', 'null') "
+        "or typeof(duration_ms) not in ('integer', 'null')"
+    ) == [(0,)]
     history = box.cli("history", "--json", "-n", "0")
     assert history.returncode == 0, history.stderr
     assert {row["command"] for row in json.loads(history.stdout)} >= {"edge 1", "edge 2", "edge 3", "edge 4"}
@@ -198,7 +242,8 @@ def test_silent_client_is_dropped_after_the_timeout(box):
 def test_many_messages_on_one_connection_are_answered_in_order(box):
     with box.client() as client:
         lines = b"".join(
-            json.dumps({"v": 1, "type": "command_finished", "id": i, **finished("9-1.0", i)}).encode() + b"\n" for i in range(200)
+            json.dumps({"v": 1, "type": "command_finished", "id": i, **finished("9-1.0", i)}).encode() + b"\n"
+            for i in range(200)
         )
         client.send_raw(lines)
         assert [client.receive()["id"] for _ in range(200)] == list(range(200))
@@ -222,9 +267,35 @@ json_values = st.recursive(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    kind=st.sampled_from(["session_start", "command_started", "command_finished", "command_output", "session_end", "current_session", "classify"]),
+    kind=st.sampled_from(
+        [
+            "session_start",
+            "command_started",
+            "command_finished",
+            "command_output",
+            "session_end",
+            "current_session",
+            "classify",
+        ]
+    ),
     fields=st.dictionaries(
-        st.sampled_from(["session", "seq", "command", "exit_status", "pipeline_statuses", "cwd", "env", "pid", "started_at", "finished_at", "duration_ms", "output", "text"]),
+        st.sampled_from(
+            [
+                "session",
+                "seq",
+                "command",
+                "exit_status",
+                "pipeline_statuses",
+                "cwd",
+                "env",
+                "pid",
+                "started_at",
+                "finished_at",
+                "duration_ms",
+                "output",
+                "text",
+            ]
+        ),
         json_values,
         max_size=6,
     ),
@@ -241,7 +312,18 @@ def test_random_fields_on_real_types_never_break_the_daemon(box, kind, fields):
 def test_status_reports_its_figures(box):
     with box.client() as client:
         status = client.call("status")
-    for key in ("pid", "version", "uptime_s", "rss_bytes", "cpu_percent", "sessions_open", "requests_served", "queue_depth", "store_url", "last_error"):
+    for key in (
+        "pid",
+        "version",
+        "uptime_s",
+        "rss_bytes",
+        "cpu_percent",
+        "sessions_open",
+        "requests_served",
+        "queue_depth",
+        "store_url",
+        "last_error",
+    ):
         assert key in status
     assert status["rss_bytes"] > 10_000_000 and status["requests_served"] > 0
     with box.client() as client:  # a whole message as a dict works too (parsec doctor sends one)

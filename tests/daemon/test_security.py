@@ -41,8 +41,14 @@ def as_nobody(*args: str) -> dict:
     if os.getuid() != 0:
         pytest.skip("needs root to switch to nobody")
     setpriv = shutil.which("setpriv")
-    command = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"] if setpriv else ["runuser", "-u", "nobody", "--"]
-    out = subprocess.run([*command, "/usr/bin/env", "python3", "-c", PROBE, *args], capture_output=True, text=True, timeout=30)
+    command = (
+        [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        if setpriv
+        else ["runuser", "-u", "nobody", "--"]
+    )
+    out = subprocess.run(
+        [*command, "/usr/bin/env", "python3", "-c", PROBE, *args], capture_output=True, text=True, timeout=30
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -75,14 +81,26 @@ def test_secrets_never_reach_the_store(sandbox):
     sandbox.run()
     with sandbox.client() as client:
         client.call(
-            "session_start", session="4242-1.5", shell="bash", pid=4242, cwd="/tmp",
-            env={"TERM": "xterm", "GITHUB_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "EDITOR": "vim", "PATH": "/usr/bin", "AWS_SECRET_ACCESS_KEY": "x" * 40},
+            "session_start",
+            session="4242-1.5",
+            shell="bash",
+            pid=4242,
+            cwd="/tmp",
+            env={
+                "TERM": "xterm",
+                "GITHUB_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                "EDITOR": "vim",
+                "PATH": "/usr/bin",
+                "AWS_SECRET_ACCESS_KEY": "x" * 40,
+            },
         )
         client.call("command_output", session="4242-1.5", seq=1, output="password=hunter2 and more\n")
         client.call("command_finished", **finished("4242-1.5", 1, command="mysql --password=hunter2 -u root"))
         client.call("command_finished", **finished("4242-1.5", 2, command=" echo hidden with a leading space"))
         client.call("flush")
-    dump = "\n".join(str(row) for row in sandbox.sql("select * from executions") + sandbox.sql("select * from sessions"))
+    dump = "\n".join(
+        str(row) for row in sandbox.sql("select * from executions") + sandbox.sql("select * from sessions")
+    )
     assert "hunter2" not in dump and "ghp_" not in dump and "x" * 40 not in dump
     assert "GITHUB_TOKEN" not in dump and "PATH" not in dump
     assert "hidden" not in dump
@@ -105,9 +123,15 @@ def test_a_runtime_dir_owned_by_someone_else_is_refused(sandbox):
 def test_status_hides_the_store_password():
     from parsec.daemon.server import public_url
 
-    assert public_url("postgresql+psycopg://parsec:s3cret@db:5432/parsec") == "postgresql+psycopg://parsec:***@db:5432/parsec"
+    assert (
+        public_url("postgresql+psycopg://parsec:s3cret@db:5432/parsec")
+        == "postgresql+psycopg://parsec:***@db:5432/parsec"
+    )
     assert public_url("postgresql://parsec@db/parsec") == "postgresql://parsec@db/parsec"
-    assert public_url("sqlite:////home/me/.local/share/parsec/parsec.db") == "sqlite:////home/me/.local/share/parsec/parsec.db"
+    assert (
+        public_url("sqlite:////home/me/.local/share/parsec/parsec.db")
+        == "sqlite:////home/me/.local/share/parsec/parsec.db"
+    )
 
 
 ATTACK = r"""

@@ -19,13 +19,38 @@ def test_session_context_and_dead_shell_closed(make_sandbox, tmp_path):
     key = f"{shell.pid}-{time.time():.6f}"
     with box.client() as client:
         started = client.call(
-            "session_start", session=key, shell="bash", pid=shell.pid, tty="/dev/pts/3", user="me", host="box",
-            cwd=str(project), env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin", "DB_PASSWORD": "pw"},
+            "session_start",
+            session=key,
+            shell="bash",
+            pid=shell.pid,
+            tty="/dev/pts/3",
+            user="me",
+            host="box",
+            cwd=str(project),
+            env={"TERM": "xterm-256color", "PATH": "/usr/bin:/bin", "DB_PASSWORD": "pw"},
         )
-        assert client.call("session_start", session=key, shell="bash", pid=shell.pid)["session_id"] == started["session_id"]
+        assert (
+            client.call("session_start", session=key, shell="bash", pid=shell.pid)["session_id"]
+            == started["session_id"]
+        )
         assert client.call("current_session", pid=shell.pid)["session_id"] == started["session_id"]
-        client.call("command_started", session=key, seq=1, command="cargo build --release", started_at=time.time(), cwd=str(project))
-        client.call("command_finished", session=key, seq=1, exit_status=101, pipeline_statuses=[101], finished_at=time.time() + 1.5, cwd_after=str(project))
+        client.call(
+            "command_started",
+            session=key,
+            seq=1,
+            command="cargo build --release",
+            started_at=time.time(),
+            cwd=str(project),
+        )
+        client.call(
+            "command_finished",
+            session=key,
+            seq=1,
+            exit_status=101,
+            pipeline_statuses=[101],
+            finished_at=time.time() + 1.5,
+            cwd_after=str(project),
+        )
         client.call("flush")
     shell.kill()
     shell.wait()
@@ -36,7 +61,9 @@ def test_session_context_and_dead_shell_closed(make_sandbox, tmp_path):
         if box.sql("select ended_at from sessions")[0][0] is not None:
             break
         time.sleep(0.1)
-    (session_id, pid, shell_name, tty, ended, data), = box.sql("select id, pid, shell, tty, ended_at, data from sessions")
+    ((session_id, pid, shell_name, tty, ended, data),) = box.sql(
+        "select id, pid, shell, tty, ended_at, data from sessions"
+    )
     assert session_id == started["session_id"] and pid == shell.pid and shell_name == "bash" and tty == "/dev/pts/3"
     assert ended is not None, "the session of a dead shell was not closed"
     context = json.loads(data)["global_context"]
@@ -44,7 +71,9 @@ def test_session_context_and_dead_shell_closed(make_sandbox, tmp_path):
     assert context["detected_project_type"] == "rust"
     assert context["environment_snapshot"] == {"TERM": "xterm-256color"}
     assert "cargo" in context["active_tools"]  # used in the session, whether on PATH or not
-    (command, status, pipeline, duration, cwd), = box.sql("select command, exit_status, pipeline_statuses, duration_ms, cwd from executions")
+    ((command, status, pipeline, duration, cwd),) = box.sql(
+        "select command, exit_status, pipeline_statuses, duration_ms, cwd from executions"
+    )
     assert (command, status, json.loads(pipeline), cwd) == ("cargo build --release", 101, [101], str(project))
     assert 1400 <= duration <= 1700
     with box.client() as client:
@@ -59,9 +88,9 @@ def test_session_end_closes_and_output_is_kept_truncated(sandbox):
         client.call("command_finished", **finished("500-2.0", 1, command="yes line | head -5000"))
         client.call("session_end", session="500-2.0")
         client.call("flush")
-    (ended,), = sandbox.sql("select ended_at from sessions")
+    ((ended,),) = sandbox.sql("select ended_at from sessions")
     assert ended is not None
-    (stdout,), = sandbox.sql("select stdout from executions")
+    ((stdout,),) = sandbox.sql("select stdout from executions")
     text = json.loads(stdout)
     assert text["original_bytes"] == 25000 and text["omitted_bytes"] > 0  # [context_pruning] limit
     assert text["head"].startswith("line\n") and len(text["head"]) + len(text["tail"]) <= 1100
@@ -82,7 +111,14 @@ def test_a_command_still_running_when_the_shell_dies_is_kept(make_sandbox):
     key = f"{shell.pid}-{time.time():.6f}"
     with box.client() as client:
         client.call("session_start", session=key, shell="zsh", pid=shell.pid, cwd="/tmp")
-        client.call("command_started", session=key, seq=1, command="tail -f /var/log/syslog", started_at=time.time(), cwd="/var/log")
+        client.call(
+            "command_started",
+            session=key,
+            seq=1,
+            command="tail -f /var/log/syslog",
+            started_at=time.time(),
+            cwd="/var/log",
+        )
     shell.kill()  # the terminal closed mid-command
     shell.wait()
     deadline = time.monotonic() + 10

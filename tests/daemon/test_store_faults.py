@@ -24,8 +24,9 @@ BIG = "x" * 1000  # records big enough that the store's WAL must grow
 def mount_tmpfs(path: Path, size: str) -> None:
     if os.getuid() != 0:
         pytest.skip("needs root to mount a tmpfs")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)],
-                             capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)], capture_output=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
 
@@ -86,8 +87,9 @@ def ext4_data(make_sandbox):
     image = box.root / "data.img"
     subprocess.run(["truncate", "-s", "16M", str(image)], check=True)
     subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True, capture_output=True)
-    mounted = subprocess.run(["mount", "-o", "loop,errors=remount-ro", str(image), str(box.root / "data")],
-                             capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-o", "loop,errors=remount-ro", str(image), str(box.root / "data")], capture_output=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a loop device: {mounted.stderr.decode().strip()}")
     box.image = image
@@ -97,8 +99,11 @@ def ext4_data(make_sandbox):
 
 
 def turn_read_only(data: Path) -> None:
-    device = Path(subprocess.run(["findmnt", "-n", "-o", "SOURCE", str(data)], capture_output=True, text=True,
-                                 check=True).stdout.strip()).name
+    device = Path(
+        subprocess.run(
+            ["findmnt", "-n", "-o", "SOURCE", str(data)], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    ).name
     Path(f"/sys/fs/ext4/{device}/trigger_fs_error").write_text("1")
 
 
@@ -164,6 +169,7 @@ def test_a_foreign_file_in_the_journal_directory_is_not_a_segment(make_sandbox):
 @pytest.fixture
 def small_state(make_sandbox):
     """The journal's directory (XDG_STATE_HOME) on a 1 MiB tmpfs."""
+
     def make(**config):
         box = make_sandbox(**config)
         mount_tmpfs(box.root / "state", "1m")
@@ -188,7 +194,9 @@ def test_journal_disk_full_holds_acknowledged_records_in_memory_and_says_so(smal
         acked = 1 + sum(client.request("command_finished", **finished("703-1.0", seq))["ok"] for seq in range(2, 202))
         status = client.call("status")
         assert status["journal_problem"].startswith(f"journal not writable ({box.journal})"), status
-        assert status["journal_held_records"] == 200 and "200 acknowledged records held in memory" in status["last_error"]
+        assert (
+            status["journal_held_records"] == 200 and "200 acknowledged records held in memory" in status["last_error"]
+        )
         shown = box.cli("daemon", "status")
         assert "journal not writable" in shown.stdout
         filler.unlink()
@@ -237,8 +245,9 @@ def test_hook_records_beyond_the_memory_bound_wait_for_the_journal(small_state):
         assert wait_until(lambda: client.call("status")["hook_records_waiting"] > 0, 30)
         assert "hook records wait for it in memory" in box.cli("daemon", "status").stdout
         filler.unlink()
-        assert wait_until(lambda: client.call("status")["hook_records_waiting"] == 0
-                          and client.call("status")["queue_depth"] == 0)
+        assert wait_until(
+            lambda: client.call("status")["hook_records_waiting"] == 0 and client.call("status")["queue_depth"] == 0
+        )
     commands = {row[0] for row in box.sql("select command from executions")}
     assert commands == {f"echo {seq}" for seq in range(0, 40)}
 
@@ -259,8 +268,9 @@ def test_hook_records_the_journal_never_took_are_spooled_at_exit(small_state):
     filler.unlink()
     box.run()  # the next daemon ingests the spool
     with box.client(timeout=60) as client:
-        assert wait_until(lambda: not list((box.runtime / "spool").glob("daemon-*"))
-                          and client.call("status")["queue_depth"] == 0)
+        assert wait_until(
+            lambda: not list((box.runtime / "spool").glob("daemon-*")) and client.call("status")["queue_depth"] == 0
+        )
     commands = {row[0] for row in box.sql("select command from executions")}
     assert commands == {"echo 0"} | {f"echo {seq}" for seq in range(1 + held, 40)}
 
@@ -297,8 +307,13 @@ def test_one_bad_line_does_not_stop_the_rest_of_a_spool_file(make_sandbox):
     box.run()
     spool = box.runtime / "spool"
     spool.mkdir(exist_ok=True)
-    lines = [spool_line("706-1.0", 1), b"[" * 5000 + b"\n", b"\xff\xfe not json\n",
-             b'{"v":1,"type":"command_finished","session":"706-1.0","seq":-4}\n', spool_line("706-1.0", 2)]
+    lines = [
+        spool_line("706-1.0", 1),
+        b"[" * 5000 + b"\n",
+        b"\xff\xfe not json\n",
+        b'{"v":1,"type":"command_finished","session":"706-1.0","seq":-4}\n',
+        spool_line("706-1.0", 2),
+    ]
     (spool / "bash.jsonl").write_bytes(b"".join(lines))
     with box.client(timeout=60) as client:
         assert wait_until(lambda: not list(spool.iterdir()), 30)

@@ -33,16 +33,69 @@ PER_PAGE_PROSE = 5
 MAX_PAGES_PER_FAMILY = 250  # gcloud alone ships ~12,000 pages with EXAMPLES; keep the mix varied
 SCRIPT_DIRS = ["/usr/bin", "/usr/sbin", "/usr/lib/git-core", "/etc", "/usr/share/doc", "/usr/lib"]
 PER_SCRIPT_COMMANDS = 6
-_KEYWORDS = {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
-             "function", "return", "local", "exit", "shift", "break", "continue", "{", "}", "[[", "!"}
+_KEYWORDS = {
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "for",
+    "while",
+    "until",
+    "do",
+    "done",
+    "case",
+    "esac",
+    "function",
+    "return",
+    "local",
+    "exit",
+    "shift",
+    "break",
+    "continue",
+    "{",
+    "}",
+    "[[",
+    "!",
+}
 
 _ESCAPES = [
-    (r"\(aq", "'"), (r"\[aq]", "'"), (r"\(dq", '"'), (r"\[dq]", '"'), (r"\(lq", '"'), (r"\(rq", '"'),
-    (r"\(oq", "'"), (r"\(cq", "'"), (r"\(em", "-"), (r"\(en", "-"), (r"\[em]", "-"), (r"\[en]", "-"),
-    (r"\(ti", "~"), (r"\[ti]", "~"), (r"\(ha", "^"), (r"\[ha]", "^"), (r"\(bu", ""), (r"\[bu]", ""),
-    (r"\(rs", "\\"), (r"\[rs]", "\\"), (r"\(at", "@"), (r"\(ga", "`"), (r"\[ga]", "`"), (r"\(pl", "+"),
-    (r"\-", "-"), (r"\&", ""), (r"\e", "\\"), (r"\ ", " "), (r"\~", " "), (r"\|", ""), (r"\^", ""),
-    (r"\:", ""), (r"\/", ""), (r"\,", ""), (r"\%", ""), (r"\0", " "),
+    (r"\(aq", "'"),
+    (r"\[aq]", "'"),
+    (r"\(dq", '"'),
+    (r"\[dq]", '"'),
+    (r"\(lq", '"'),
+    (r"\(rq", '"'),
+    (r"\(oq", "'"),
+    (r"\(cq", "'"),
+    (r"\(em", "-"),
+    (r"\(en", "-"),
+    (r"\[em]", "-"),
+    (r"\[en]", "-"),
+    (r"\(ti", "~"),
+    (r"\[ti]", "~"),
+    (r"\(ha", "^"),
+    (r"\[ha]", "^"),
+    (r"\(bu", ""),
+    (r"\[bu]", ""),
+    (r"\(rs", "\\"),
+    (r"\[rs]", "\\"),
+    (r"\(at", "@"),
+    (r"\(ga", "`"),
+    (r"\[ga]", "`"),
+    (r"\(pl", "+"),
+    (r"\-", "-"),
+    (r"\&", ""),
+    (r"\e", "\\"),
+    (r"\ ", " "),
+    (r"\~", " "),
+    (r"\|", ""),
+    (r"\^", ""),
+    (r"\:", ""),
+    (r"\/", ""),
+    (r"\,", ""),
+    (r"\%", ""),
+    (r"\0", " "),
 ]
 _FONT = re.compile(r"\\f(\[[^\]]*\]|\(..|.)")
 _STRING = re.compile(r"\\\*(\[[^\]]*\]|\(..|.)")
@@ -90,7 +143,7 @@ def examples_and_name(raw: str) -> tuple[list[list[tuple[str, bool]]], str]:
     for line in raw.splitlines():
         head = line.split(" ", 1)[0]
         if head in {".SH", ".Sh"}:
-            section = line[len(head):].strip().strip('"').upper()
+            section = line[len(head) :].strip().strip('"').upper()
             literal = False
             blocks.append([])
             continue
@@ -215,7 +268,8 @@ def man_lines(rng: random.Random) -> list[dict]:
         name = page.name.split(".")[0]
         family = re.split(r"[_-]", name)[0]
         try:
-            raw = gzip.open(page, "rt", errors="replace").read()
+            with gzip.open(page, "rt", errors="replace") as handle:
+                raw = handle.read()
         except (OSError, EOFError):
             continue
         if ".SH EXAMPLE" not in raw and '.SH "EXAMPLE' not in raw and ".Sh EXAMPLES" not in raw:
@@ -262,7 +316,7 @@ def script_lines(rng: random.Random, known: set[str]) -> list[dict]:
                     scripts.append(path)
     for path in sorted(set(scripts)):
         try:
-            lines = open(path, errors="replace").read().splitlines()
+            lines = Path(path).read_text(errors="replace").splitlines()
         except OSError:
             continue
         picked = []

@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -20,15 +20,27 @@ GH = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 
 
 def run(env: dict, *args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "parsec.cli.entry", *args], capture_output=True, text=True,
-                          env=env, input=stdin, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "parsec.cli.entry", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=stdin,
+        cwd=cwd,
+        timeout=60,
+    )
 
 
 @pytest.fixture
 def env(tmp_path) -> dict:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
-    clean.update(XDG_CONFIG_HOME=str(tmp_path / "c"), XDG_DATA_HOME=str(tmp_path / "d"),
-                 XDG_STATE_HOME=str(tmp_path / "s"), XDG_RUNTIME_DIR=str(tmp_path / "r"), HOME=str(tmp_path))
+    clean.update(
+        XDG_CONFIG_HOME=str(tmp_path / "c"),
+        XDG_DATA_HOME=str(tmp_path / "d"),
+        XDG_STATE_HOME=str(tmp_path / "s"),
+        XDG_RUNTIME_DIR=str(tmp_path / "r"),
+        HOME=str(tmp_path),
+    )
     return clean
 
 
@@ -39,7 +51,7 @@ def db_url(env: dict) -> str:
 @pytest.fixture
 def recorded(env, tmp_path):
     """A store holding two sessions of recent commands in two directories."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     (tmp_path / "proj/src").mkdir(parents=True)
     store = open_store(db_url(env))
     a = Session(shell="bash", host="laptop", user="me", created_at=now - timedelta(hours=5), last_active=now)
@@ -48,17 +60,19 @@ def recorded(env, tmp_path):
     store.save_session(b)
     items = []
     for i in range(40):
-        items.append(DirectCommandExecution(
-            session_id=a.id if i % 2 else b.id,
-            command=["make test", "git push origin main", "ls", "cargo build"][i % 4] + f" #{i}",
-            executed_at=now - timedelta(minutes=200 - i * 5),
-            exit_status=1 if i % 4 == 1 else 0,
-            duration_ms=1500,
-            pipeline_statuses=[i % 4 == 1, 0],
-            working_directory=str(tmp_path / ("proj/src" if i % 3 else "proj")),
-            cwd_after=str(tmp_path),
-            host="laptop" if i % 2 else "server",
-        ))
+        items.append(
+            DirectCommandExecution(
+                session_id=a.id if i % 2 else b.id,
+                command=["make test", "git push origin main", "ls", "cargo build"][i % 4] + f" #{i}",
+                executed_at=now - timedelta(minutes=200 - i * 5),
+                exit_status=1 if i % 4 == 1 else 0,
+                duration_ms=1500,
+                pipeline_statuses=[i % 4 == 1, 0],
+                working_directory=str(tmp_path / ("proj/src" if i % 3 else "proj")),
+                cwd_after=str(tmp_path),
+                host="laptop" if i % 2 else "server",
+            )
+        )
     store.append_executions(items)
     store.close()
     return {"a": a, "b": b, "items": items, "now": now}
@@ -87,15 +101,21 @@ def test_history_filters(env, recorded, tmp_path) -> None:
     assert ids(run(env, "history", "--json", "--limit", "0")) == newest_first(items, lambda e: True)
     proj = str(tmp_path / "proj")
     assert ids(run(env, "history", "--json", "--cwd", proj, "--exit", "fail")) == newest_first(
-        items, lambda e: e.working_directory == proj and e.exit_status != 0)
+        items, lambda e: e.working_directory == proj and e.exit_status != 0
+    )
     assert ids(run(env, "history", "--json", "--here", "--subtree", "-n", "0", cwd=tmp_path / "proj")) == newest_first(
-        items, lambda e: True)
-    assert ids(run(env, "history", "--json", "--exit", "ok", "--host", "server", "-n", "5")) == newest_first(
-        items, lambda e: e.exit_status == 0 and e.host == "server")[:5]
+        items, lambda e: True
+    )
+    assert (
+        ids(run(env, "history", "--json", "--exit", "ok", "--host", "server", "-n", "5"))
+        == newest_first(items, lambda e: e.exit_status == 0 and e.host == "server")[:5]
+    )
     assert ids(run(env, "history", "--json", "--search", "git push", "--since", "1h")) == newest_first(
-        items, lambda e: "git push" in e.command and e.executed_at >= recorded["now"] - timedelta(hours=1))
+        items, lambda e: "git push" in e.command and e.executed_at >= recorded["now"] - timedelta(hours=1)
+    )
     assert ids(run(env, "history", "--json", "--session", recorded["a"].id.lower(), "--exit", "1")) == newest_first(
-        items, lambda e: e.session_id == recorded["a"].id and e.exit_status == 1)
+        items, lambda e: e.session_id == recorded["a"].id and e.exit_status == 1
+    )
 
 
 def test_history_table_and_format(env, recorded) -> None:
@@ -108,16 +128,19 @@ def test_history_table_and_format(env, recorded) -> None:
     assert formatted.stdout.splitlines() == ["0|cargo build #39|laptop", "0|ls #38|server"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["history", "--since", "last tuesday"], "--since 'last tuesday': use a duration like 2h"),
-    (["history", "--exit", "maybe"], "--exit 'maybe': use ok, fail or a number"),
-    (["history", "--format", "{nope}"], "--format: 'nope'; fields are id, session, time"),
-    (["history", "--subtree"], "--subtree needs --cwd"),
-    (["sessions", "show", "ZZZZ"], "no session 'ZZZZ'"),
-    (["import", "tcsh"], "cannot import 'tcsh' history: choose bash, zsh or fish"),
-    (["import", "bash", "/nonexistent/file"], "cannot read /nonexistent/file"),
-    (["forget", "(unclosed"], "is not a valid regular expression"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["history", "--since", "last tuesday"], "--since 'last tuesday': use a duration like 2h"),
+        (["history", "--exit", "maybe"], "--exit 'maybe': use ok, fail or a number"),
+        (["history", "--format", "{nope}"], "--format: 'nope'; fields are id, session, time"),
+        (["history", "--subtree"], "--subtree needs --cwd"),
+        (["sessions", "show", "ZZZZ"], "no session 'ZZZZ'"),
+        (["import", "tcsh"], "cannot import 'tcsh' history: choose bash, zsh or fish"),
+        (["import", "bash", "/nonexistent/file"], "cannot read /nonexistent/file"),
+        (["forget", "(unclosed"], "is not a valid regular expression"),
+    ],
+)
 def test_user_errors_are_one_line(env, recorded, args, message) -> None:
     result = run(env, *args)
     assert result.returncode != 0
@@ -137,8 +160,9 @@ def test_sessions_and_show(env, recorded) -> None:
     assert shown.returncode == 0, shown.stderr
     payload = json.loads(shown.stdout)
     assert payload["session"]["id"] == recorded["a"].id
-    assert [c["id"] for c in payload["commands"]] == list(reversed(newest_first(
-        recorded["items"], lambda e: e.session_id == recorded["a"].id)))
+    assert [c["id"] for c in payload["commands"]] == list(
+        reversed(newest_first(recorded["items"], lambda e: e.session_id == recorded["a"].id))
+    )
 
 
 def test_stats(env, recorded) -> None:
@@ -164,13 +188,18 @@ def test_forget_asks_then_removes_everywhere(env, recorded) -> None:
 
 
 def test_prune_dry_run_then_prune_by_tier(env, recorded) -> None:
-    old = datetime.now(timezone.utc) - timedelta(days=90)
+    old = datetime.now(UTC) - timedelta(days=90)
     store = open_store(db_url(env))
     ancient = Session(shell="bash", created_at=old, last_active=old)
     store.save_session(ancient)
-    store.append_executions([DirectCommandExecution(session_id=ancient.id, command=f"old {i}", executed_at=old,
-                                                    stdout=TruncatedText.from_output("output\n"))
-                             for i in range(25)])
+    store.append_executions(
+        [
+            DirectCommandExecution(
+                session_id=ancient.id, command=f"old {i}", executed_at=old, stdout=TruncatedText.from_output("output\n")
+            )
+            for i in range(25)
+        ]
+    )
     store.close()
     dry = run(env, "prune", "--dry-run")
     assert dry.returncode == 0, dry.stderr
@@ -200,13 +229,19 @@ def test_import_is_idempotent_masks_and_reports(env, tmp_path) -> None:
     )
     first = run(env, "import", "zsh", str(history))
     assert first.returncode == 0, first.stderr
-    assert "5 entries, 4 added, 0 already present, 0 already recorded live, 1 excluded by privacy settings, 1 malformed" in first.stdout
+    assert (
+        "5 entries, 4 added, 0 already present, 0 already recorded live, 1 excluded by privacy settings, 1 malformed"
+        in first.stdout
+    )
     assert "skipped line 6: ': not a valid line'" in first.stderr
     second = run(env, "import", "zsh", str(history))
     assert "5 entries, 0 added, 4 already present" in second.stdout
     rows = json.loads(run(env, "history", "--json").stdout)
     assert [r["command"] for r in rows] == [
-        "git status", "for i in 1 2; do\n  echo $i\ndone", "export GITHUB_TOKEN=[REDACTED:github_token]", "git status",
+        "git status",
+        "for i in 1 2; do\n  echo $i\ndone",
+        "export GITHUB_TOKEN=[REDACTED:github_token]",
+        "git status",
     ]
     assert {r["source"] for r in rows} == {"import"} and rows[1]["duration_ms"] == 1000
     assert GH.encode() not in Path(db_url(env).removeprefix("sqlite:///")).read_bytes()
@@ -247,12 +282,15 @@ def run_via_typer(env: dict, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=60)
 
 
-@pytest.mark.parametrize("args", [
-    ("history", "--json", "--exit", "fail", "-n", "7"),
-    ("history", "--format", "{id} {exit} {command}", "--search", "cargo", "--since", "2030-01-01"),
-    ("history", "--exit", "maybe"),
-    ("sessions", "--json"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("history", "--json", "--exit", "fail", "-n", "7"),
+        ("history", "--format", "{id} {exit} {command}", "--search", "cargo", "--since", "2030-01-01"),
+        ("history", "--exit", "maybe"),
+        ("sessions", "--json"),
+    ],
+)
 def test_fast_entry_and_typer_app_give_the_same_answer(env, recorded, args) -> None:
     fast, slow = run(env, *args), run_via_typer(env, *args)
     assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
@@ -264,66 +302,111 @@ def test_fast_entry_leaves_help_and_typos_to_typer(env, recorded) -> None:
     assert typo.returncode != 0 and "--limt" in typo.stderr
 
 
-@pytest.mark.parametrize("args, message", [
-    (["history", "--limit", "99999999999999999999"],
-     "parsec: --limit 99999999999999999999 is out of range: use a number from 0 to 1000000000 (0: all)"),
-    (["history", "-n", "1000000001"], "parsec: --limit 1000000001 is out of range: use a number from 0 to 1000000000"),
-    (["history", "--exit", "100000000000000000000"],
-     "parsec: --exit '100000000000000000000' is out of range: use ok, fail or an exit status from -2147483648 to 2147483647"),
-    (["history", "--exit", "-2147483649"], "--exit '-2147483649' is out of range"),
-    (["history", "--since", "99999999d"],
-     "parsec: --since '99999999d' is out of range: use a time from 1900 to 9999, as a duration like 2h, 3d, 1w"),
-    (["history", "--since", "999999999999999999999999w"], "--since '999999999999999999999999w' is out of range"),
-    (["history", "--since", "0001-01-01"], "parsec: --since '0001-01-01' is out of range: use a time from 1900 to 9999"),
-    (["history", "--until", "9999-12-31T23:00-05:00"], "--until '9999-12-31T23:00-05:00' is out of range"),
-    (["history", "--since", "1h", "--until", "2h"],
-     "parsec: --since '1h' is not before --until '2h': nothing can match; give the earlier time to --since"),
-    (["history", "--since", "2024-05-01", "--until", "2024-05-01"], "--since '2024-05-01' is not before --until"),
-    (["sessions", "--limit", "99999999999999999999"],
-     "parsec: --limit 99999999999999999999 is out of range: use a number from 1 to 1000000000"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["history", "--limit", "99999999999999999999"],
+            "parsec: --limit 99999999999999999999 is out of range: use a number from 0 to 1000000000 (0: all)",
+        ),
+        (
+            ["history", "-n", "1000000001"],
+            "parsec: --limit 1000000001 is out of range: use a number from 0 to 1000000000",
+        ),
+        (
+            ["history", "--exit", "100000000000000000000"],
+            "parsec: --exit '100000000000000000000' is out of range: use ok, fail or an exit status from -2147483648 to 2147483647",
+        ),
+        (["history", "--exit", "-2147483649"], "--exit '-2147483649' is out of range"),
+        (
+            ["history", "--since", "99999999d"],
+            "parsec: --since '99999999d' is out of range: use a time from 1900 to 9999, as a duration like 2h, 3d, 1w",
+        ),
+        (["history", "--since", "999999999999999999999999w"], "--since '999999999999999999999999w' is out of range"),
+        (
+            ["history", "--since", "0001-01-01"],
+            "parsec: --since '0001-01-01' is out of range: use a time from 1900 to 9999",
+        ),
+        (["history", "--until", "9999-12-31T23:00-05:00"], "--until '9999-12-31T23:00-05:00' is out of range"),
+        (
+            ["history", "--since", "1h", "--until", "2h"],
+            "parsec: --since '1h' is not before --until '2h': nothing can match; give the earlier time to --since",
+        ),
+        (["history", "--since", "2024-05-01", "--until", "2024-05-01"], "--since '2024-05-01' is not before --until"),
+        (
+            ["sessions", "--limit", "99999999999999999999"],
+            "parsec: --limit 99999999999999999999 is out of range: use a number from 1 to 1000000000",
+        ),
+    ],
+)
 def test_out_of_range_options_are_usage_errors_on_both_paths(env, recorded, args, message) -> None:
     fast, slow = run(env, *args), run_via_typer(env, *args)
     for result in (fast, slow):
         assert result.returncode == 2, result.stderr
-        assert result.stderr.count("\n") == 1 and result.stderr.startswith("parsec: ") and message in result.stderr, result.stderr
+        assert result.stderr.count("\n") == 1 and result.stderr.startswith("parsec: ") and message in result.stderr, (
+            result.stderr
+        )
         assert "Traceback" not in result.stderr and "internal error" not in result.stderr
         assert result.stdout == ""
     assert fast.stderr == slow.stderr
 
 
-@pytest.mark.parametrize("args, message", [
-    (["sessions", "show", "current", "--limit", "99999999999999999999"], "--limit 99999999999999999999 is out of range"),
-    (["stats", "--top", "99999999999999999999"], "--top 99999999999999999999 is out of range: use a number from 1"),
-    (["stats", "--since", "99999999d"], "--since '99999999d' is out of range"),
-    (["export", "--since", "0001-01-01"], "--since '0001-01-01' is out of range"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["sessions", "show", "current", "--limit", "99999999999999999999"],
+            "--limit 99999999999999999999 is out of range",
+        ),
+        (["stats", "--top", "99999999999999999999"], "--top 99999999999999999999 is out of range: use a number from 1"),
+        (["stats", "--since", "99999999d"], "--since '99999999d' is out of range"),
+        (["export", "--since", "0001-01-01"], "--since '0001-01-01' is out of range"),
+    ],
+)
 def test_the_other_history_commands_check_their_ranges_too(env, recorded, args, message) -> None:
     result = run(env, *args)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
 
 
 def test_edge_values_are_still_accepted(env, recorded) -> None:
-    for args in (["--limit", "1000000000"], ["--exit", "2147483647"], ["--exit", "-2147483648"], ["--since", "1900-01-02"],
-                 ["--since", "2h", "--until", "1h"], ["--until", "9999-12-30"]):
+    for args in (
+        ["--limit", "1000000000"],
+        ["--exit", "2147483647"],
+        ["--exit", "-2147483648"],
+        ["--since", "1900-01-02"],
+        ["--since", "2h", "--until", "1h"],
+        ["--until", "9999-12-30"],
+    ):
         for runner in (run, run_via_typer):
             result = runner(env, "history", "--json", *args)
             assert result.returncode == 0, (args, result.stderr)
 
 
-@pytest.mark.parametrize("args", [
-    ("history", "--json", "--cwd"),
-    ("history", "--json", "--cwd", "--exit", "fail"),
-    ("history", "--json", "--exit", "fail", "--cwd", "-n", "3"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("history", "--json", "--cwd"),
+        ("history", "--json", "--cwd", "--exit", "fail"),
+        ("history", "--json", "--exit", "fail", "--cwd", "-n", "3"),
+    ],
+)
 def test_bare_cwd_means_the_current_directory(env, recorded, tmp_path, args) -> None:
     proj = tmp_path / "proj"
     expected = run(env, *_with_value(args, str(proj)), cwd=tmp_path)  # the same, with the directory named
     assert expected.returncode == 0 and json.loads(expected.stdout), expected.stderr
     fast = run(env, *args, cwd=proj)
-    slow = subprocess.run([sys.executable, "-c", "import sys; from parsec.cli.app import run; sys.exit(run(sys.argv[1:]))", *args],
-                          capture_output=True, text=True, env=env, cwd=proj, timeout=60)
-    assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout) == (0, expected.stdout), (fast.stderr, slow.stderr)
+    slow = subprocess.run(
+        [sys.executable, "-c", "import sys; from parsec.cli.app import run; sys.exit(run(sys.argv[1:]))", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=proj,
+        timeout=60,
+    )
+    assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout) == (0, expected.stdout), (
+        fast.stderr,
+        slow.stderr,
+    )
 
 
 def _with_value(args: tuple[str, ...], path: str) -> list[str]:

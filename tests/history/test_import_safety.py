@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from daemon.harness import Sandbox, finished
 
 
@@ -92,18 +91,31 @@ def test_a_command_typed_twice_in_one_second_is_matched_once_each(box, tmp_path)
     assert [r["command"] for r in history_rows(box)] == ["make", "make", "make"]
 
 
-@pytest.mark.parametrize("shell, content, reason", [
-    ("zsh", Path("/etc/passwd").read_bytes() if Path("/etc/passwd").exists() else b"root:x:0:0:root:/root:/bin/bash\n",
-     "lines start with a command"),
-    ("bash", b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
-             b"bin:x:2:2:bin:/bin:/usr/sbin/nologin\n", "lines start with a command"),
-    ("fish", b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
-     "is a fish history entry"),
-    ("bash", b": 1700000000:0;ls\n: 1700000001:0;make\n", "looks like zsh history; use `parsec import zsh`"),
-    ("zsh", b"- cmd: ls\n  when: 1700000000\n- cmd: make\n  when: 1700000001\n", "looks like fish history"),
-    ("fish", b"#1700000000\nls\n#1700000001\nmake\n", "looks like bash history"),
-    ("zsh", b"\x7fELF\x02\x01\x01\x00\x00\x00ls\n", "binary file"),
-])
+@pytest.mark.parametrize(
+    "shell, content, reason",
+    [
+        (
+            "zsh",
+            Path("/etc/passwd").read_bytes() if Path("/etc/passwd").exists() else b"root:x:0:0:root:/root:/bin/bash\n",
+            "lines start with a command",
+        ),
+        (
+            "bash",
+            b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+            b"bin:x:2:2:bin:/bin:/usr/sbin/nologin\n",
+            "lines start with a command",
+        ),
+        (
+            "fish",
+            b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
+            "is a fish history entry",
+        ),
+        ("bash", b": 1700000000:0;ls\n: 1700000001:0;make\n", "looks like zsh history; use `parsec import zsh`"),
+        ("zsh", b"- cmd: ls\n  when: 1700000000\n- cmd: make\n  when: 1700000001\n", "looks like fish history"),
+        ("fish", b"#1700000000\nls\n#1700000001\nmake\n", "looks like bash history"),
+        ("zsh", b"\x7fELF\x02\x01\x01\x00\x00\x00ls\n", "binary file"),
+    ],
+)
 def test_a_file_that_is_not_that_shells_history_is_refused(box, tmp_path, shell, content, reason) -> None:
     path = tmp_path / "not_history"
     path.write_bytes(content)

@@ -4,7 +4,7 @@ a plain Python filter over the same rows gives. Real SQLite file; real PostgreSQ
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -23,26 +23,38 @@ from parsec.store.history import (
     stats,
 )
 
-T0 = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 DIRS = ["/home/me/proj", "/home/me/proj/src", "/home/me/projects", "/home/me", "/tmp", "/"]
-COMMANDS = ["git status", "git push --force-with-lease", "make test", "ls -la", "cd src", "rg TODO",
-            "docker compose up -d", "pytest -x -q", "vim README.md", "echo 100%_done"]
+COMMANDS = [
+    "git status",
+    "git push --force-with-lease",
+    "make test",
+    "ls -la",
+    "cd src",
+    "rg TODO",
+    "docker compose up -d",
+    "pytest -x -q",
+    "vim README.md",
+    "echo 100%_done",
+]
 
 
 def _rows(session_ids: list[str], count: int = 600) -> list[DirectCommandExecution]:
     rng = random.Random(9)
     items = []
     for i in range(count):
-        items.append(DirectCommandExecution(
-            session_id=rng.choice(session_ids),
-            command=f"{rng.choice(COMMANDS)} {i}" if i % 3 else rng.choice(COMMANDS),
-            executed_at=T0 + timedelta(seconds=i * 37 + rng.randint(0, 5)),
-            exit_status=rng.choice([0, 0, 0, 1, 2, 127, None]),
-            duration_ms=rng.randint(0, 5000),
-            working_directory=rng.choice(DIRS),
-            host=rng.choice(["laptop", "server"]),
-            user="me",
-        ))
+        items.append(
+            DirectCommandExecution(
+                session_id=rng.choice(session_ids),
+                command=f"{rng.choice(COMMANDS)} {i}" if i % 3 else rng.choice(COMMANDS),
+                executed_at=T0 + timedelta(seconds=i * 37 + rng.randint(0, 5)),
+                exit_status=rng.choice([0, 0, 0, 1, 2, 127, None]),
+                duration_ms=rng.randint(0, 5000),
+                working_directory=rng.choice(DIRS),
+                host=rng.choice(["laptop", "server"]),
+                user="me",
+            )
+        )
     return items
 
 
@@ -82,9 +94,7 @@ def _reference(items: list[DirectCommandExecution], q: HistoryQuery) -> list[str
             return False
         if q.until and e.executed_at >= q.until:
             return False
-        if q.search and not all(t.lower() in e.command.lower() for t in q.search.split()):
-            return False
-        return True
+        return not (q.search and not all(t.lower() in e.command.lower() for t in q.search.split()))
 
     kept = sorted((e for e in items if keep(e)), key=lambda e: e.executed_at, reverse=True)
     return [e.id for e in kept][: q.limit or None]
@@ -137,8 +147,17 @@ def test_windowed_search_with_small_slices_and_rows_out_of_order(filled, sqlite_
     import parsec.store.history as history
 
     store, items, sessions = filled
-    late = [DirectCommandExecution(session_id=sessions[0].id, command=f"git log --oneline {i}", executed_at=T0 - timedelta(days=i + 1),
-                                   exit_status=i % 2, working_directory="/tmp", host="laptop") for i in range(30)]
+    late = [
+        DirectCommandExecution(
+            session_id=sessions[0].id,
+            command=f"git log --oneline {i}",
+            executed_at=T0 - timedelta(days=i + 1),
+            exit_status=i % 2,
+            working_directory="/tmp",
+            host="laptop",
+        )
+        for i in range(30)
+    ]
     store.append_executions(late)
     monkeypatch.setattr(history, "FIRST_SLICE", 25)
     with fast_connection(sqlite_file(sqlite_url)) as connection:
@@ -176,14 +195,12 @@ def test_sessions_listing_fast_and_store_agree(filled, sqlite_url) -> None:
 def test_fast_path_refuses_a_missing_file_or_unknown_schema(tmp_path) -> None:
     import sqlite3
 
-    with pytest.raises(FastPathUnavailable):
-        with fast_connection(tmp_path / "none.db"):
-            pass
+    with pytest.raises(FastPathUnavailable), fast_connection(tmp_path / "none.db"):
+        pass
     odd = tmp_path / "odd.db"
     sqlite3.connect(odd).execute("CREATE TABLE alembic_version (version_num TEXT)").connection.commit()
-    with pytest.raises(FastPathUnavailable):
-        with fast_connection(odd):
-            pass
+    with pytest.raises(FastPathUnavailable), fast_connection(odd):
+        pass
 
 
 def test_fast_path_knows_the_current_schema_revision() -> None:
@@ -208,9 +225,7 @@ def test_stats(filled) -> None:
     git = next(p for p in figures["programs"] if p["program"] == top[0][0])
     failed = sum(1 for e in top[0][1] if e.exit_status not in (0, None))
     assert git["failed"] == failed
-    assert figures["directories"][0]["runs"] == max(
-        sum(1 for e in items if e.working_directory == d) for d in DIRS
-    )
+    assert figures["directories"][0]["runs"] == max(sum(1 for e in items if e.working_directory == d) for d in DIRS)
     assert sum(day["commands"] for day in figures["activity"]) == len(items)  # all within 30 days
     usage = {(u["provider"], u["model"]): u for u in figures["llm_usage"]}
     assert usage[("openai", "gpt-4o")]["input_tokens"] == 150 and usage[("openai", "gpt-4o")]["calls"] == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pexpect
@@ -22,21 +22,38 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 @pytest.fixture
 def stored(env):  # noqa: F811
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     home = env["HOME"]
     store = open_store(db_url(env))
     session = Session(shell="bash", host="laptop", user="me", created_at=now - timedelta(hours=1))
     store.save_session(session)
     deep = f"{home}/src/company/platform/services/billing/api/handlers/v2"
-    store.append_executions([
-        DirectCommandExecution(session_id=session.id, command="make lint", executed_at=now - timedelta(minutes=9),
-                               exit_status=2, working_directory=home,
-                               stdout=TruncatedText.from_output("lint.py:3: unused import\n")),
-        DirectCommandExecution(session_id=session.id, command="kubectl get pods " + "--selector app=x " * 12,
-                               executed_at=now - timedelta(minutes=8), exit_status=0, working_directory=deep),
-        DirectCommandExecution(session_id=session.id, command="for i in 1 2; do\n  echo $i\ndone",
-                               executed_at=now - timedelta(minutes=7), exit_status=0, working_directory="/tmp"),
-    ])
+    store.append_executions(
+        [
+            DirectCommandExecution(
+                session_id=session.id,
+                command="make lint",
+                executed_at=now - timedelta(minutes=9),
+                exit_status=2,
+                working_directory=home,
+                stdout=TruncatedText.from_output("lint.py:3: unused import\n"),
+            ),
+            DirectCommandExecution(
+                session_id=session.id,
+                command="kubectl get pods " + "--selector app=x " * 12,
+                executed_at=now - timedelta(minutes=8),
+                exit_status=0,
+                working_directory=deep,
+            ),
+            DirectCommandExecution(
+                session_id=session.id,
+                command="for i in 1 2; do\n  echo $i\ndone",
+                executed_at=now - timedelta(minutes=7),
+                exit_status=0,
+                working_directory="/tmp",
+            ),
+        ]
+    )
     store.close()
     return {"deep": deep, "session": session}
 
@@ -53,8 +70,14 @@ def test_output_in_json_says_the_streams_are_merged(env, stored) -> None:  # noq
 
 
 def spawn_history(env: dict, *args: str, columns: int = 80, lines: int = 40) -> str:  # noqa: F811
-    child = pexpect.spawn(sys.executable, ["-m", "parsec.cli.entry", "history", *args], env=env,
-                          dimensions=(lines, columns), encoding="utf-8", timeout=60)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "parsec.cli.entry", "history", *args],
+        env=env,
+        dimensions=(lines, columns),
+        encoding="utf-8",
+        timeout=60,
+    )
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.before

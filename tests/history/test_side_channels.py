@@ -30,8 +30,12 @@ def test_forget_reaches_the_sessions_environment_snapshots(env, recorded) -> Non
     from parsec.models.session import GlobalContext, Session
 
     store = open_store(db_url(env))
-    session = Session(shell="bash", global_context=GlobalContext(
-        working_directory="/srv", environment_snapshot={"DEPLOY_TARGET": "edge-fastly9zq", "LANG": "C.UTF-8"}))
+    session = Session(
+        shell="bash",
+        global_context=GlobalContext(
+            working_directory="/srv", environment_snapshot={"DEPLOY_TARGET": "edge-fastly9zq", "LANG": "C.UTF-8"}
+        ),
+    )
     store.save_session(session)
     store.close()
     done = run(env, "forget", "fastly9zq", "--yes")

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from parsec.cli.history_common import human_duration, one_line, parse_when
 from parsec.errors import UsageError
 
-NOW = datetime(2024, 5, 10, 15, 30, tzinfo=timezone.utc)
+NOW = datetime(2024, 5, 10, 15, 30, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("text, ago", [
-    ("30m", timedelta(minutes=30)), ("2h", timedelta(hours=2)), ("3d", timedelta(days=3)),
-    ("1w", timedelta(weeks=1)), ("45 min", timedelta(minutes=45)), ("2 hours ago", timedelta(hours=2)),
-    ("10s", timedelta(seconds=10)), ("now", timedelta(0)),
-])
+@pytest.mark.parametrize(
+    "text, ago",
+    [
+        ("30m", timedelta(minutes=30)),
+        ("2h", timedelta(hours=2)),
+        ("3d", timedelta(days=3)),
+        ("1w", timedelta(weeks=1)),
+        ("45 min", timedelta(minutes=45)),
+        ("2 hours ago", timedelta(hours=2)),
+        ("10s", timedelta(seconds=10)),
+        ("now", timedelta(0)),
+    ],
+)
 def test_relative(text: str, ago: timedelta) -> None:
     assert parse_when(text, "--since", now=NOW) == NOW - ago
 
@@ -29,9 +37,9 @@ def test_today_and_yesterday_are_local_midnights() -> None:
 
 
 def test_iso_dates() -> None:
-    assert parse_when("2024-05-01T10:00:00+02:00", "--since") == datetime(2024, 5, 1, 8, 0, tzinfo=timezone.utc)
+    assert parse_when("2024-05-01T10:00:00+02:00", "--since") == datetime(2024, 5, 1, 8, 0, tzinfo=UTC)
     local = parse_when("2024-05-01", "--until")
-    assert local.tzinfo == timezone.utc and local.astimezone().replace(tzinfo=None) == datetime(2024, 5, 1)
+    assert local.tzinfo == UTC and local.astimezone().replace(tzinfo=None) == datetime(2024, 5, 1)
 
 
 @pytest.mark.parametrize("text", ["last tuesday", "5 parsecs", "", "2024-13-01"])

@@ -17,8 +17,14 @@ def test_daemon_masks_excludes_and_current_session_resolves() -> None:
     try:
         box.run()
         with box.client() as client:
-            mine = client.call("session_start", session="me-1", shell="bash", pid=os.getpid(), cwd="/tmp",
-                               env={"SHELL": "/bin/bash", "GITHUB_TOKEN": GH})["session_id"]
+            mine = client.call(
+                "session_start",
+                session="me-1",
+                shell="bash",
+                pid=os.getpid(),
+                cwd="/tmp",
+                env={"SHELL": "/bin/bash", "GITHUB_TOKEN": GH},
+            )["session_id"]
             other = client.call("session_start", session="other-1", shell="zsh", pid=1, cwd="/tmp")["session_id"]
             client.call("command_finished", **finished("me-1", 1, f"git clone https://{GH}@github.com/x/y"))
             client.call("command_finished", **finished("me-1", 2, " echo private"))

@@ -38,7 +38,7 @@ class FakeDaemon:
         self._threads: list[threading.Thread] = []
         self._conns: list[socket.socket] = []
 
-    def start(self) -> "FakeDaemon":
+    def start(self) -> FakeDaemon:
         self.runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
         (self.runtime / "reply").mkdir(exist_ok=True, mode=0o700)
         fifo = self.runtime / "hooks.fifo"

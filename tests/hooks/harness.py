@@ -32,7 +32,7 @@ class Sandbox:
     env: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, root: Path) -> "Sandbox":
+    def create(cls, root: Path) -> Sandbox:
         for name in ("run", "data", "state", "config", "cache", "home", "bin", "work"):
             (root / name).mkdir(parents=True, exist_ok=True)
         os.chmod(root / "run", 0o700)
@@ -41,10 +41,16 @@ class Sandbox:
         stub.chmod(0o755)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PARSEC_", "XDG_", "ATUIN_"))}
         env.update(
-            HOME=str(root / "home"), XDG_RUNTIME_DIR=str(root / "run"), XDG_DATA_HOME=str(root / "data"),
-            XDG_STATE_HOME=str(root / "state"), XDG_CONFIG_HOME=str(root / "config"),
-            XDG_CACHE_HOME=str(root / "cache"), PATH=f"{root / 'bin'}:{os.environ['PATH']}",
-            PARSEC_ASK_COMMAND="ask_stub", TERM="xterm", LANG="C.UTF-8",
+            HOME=str(root / "home"),
+            XDG_RUNTIME_DIR=str(root / "run"),
+            XDG_DATA_HOME=str(root / "data"),
+            XDG_STATE_HOME=str(root / "state"),
+            XDG_CONFIG_HOME=str(root / "config"),
+            XDG_CACHE_HOME=str(root / "cache"),
+            PATH=f"{root / 'bin'}:{os.environ['PATH']}",
+            PARSEC_ASK_COMMAND="ask_stub",
+            TERM="xterm",
+            LANG="C.UTF-8",
             PARSEC_HOOKS_AUTOSTART_DAEMON="0",
             # The hooks give up on a classify reply after 0.15 s; 8 engineers share 2 cores here.
             PARSEC_HOOK_TIMEOUT="1",
@@ -78,10 +84,15 @@ class Daemon:
         self.sandbox = sandbox
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "Daemon":
-        log = open(self.sandbox.root / "daemon.out", "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "parsec.cli.entry", "daemon", "run"],
-                                     env=self.sandbox.env, stdout=log, stderr=log, cwd=self.sandbox.root)
+    def start(self) -> Daemon:
+        log = open(self.sandbox.root / "daemon.out", "ab")  # noqa: SIM115 - the daemon writes it as long as it runs
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "parsec.cli.entry", "daemon", "run"],
+            env=self.sandbox.env,
+            stdout=log,
+            stderr=log,
+            cwd=self.sandbox.root,
+        )
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             if (self.sandbox.runtime / "hooks.fifo").exists() and (self.sandbox.runtime / "daemon.sock").exists():
@@ -89,7 +100,7 @@ class Daemon:
                     # The first classify loads the classifier: do it now, not on a typed line.
                     self.call("classify", session="0-0", text="ls", first_word="file", parses=True, cwd="/")
                     return self
-                except Exception:  # noqa: BLE001 - still starting
+                except Exception:
                     pass
             if self.proc.poll() is not None:
                 raise RuntimeError((self.sandbox.root / "daemon.out").read_text())
@@ -146,16 +157,32 @@ FRESH_PROMPT = {
 class Shell:
     """An interactive bash, zsh or fish with the hook loaded from its rc file."""
 
-    def __init__(self, kind: str, sandbox: Sandbox, before: str = "", after: str = "",
-                 env: dict[str, str] | None = None, load_hook: str | None = None, argv: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        sandbox: Sandbox,
+        before: str = "",
+        after: str = "",
+        env: dict[str, str] | None = None,
+        load_hook: str | None = None,
+        argv: list[str] | None = None,
+    ) -> None:
         self.kind = kind
         shell_env = dict(sandbox.env, **(env or {}))
         hook = load_hook if load_hook is not None else _load_line(kind)
         cmd = write_rc_file(kind, sandbox.root, f"{before}\n{hook}\n{after}", shell_env)
         if argv is not None:
             cmd = [*argv, *cmd]
-        self.child = pexpect.spawn(cmd[0], cmd[1:], env=shell_env, cwd=str(sandbox.work), encoding="utf-8",
-                                   timeout=TIMEOUT, dimensions=(40, 200), codec_errors="replace")
+        self.child = pexpect.spawn(
+            cmd[0],
+            cmd[1:],
+            env=shell_env,
+            cwd=str(sandbox.work),
+            encoding="utf-8",
+            timeout=TIMEOUT,
+            dimensions=(40, 200),
+            codec_errors="replace",
+        )
         self.child.delaybeforesend = None
         self.expect_prompt()
 
@@ -191,7 +218,8 @@ def write_rc_file(kind: str, root: Path, body: str, env: dict[str, str]) -> list
     conf.mkdir(parents=True, exist_ok=True)
     (conf / "config.fish").write_text(
         f"set -g fish_greeting ''\nfunction fish_prompt; printf '{PROMPT}'; end\n"
-        f"function fish_right_prompt; end\nfunction fish_title; end\n{body}\n")
+        f"function fish_right_prompt; end\nfunction fish_title; end\n{body}\n"
+    )
     return ["fish", "-i"]
 
 

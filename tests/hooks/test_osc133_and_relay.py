@@ -9,7 +9,8 @@ import subprocess
 import sys
 import time
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parsec.cli.hook_relay import HookRelay
 from parsec.cli.osc133 import AltScreen, Mark, MarkScanner, strip_ansi
@@ -18,8 +19,10 @@ from parsec.cli.output_capture import OutputCapture
 from .fake_daemon import FakeDaemon, read_spool
 from .harness import REPO
 
-STREAM = (b"T> ls\r\n\x1b]133;C\x07\x1b[1;34mdir\x1b[0m\r\nfile\r\n"
-          b"\x1b]133;D;0;parsec=42-1.5:7\x1b\\\x1b]133;A\x07T> vim\r\n\x1b]133;C\x07\x1b[?1049hscreen")
+STREAM = (
+    b"T> ls\r\n\x1b]133;C\x07\x1b[1;34mdir\x1b[0m\r\nfile\r\n"
+    b"\x1b]133;D;0;parsec=42-1.5:7\x1b\\\x1b]133;A\x07T> vim\r\n\x1b]133;C\x07\x1b[?1049hscreen"
+)
 
 
 def events(chunks):
@@ -43,7 +46,8 @@ def test_scanner_finds_marks_and_alternate_screen():
     assert marks[1].exit_status == 0 and marks[1].option("parsec") == "42-1.5:7"
     assert any(isinstance(e, AltScreen) for e in found)
     assert b"".join(e for e in found if isinstance(e, bytes)) == re.sub(
-        rb"\x1b\]133;[^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[\?1049h", b"", STREAM)
+        rb"\x1b\]133;[^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[\?1049h", b"", STREAM
+    )
 
 
 @given(st.lists(st.integers(min_value=1, max_value=len(STREAM) - 1), unique=True, max_size=12))
@@ -64,8 +68,11 @@ def test_strip_ansi_and_bounded_capture():
 
 def test_relay_sends_output_before_its_record_masks_and_excludes(tmp_path):
     daemon = FakeDaemon(tmp_path / "run").start()
-    relay = HookRelay(runtime=tmp_path / "run", exclude=[re.compile("^secret-tool")],
-                      mask=lambda text: text.replace("hunter2", "[REDACTED]"))
+    relay = HookRelay(
+        runtime=tmp_path / "run",
+        exclude=[re.compile("^secret-tool")],
+        mask=lambda text: text.replace("hunter2", "[REDACTED]"),
+    )
     finished = {"v": 1, "type": "command_finished", "noreply": True, "session": "9-1.0", "seq": 1, "command": "cat pw"}
     relay.feed(json.dumps(finished).encode()[:20])  # lines may arrive in pieces
     relay.feed(json.dumps(finished).encode()[20:] + b"\n")
@@ -91,19 +98,28 @@ def test_relay_spools_when_the_daemon_is_down(tmp_path):
 
 
 def test_init_prints_the_hook_without_heavy_imports(tmp_path):
-    code = ("import sys, io; from parsec.cli.entry import main; out = io.StringIO(); sys.stdout = out; rc = main(['init', 'bash']);"
-            "sys.stdout = sys.__stdout__; heavy = [m for m in ('pydantic', 'sqlalchemy', 'httpx', 'typer') if m in sys.modules];"
-            "print(rc, len(out.getvalue()), heavy)")
+    code = (
+        "import sys, io; from parsec.cli.entry import main; out = io.StringIO(); sys.stdout = out; rc = main(['init', 'bash']);"
+        "sys.stdout = sys.__stdout__; heavy = [m for m in ('pydantic', 'sqlalchemy', 'httpx', 'typer') if m in sys.modules];"
+        "print(rc, len(out.getvalue()), heavy)"
+    )
     # (XDG_DATA_HOME: `parsec init` also writes the hook file there, not in the real ~)
     no_config = {**os.environ, "PARSEC_CONFIG": str(REPO / "no-such-config.toml"), "XDG_DATA_HOME": str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=no_config)
     from parsec.cli.hook_file import parsec_command  # the command autostart will use
 
     state_changing = (REPO / "parsec" / "routing" / "state_changing.txt").read_text().split()
-    settings = ("__parsec_exclude=()\n" + f"__parsec_state_changing=' {' '.join(state_changing)} '\n"
-                + f"__parsec_bin='{parsec_command()}'\n")
+    settings = (
+        "__parsec_exclude=()\n"
+        + f"__parsec_state_changing=' {' '.join(state_changing)} '\n"
+        + f"__parsec_bin='{parsec_command()}'\n"
+    )
     size = len(settings) + len((REPO / "shell-hooks" / "parsec.bash").read_text())
     assert result.stdout.split() == ["0", str(size), "[]"]
-    assert (tmp_path / "parsec" / "hook.bash").read_text().endswith(settings + (REPO / "shell-hooks" / "parsec.bash").read_text())
+    assert (
+        (tmp_path / "parsec" / "hook.bash")
+        .read_text()
+        .endswith(settings + (REPO / "shell-hooks" / "parsec.bash").read_text())
+    )
     bad = subprocess.run([sys.executable, "-m", "parsec.cli.entry", "init", "tcsh"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "choose one of" in bad.stderr

@@ -8,8 +8,8 @@ import os
 import shutil
 
 import pytest
-
 from other_user import as_attacker, shared_tmp
+
 from .conftest import need
 from .harness import Shell
 

@@ -84,8 +84,9 @@ def test_zsh_output_and_ctrl_c(sandbox, daemon):
 
 
 def test_resize_reaches_the_inner_shell_and_terminal_is_restored(sandbox):
-    outer = pexpect.spawn("bash", ["--norc", "--noprofile", "-i"], env=sandbox.env,
-                          encoding="utf-8", timeout=10, dimensions=(40, 120))
+    outer = pexpect.spawn(
+        "bash", ["--norc", "--noprofile", "-i"], env=sandbox.env, encoding="utf-8", timeout=10, dimensions=(40, 120)
+    )
     outer.sendline("PS1='O''> '")
     outer.expect_exact("O> ")
     outer.sendline(f"{shutil.which('parsec')} shell bash --norc --noprofile -i")

@@ -5,7 +5,7 @@ The store is filled beforehand; no daemon runs (the search reads the store itsel
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -29,15 +29,26 @@ def closed_showing(child, line: str) -> None:
 @pytest.fixture
 def history(sandbox):
     store = open_store(sandbox.store_url)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     session = Session(shell="bash", host="h", user="u", created_at=now - timedelta(hours=2))
     store.save_session(session)
-    store.append_executions([
-        DirectCommandExecution(session_id=session.id, command=command, executed_at=now - timedelta(minutes=minutes),
-                               exit_status=0, working_directory=str(sandbox.work))
-        for command, minutes in (("echo picked-one", 30), ("echo other-two", 20), ("echo zz-first", 10),
-                                 ("echo zz-second", 40))
-    ])
+    store.append_executions(
+        [
+            DirectCommandExecution(
+                session_id=session.id,
+                command=command,
+                executed_at=now - timedelta(minutes=minutes),
+                exit_status=0,
+                working_directory=str(sandbox.work),
+            )
+            for command, minutes in (
+                ("echo picked-one", 30),
+                ("echo other-two", 20),
+                ("echo zz-first", 10),
+                ("echo zz-second", 40),
+            )
+        ]
+    )
     store.close()
 
 

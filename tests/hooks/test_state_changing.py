@@ -34,7 +34,11 @@ def test_a_state_changing_command_with_an_option_still_asks(sandbox, fake_daemon
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_the_hook_gets_the_classifiers_list(sandbox, shell):
     body = subprocess.run(["parsec", "init", shell], env=sandbox.env, capture_output=True, text=True, check=True).stdout
-    line = next(line for line in body.splitlines() if line.startswith(("__parsec_state_changing=", "set -g __parsec_state_changing ")))
+    line = next(
+        line
+        for line in body.splitlines()
+        if line.startswith(("__parsec_state_changing=", "set -g __parsec_state_changing "))
+    )
     if shell == "fish":  # set -g __parsec_state_changing 'exit' 'logout' ...
         names = line.replace("'", " ").split()[3:]
     else:  # __parsec_state_changing=' exit logout ... '

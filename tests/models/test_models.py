@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from pydantic import ValidationError
@@ -25,7 +25,7 @@ def test_times_are_utc_aware():
     naive = datetime(2026, 1, 1, 12, 0)
     plus_two = datetime(2026, 1, 1, 14, 0, tzinfo=timezone(timedelta(hours=2)))
     session = Session(created_at=naive, last_active=plus_two)
-    assert session.created_at.tzinfo == timezone.utc
+    assert session.created_at.tzinfo == UTC
     assert session.last_active == session.created_at  # 14:00+02:00 is 12:00 UTC
 
 

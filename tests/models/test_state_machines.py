@@ -59,8 +59,16 @@ def step() -> WorkflowStepState:
 
 def test_step_retry_cycle_and_several_commands():
     state = step()
-    for status in ["command_suggested", "running", "failed", "command_suggested", "running",
-                   "command_suggested", "running", "complete"]:
+    for status in [
+        "command_suggested",
+        "running",
+        "failed",
+        "command_suggested",
+        "running",
+        "command_suggested",
+        "running",
+        "complete",
+    ]:
         state.transition(status)
     assert state.status is StepStatus.complete
     assert state.started_at and state.finished_at

@@ -53,6 +53,17 @@ def test_every_gitleaks_rule_with_a_generated_line_is_masked_there() -> None:
 
 def test_issue_13_misses_are_covered() -> None:
     sources = {entry["source"] for entry in _secrets()}
-    for form in ("vault", "doppler", "heroku", "shopify", "telegram", "age", "curl -u quoted", "curl -u empty user",
-                 "htpasswd", "gh secret", "header"):
+    for form in (
+        "vault",
+        "doppler",
+        "heroku",
+        "shopify",
+        "telegram",
+        "age",
+        "curl -u quoted",
+        "curl -u empty user",
+        "htpasswd",
+        "gh secret",
+        "header",
+    ):
         assert f"issue13 {form}" in sources

@@ -71,7 +71,9 @@ def test_environment_allowlist_drops_secret_names_and_masks_values() -> None:
 
 def test_default_allowlist_keeps_the_useful_variables() -> None:
     f = PrivacyFilter(load_config(env={}).settings.privacy, False)
-    kept = f.filter_environment({"VIRTUAL_ENV": "/venv", "AWS_PROFILE": "dev", "AWS_SECRET_ACCESS_KEY": "x", "PATH": "/bin"})
+    kept = f.filter_environment(
+        {"VIRTUAL_ENV": "/venv", "AWS_PROFILE": "dev", "AWS_SECRET_ACCESS_KEY": "x", "PATH": "/bin"}
+    )
     assert kept == {"VIRTUAL_ENV": "/venv", "AWS_PROFILE": "dev"}
 
 

@@ -20,8 +20,19 @@ def _fill(unit: str) -> str:
     return (unit * (SIZE // len(unit) + 1))[:SIZE]
 
 
-@pytest.mark.parametrize("unit", ["sshpass ssh host ", "--password", "mysql -u root x ", "curl -u ", "A=" * 60 + " ",
-                                  "a-" * 50 + "password ", "Authorization: Bearer ", "'" * 10 + "-p"])
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "sshpass ssh host ",
+        "--password",
+        "mysql -u root x ",
+        "curl -u ",
+        "A=" * 60 + " ",
+        "a-" * 50 + "password ",
+        "Authorization: Bearer ",
+        "'" * 10 + "-p",
+    ],
+)
 def test_hostile_line_masks_in_linear_time(unit: str) -> None:
     mask("warm-up DB_PASSWORD=x")
     text = _fill(unit)

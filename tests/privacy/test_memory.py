@@ -41,7 +41,9 @@ def test_a_session_masker_learns_from_what_it_masks():
 
 def test_workflow_environment_changes_hide_secret_named_values_and_remember_them():
     masker = SessionMasker()
-    changes = environment_changes("/a", "/a", {}, {"SERVICE_API_TOKEN": "plainlooking42", "EDITOR": "vim"}, 1, mask=masker)
+    changes = environment_changes(
+        "/a", "/a", {}, {"SERVICE_API_TOKEN": "plainlooking42", "EDITOR": "vim"}, 1, mask=masker
+    )
     shown = {change.name: change.new_value for change in changes}
     assert shown == {"SERVICE_API_TOKEN": "[REDACTED:credential]", "EDITOR": "vim"}
     assert masker("printenv says plainlooking42") == "printenv says [REDACTED:known_secret]"

@@ -13,8 +13,14 @@ def test_the_gitleaks_table_records_its_source_version_and_date() -> None:
     assert data["generated"] and len(data["input_sha256"]) == 64
     assert len(data["rules"]) >= 200
     ids = {rule["id"] for rule in data["rules"]}
-    for expected in ("vault-service-token", "doppler-api-token", "heroku-api-key-v2", "shopify-access-token",
-                     "telegram-bot-api-token", "age-secret-key"):
+    for expected in (
+        "vault-service-token",
+        "doppler-api-token",
+        "heroku-api-key-v2",
+        "shopify-access-token",
+        "telegram-bot-api-token",
+        "age-secret-key",
+    ):
         assert expected in ids
 
 

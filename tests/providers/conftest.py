@@ -61,8 +61,12 @@ def make_provider(stub: LLMStub, sleeps: Sleeps, usage_events: list[UsageEvent])
 
     def make(name: str, *, settings: Settings | None = None, max_retries: int = 2, **kwargs) -> Provider:
         provider = resolve_provider(
-            settings or Settings(), provider=name, env=stub_env(name, stub), on_usage=usage_events.append,
-            retry=RetryPolicy(max_retries=max_retries, sleep=sleeps), **kwargs,
+            settings or Settings(),
+            provider=name,
+            env=stub_env(name, stub),
+            on_usage=usage_events.append,
+            retry=RetryPolicy(max_retries=max_retries, sleep=sleeps),
+            **kwargs,
         )
         made.append(provider)
         return provider

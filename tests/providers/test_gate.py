@@ -31,8 +31,12 @@ class Answer(BaseModel):
 
 
 def _messages() -> list[ChatMessage]:
-    return [ChatMessage(role="system", content=SECRETS["system"]), ChatMessage(role="user", content=SECRETS["user"]),
-            ChatMessage(role="assistant", content=SECRETS["assistant"]), ChatMessage(role="user", content=SECRETS["prose"])]
+    return [
+        ChatMessage(role="system", content=SECRETS["system"]),
+        ChatMessage(role="user", content=SECRETS["user"]),
+        ChatMessage(role="assistant", content=SECRETS["assistant"]),
+        ChatMessage(role="user", content=SECRETS["prose"]),
+    ]
 
 
 def _everything_sent(stub) -> str:

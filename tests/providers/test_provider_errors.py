@@ -67,12 +67,18 @@ def test_an_unknown_model_says_how_to_fix_it(stub, make_provider, name):
         assert "ollama pull nope" in text
 
 
-@pytest.mark.parametrize("name,message,code", [
-    ("openai", "This model's maximum context length is 128000 tokens. However, you requested 130000 tokens.",
-     "context_length_exceeded"),
-    ("anthropic", "prompt is too long: 210000 tokens > 200000 maximum", None),
-    ("gemini", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", None),
-])
+@pytest.mark.parametrize(
+    "name,message,code",
+    [
+        (
+            "openai",
+            "This model's maximum context length is 128000 tokens. However, you requested 130000 tokens.",
+            "context_length_exceeded",
+        ),
+        ("anthropic", "prompt is too long: 210000 tokens > 200000 maximum", None),
+        ("gemini", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", None),
+    ],
+)
 def test_context_length_exceeded(stub, make_provider, name, message, code):
     stub.reply(status=400, error=message, code=code)
     with pytest.raises(ContextLengthExceeded) as caught:
@@ -117,8 +123,8 @@ def test_backoff_grows_exponentially_with_jitter():
 
 
 def test_retry_after_formats():
-    from email.utils import formatdate
     import time
+    from email.utils import formatdate
 
     assert retry_after_seconds(httpx.Headers({"retry-after": "7"})) == 7.0
     assert retry_after_seconds(httpx.Headers({"retry-after-ms": "1500"})) == 1.5
@@ -155,9 +161,15 @@ def _closed_port() -> int:
 @pytest.mark.parametrize("name", PROVIDERS)
 def test_an_unreachable_endpoint_is_retried_then_named(name, sleeps):
     port = _closed_port()
-    env = {"OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": KEY, "GEMINI_API_KEY": KEY,
-           "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
-           "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{port}", "OLLAMA_HOST": f"127.0.0.1:{port}"}
+    env = {
+        "OPENAI_API_KEY": KEY,
+        "ANTHROPIC_API_KEY": KEY,
+        "GEMINI_API_KEY": KEY,
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{port}",
+        "OLLAMA_HOST": f"127.0.0.1:{port}",
+    }
     provider = resolve_provider(Settings(), provider=name, env=env, retry=RetryPolicy(max_retries=2, sleep=sleeps))
     with pytest.raises(EndpointUnreachable) as caught:
         provider.chat(MESSAGES)
@@ -185,8 +197,11 @@ def test_the_key_never_reaches_logs_errors_or_reprs(stub, make_provider, caplog)
         stub.reply("fine")
         list(provider.stream(MESSAGES))
         provider.chat(MESSAGES)
-        for reply in ({"status": 401, "error": f"bad key {KEY}"}, {"status": 400, "error": f"echo {KEY}"},
-                      {"status": 404, "error": KEY}):
+        for reply in (
+            {"status": 401, "error": f"bad key {KEY}"},
+            {"status": 400, "error": f"echo {KEY}"},
+            {"status": 404, "error": KEY},
+        ):
             stub.reply(**reply)
             with pytest.raises(ProviderError) as caught:
                 provider.chat(MESSAGES)

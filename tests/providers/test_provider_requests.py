@@ -50,7 +50,9 @@ def test_anthropic_request_puts_the_system_prompt_top_level(stub, make_provider)
     assert request.headers["x-api-key"] == KEY
     assert request.headers["anthropic-version"] == "2023-06-01"
     assert "authorization" not in request.headers
-    assert request.body["system"] == [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}]
+    assert request.body["system"] == [
+        {"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}
+    ]
     assert [m["role"] for m in request.body["messages"]] == ["user", "assistant", "user"]
     assert request.body["max_tokens"] == 8192  # required by the API: the model's limit (capped)
     assert result.text == "ls -lh" and result.usage.input_tokens == request.tokens
@@ -87,8 +89,11 @@ def test_ollama_request(stub, make_provider):
 
 
 def test_several_system_messages_are_joined_in_order_for_anthropic(stub, make_provider):
-    messages = [ChatMessage(role="system", content="one"), ChatMessage(role="user", content="hi"),
-                ChatMessage(role="system", content="two")]
+    messages = [
+        ChatMessage(role="system", content="one"),
+        ChatMessage(role="user", content="hi"),
+        ChatMessage(role="system", content="two"),
+    ]
     make_provider("anthropic").chat(messages)
     body = stub.model_requests()[0].body
     assert body["system"][0]["text"] == "one\n\ntwo" and body["messages"] == [{"role": "user", "content": "hi"}]
@@ -106,11 +111,14 @@ def test_temperature_from_config_is_sent(stub, make_provider):
     assert gemini.body["generationConfig"]["temperature"] == 0.2
 
 
-@pytest.mark.parametrize("bad", [
-    {"role": "tool", "content": "x"},
-    {"role": "user", "content": [{"type": "image_url", "image_url": "http://x"}]},
-    {"role": "user", "content": "hi", "attachments": ["a.png"]},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"role": "tool", "content": "x"},
+        {"role": "user", "content": [{"type": "image_url", "image_url": "http://x"}]},
+        {"role": "user", "content": "hi", "attachments": ["a.png"]},
+    ],
+)
 def test_an_unknown_message_part_is_an_error_not_dropped(stub, make_provider, bad):
     with pytest.raises(UnknownMessagePart, match="message 1"):
         make_provider("openai").chat([ChatMessage(role="user", content="hi"), bad])
@@ -142,8 +150,10 @@ def test_missing_usage_is_estimated_not_zero(stub, make_provider, usage_events):
 @pytest.mark.parametrize("name", ["openai", "anthropic", "gemini", "ollama"])
 def test_a_secret_left_in_a_prompt_is_masked_before_it_is_sent(stub, make_provider, name):
     leaked = "sk-proj-8fJ2kQ9xLmN4pR7tV1wZ3yB6"
-    messages = [ChatMessage(role="system", content=f"env: OPENAI_API_KEY={leaked}"),
-                ChatMessage(role="user", content=f"why does mysql -u root -pHunter2secret db fail? token {leaked}")]
+    messages = [
+        ChatMessage(role="system", content=f"env: OPENAI_API_KEY={leaked}"),
+        ChatMessage(role="user", content=f"why does mysql -u root -pHunter2secret db fail? token {leaked}"),
+    ]
     list(make_provider(name).stream(messages))
     make_provider(name).chat(messages)
     for request in stub.model_requests():
@@ -161,7 +171,8 @@ def test_masking_follows_the_privacy_settings(stub, make_provider):
     assert "ACME-123456" not in str(stub.model_requests()[-1].body)
     settings.privacy.mask_secrets = False  # the user turned the built-in patterns off: their choice
     make_provider("openai", settings=settings).chat(
-        [ChatMessage(role="user", content="ticket ACME-123456, export DB_PASSWORD=Hunter2secret")])
+        [ChatMessage(role="user", content="ticket ACME-123456, export DB_PASSWORD=Hunter2secret")]
+    )
     sent = str(stub.model_requests()[-1].body)
     assert "Hunter2secret" in sent and "ACME-123456" not in sent  # extra_patterns still apply (docs/privacy.md)
 

@@ -46,12 +46,15 @@ def test_nothing_configured_says_how_in_one_line():
         assert hint in text
 
 
-@pytest.mark.parametrize("env,expected", [
-    ({"OPENAI_API_KEY": "sk-1", "ANTHROPIC_API_KEY": "sk-2", "GEMINI_API_KEY": "g"}, ("openai", "OPENAI_API_KEY")),
-    ({"ANTHROPIC_API_KEY": "sk-2", "GEMINI_API_KEY": "g"}, ("anthropic", "ANTHROPIC_API_KEY")),
-    ({"GEMINI_API_KEY": "g", "GOOGLE_API_KEY": "g2"}, ("gemini", "GEMINI_API_KEY")),
-    ({"GOOGLE_API_KEY": "g2"}, ("gemini", "GOOGLE_API_KEY")),
-])
+@pytest.mark.parametrize(
+    "env,expected",
+    [
+        ({"OPENAI_API_KEY": "sk-1", "ANTHROPIC_API_KEY": "sk-2", "GEMINI_API_KEY": "g"}, ("openai", "OPENAI_API_KEY")),
+        ({"ANTHROPIC_API_KEY": "sk-2", "GEMINI_API_KEY": "g"}, ("anthropic", "ANTHROPIC_API_KEY")),
+        ({"GEMINI_API_KEY": "g", "GOOGLE_API_KEY": "g2"}, ("gemini", "GEMINI_API_KEY")),
+        ({"GOOGLE_API_KEY": "g2"}, ("gemini", "GOOGLE_API_KEY")),
+    ],
+)
 def test_auto_detection_order(env, expected):
     choice = choose(Settings(), env={**NOTHING, **env})
     assert (choice.provider, choice.key_hint) == expected
@@ -93,15 +96,18 @@ def test_base_urls_from_the_environment_and_config(tmp_path):
     assert choose(Settings(), provider="ollama", env={"OLLAMA_HOST": "gpu-box"}).base_url == "http://gpu-box:11434"
 
 
-@pytest.mark.parametrize("host,url", [
-    ("", ""),
-    ("0.0.0.0", "http://127.0.0.1:11434"),
-    ("example.com:8080", "http://example.com:8080"),
-    ("https://ollama.example.com", "https://ollama.example.com:443"),
-    ("http://10.0.0.2:11434/", "http://10.0.0.2:11434"),
-    ("[::1]:9999", "http://[::1]:9999"),
-    (":1234", "http://127.0.0.1:1234"),
-])
+@pytest.mark.parametrize(
+    "host,url",
+    [
+        ("", ""),
+        ("0.0.0.0", "http://127.0.0.1:11434"),
+        ("example.com:8080", "http://example.com:8080"),
+        ("https://ollama.example.com", "https://ollama.example.com:443"),
+        ("http://10.0.0.2:11434/", "http://10.0.0.2:11434"),
+        ("[::1]:9999", "http://[::1]:9999"),
+        (":1234", "http://127.0.0.1:1234"),
+    ],
+)
 def test_ollama_host_is_read_like_the_ollama_client(host, url):
     assert ollama_host_url(host) == url
 
@@ -151,9 +157,18 @@ def test_a_config_key_without_a_provider_is_ambiguous(tmp_path):
 
 
 def test_scrubbed_environment_drops_provider_keys_only():
-    env = {"PATH": "/bin", "HOME": "/root", "OPENAI_API_KEY": "sk-1", "ANTHROPIC_API_KEY": "sk-2",
-           "GEMINI_API_KEY": "g", "GOOGLE_API_KEY": "g2", "OPENROUTER_API_KEY": "or", "PARSEC_LLM_API_KEY": "p",
-           "MY_LLM_TOKEN": KEY, "AWS_PROFILE": "dev"}
+    env = {
+        "PATH": "/bin",
+        "HOME": "/root",
+        "OPENAI_API_KEY": "sk-1",
+        "ANTHROPIC_API_KEY": "sk-2",
+        "GEMINI_API_KEY": "g",
+        "GOOGLE_API_KEY": "g2",
+        "OPENROUTER_API_KEY": "or",
+        "PARSEC_LLM_API_KEY": "p",
+        "MY_LLM_TOKEN": KEY,
+        "AWS_PROFILE": "dev",
+    }
     clean = scrubbed_environment(env, secrets=[Secret(KEY)])
     assert clean == {"PATH": "/bin", "HOME": "/root", "AWS_PROFILE": "dev"}
     assert env["OPENAI_API_KEY"] == "sk-1"  # a copy: the original is untouched
@@ -272,9 +287,14 @@ def test_a_config_base_url_goes_only_to_the_provider_the_config_names(tmp_path):
 def test_the_provider_gets_its_own_key_on_the_wire(tmp_path, stub):
     """`parsec ask --provider anthropic` with an OpenAI key in the config sends ANTHROPIC_API_KEY."""
     stub.api_key = None
-    env = {**NOTHING, "ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": stub.url,
-           "GEMINI_API_KEY": "AIzaGeminiOwnKey0123456789", "GOOGLE_GEMINI_BASE_URL": stub.url,
-           "PARSEC_CONFIG": str(tmp_path / "config.toml")}
+    env = {
+        **NOTHING,
+        "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+        "ANTHROPIC_BASE_URL": stub.url,
+        "GEMINI_API_KEY": "AIzaGeminiOwnKey0123456789",
+        "GOOGLE_GEMINI_BASE_URL": stub.url,
+        "PARSEC_CONFIG": str(tmp_path / "config.toml"),
+    }
     settings = _settings(tmp_path, env, OPENAI_CONFIG).settings
     for name in ("anthropic", "gemini"):
         with resolve_provider(settings, provider=name, env=env) as provider:
@@ -287,20 +307,36 @@ def test_the_provider_gets_its_own_key_on_the_wire(tmp_path, stub):
 
 
 # -- malformed base URLs ---------------------------------------------------------------------------
-@pytest.mark.parametrize("provider,env,expected", [
-    ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "notaurl"},
-     "OPENAI_BASE_URL 'notaurl' is not an http(s) URL: set it like http://localhost:8080/v1"),
-    ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "localhost:8080/v1"}, "OPENAI_BASE_URL 'localhost:8080/v1'"),
-    ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "http://host:port/v1"}, "the port must be a number"),
-    ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "http://exa mple.com/v1"}, "a space"),
-    ("anthropic", {"ANTHROPIC_API_KEY": "sk-2", "ANTHROPIC_BASE_URL": "ftp://proxy"},
-     "ANTHROPIC_BASE_URL 'ftp://proxy' is not an http(s) URL: set it like https://api.anthropic.com"),
-    ("gemini", {"GEMINI_API_KEY": "g", "GOOGLE_GEMINI_BASE_URL": "http://"}, "GOOGLE_GEMINI_BASE_URL 'http://'"),
-    ("ollama", {"OLLAMA_HOST": "garbage:::"},
-     "OLLAMA_HOST 'garbage:::' is not a host[:port] or http(s) URL (the port must be a number from 1 to 65535): "
-     "set it like localhost:11434"),
-    ("ollama", {"OLLAMA_HOST": "gpu box"}, "OLLAMA_HOST 'gpu box'"),
-])
+@pytest.mark.parametrize(
+    "provider,env,expected",
+    [
+        (
+            "openai",
+            {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "notaurl"},
+            "OPENAI_BASE_URL 'notaurl' is not an http(s) URL: set it like http://localhost:8080/v1",
+        ),
+        (
+            "openai",
+            {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "localhost:8080/v1"},
+            "OPENAI_BASE_URL 'localhost:8080/v1'",
+        ),
+        ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "http://host:port/v1"}, "the port must be a number"),
+        ("openai", {"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "http://exa mple.com/v1"}, "a space"),
+        (
+            "anthropic",
+            {"ANTHROPIC_API_KEY": "sk-2", "ANTHROPIC_BASE_URL": "ftp://proxy"},
+            "ANTHROPIC_BASE_URL 'ftp://proxy' is not an http(s) URL: set it like https://api.anthropic.com",
+        ),
+        ("gemini", {"GEMINI_API_KEY": "g", "GOOGLE_GEMINI_BASE_URL": "http://"}, "GOOGLE_GEMINI_BASE_URL 'http://'"),
+        (
+            "ollama",
+            {"OLLAMA_HOST": "garbage:::"},
+            "OLLAMA_HOST 'garbage:::' is not a host[:port] or http(s) URL (the port must be a number from 1 to 65535): "
+            "set it like localhost:11434",
+        ),
+        ("ollama", {"OLLAMA_HOST": "gpu box"}, "OLLAMA_HOST 'gpu box'"),
+    ],
+)
 def test_a_malformed_base_url_names_its_variable(provider, env, expected):
     from parsec.providers.errors import InvalidEndpoint
 

@@ -45,7 +45,7 @@ def test_deltas_arrive_before_the_stream_ends(stub, make_provider, name):
     stream = make_provider(name).stream(MESSAGES)
     first = next(stream)  # would wait for the gate's 10 s if the client buffered the whole reply
     (request,) = stub.model_requests()
-    assert first == REPLY[:stub.chunk_size] and not request.finished
+    assert first == REPLY[: stub.chunk_size] and not request.finished
     gate.set()
     assert first + "".join(stream) == REPLY
 

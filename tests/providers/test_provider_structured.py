@@ -41,8 +41,10 @@ def test_each_provider_asks_for_the_schema_its_own_way(stub, make_provider):
         stub.reply(json=PLAN)
         make_provider(name).structured(MESSAGES, Plan, purpose="plan")
     openai, anthropic, gemini, ollama = (r.body for r in stub.model_requests())
-    assert openai["response_format"] == {"type": "json_schema",
-                                         "json_schema": {"name": "Plan", "schema": schema, "strict": False}}
+    assert openai["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "Plan", "schema": schema, "strict": False},
+    }
     assert gemini["generationConfig"]["responseMimeType"] == "application/json"
     assert gemini["generationConfig"]["responseJsonSchema"] == schema
     assert ollama["format"] == schema
@@ -89,10 +91,13 @@ def test_a_second_bad_reply_raises_a_typed_error(stub, make_provider):
     assert len(stub.model_requests()) == 2  # exactly one repair, no more
 
 
-@pytest.mark.parametrize("name,complaint", [
-    ("openai", "Unrecognized request argument supplied: response_format"),
-    ("gemini", 'Invalid JSON payload received. Unknown name "responseJsonSchema" at \'generation_config\''),
-])
+@pytest.mark.parametrize(
+    "name,complaint",
+    [
+        ("openai", "Unrecognized request argument supplied: response_format"),
+        ("gemini", "Invalid JSON payload received. Unknown name \"responseJsonSchema\" at 'generation_config'"),
+    ],
+)
 def test_a_server_without_json_schema_support_gets_instructions_instead(stub, make_provider, name, complaint):
     stub.reply(status=400, error=complaint)
     stub.reply(json=PLAN)

@@ -15,15 +15,32 @@ def _run(tmp_path, extra_env: dict[str, str], *args: str) -> subprocess.Complete
 
 
 def _parsec(tmp_path, extra_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items()
-           if not key.endswith("_API_KEY") and not key.startswith(("PARSEC_", "OPENAI_", "ANTHROPIC_", "OLLAMA_",
-                                                                    "GOOGLE_", "GEMINI_", "XDG_"))}
-    env.update({"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"), "OLLAMA_HOST": "127.0.0.1:9",
-                "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
-                "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_RUNTIME_DIR": str(tmp_path / "run")})
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.endswith("_API_KEY")
+        and not key.startswith(("PARSEC_", "OPENAI_", "ANTHROPIC_", "OLLAMA_", "GOOGLE_", "GEMINI_", "XDG_"))
+    }
+    env.update(
+        {
+            "HOME": str(tmp_path),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "OLLAMA_HOST": "127.0.0.1:9",
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+            "XDG_STATE_HOME": str(tmp_path / "state"),
+            "XDG_CACHE_HOME": str(tmp_path / "cache"),
+            "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+        }
+    )
     env.update(extra_env)
-    return subprocess.run([sys.executable, "-m", "parsec.cli.entry", *args], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "parsec.cli.entry", *args],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def _config(tmp_path, toml: str) -> str:
@@ -68,9 +85,18 @@ def test_the_config_key_is_probed_only_against_its_own_provider(tmp_path, stub):
     """[llm] provider = "openai" + api_key: anthropic and gemini are probed with their own keys only."""
     stub.api_key = None  # every probe answers; what matters is which key each one carried
     config = _config(tmp_path, f'[llm]\nprovider = "openai"\napi_key = "{KEY}"\n')
-    result = _run(tmp_path, {"PARSEC_CONFIG": config, "OPENAI_BASE_URL": stub.openai_base_url,
-                             "ANTHROPIC_BASE_URL": stub.url, "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
-                             "GOOGLE_GEMINI_BASE_URL": stub.url, "GEMINI_API_KEY": GEMINI_KEY}, "--json")
+    result = _run(
+        tmp_path,
+        {
+            "PARSEC_CONFIG": config,
+            "OPENAI_BASE_URL": stub.openai_base_url,
+            "ANTHROPIC_BASE_URL": stub.url,
+            "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+            "GOOGLE_GEMINI_BASE_URL": stub.url,
+            "GEMINI_API_KEY": GEMINI_KEY,
+        },
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     rows = {row["provider"]: row for row in json.loads(result.stdout)}
     assert rows["openai"]["selected"] and rows["openai"]["key"] == "[llm] api_key"
@@ -89,8 +115,16 @@ def test_the_config_key_is_probed_only_against_its_own_provider(tmp_path, stub):
 def test_without_their_own_keys_the_other_providers_are_not_probed_at_all(tmp_path, stub):
     stub.api_key = None
     config = _config(tmp_path, f'[llm]\nprovider = "openai"\napi_key = "{KEY}"\n')
-    result = _run(tmp_path, {"PARSEC_CONFIG": config, "OPENAI_BASE_URL": stub.openai_base_url,
-                             "ANTHROPIC_BASE_URL": stub.url, "GOOGLE_GEMINI_BASE_URL": stub.url}, "--json")
+    result = _run(
+        tmp_path,
+        {
+            "PARSEC_CONFIG": config,
+            "OPENAI_BASE_URL": stub.openai_base_url,
+            "ANTHROPIC_BASE_URL": stub.url,
+            "GOOGLE_GEMINI_BASE_URL": stub.url,
+        },
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     rows = {row["provider"]: row for row in json.loads(result.stdout)}
     for name in ("anthropic", "gemini"):
@@ -113,8 +147,10 @@ def test_a_malformed_base_url_is_one_line_naming_the_variable(tmp_path):
 
 
 def test_ask_with_a_malformed_base_url_is_one_line_naming_the_variable(tmp_path):
-    for extra, variable in (({"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "notaurl"}, "OPENAI_BASE_URL 'notaurl'"),
-                            ({"OLLAMA_HOST": "garbage:::"}, "OLLAMA_HOST 'garbage:::'")):
+    for extra, variable in (
+        ({"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "notaurl"}, "OPENAI_BASE_URL 'notaurl'"),
+        ({"OLLAMA_HOST": "garbage:::"}, "OLLAMA_HOST 'garbage:::'"),
+    ):
         result = _parsec(tmp_path, extra, "ask", "--yes", "list the files here")
         assert result.returncode == 2, result.stderr
         lines = result.stderr.strip().splitlines()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -14,8 +14,13 @@ from parsec.store import open_store
 @pytest.fixture
 def env(tmp_path) -> dict:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
-    clean.update(XDG_CONFIG_HOME=str(tmp_path / "c"), XDG_DATA_HOME=str(tmp_path / "d"),
-                 XDG_STATE_HOME=str(tmp_path / "s"), XDG_RUNTIME_DIR=str(tmp_path / "r"), HOME=str(tmp_path))
+    clean.update(
+        XDG_CONFIG_HOME=str(tmp_path / "c"),
+        XDG_DATA_HOME=str(tmp_path / "d"),
+        XDG_STATE_HOME=str(tmp_path / "s"),
+        XDG_RUNTIME_DIR=str(tmp_path / "r"),
+        HOME=str(tmp_path),
+    )
     return clean
 
 
@@ -28,16 +33,28 @@ class Recorder:
 
     def __init__(self, env: dict) -> None:
         self.store = open_store(f"sqlite:///{db_path(env)}")
-        self.now = datetime.now(timezone.utc)
+        self.now = datetime.now(UTC)
         self.session = Session(shell="bash", host="laptop", user="me", created_at=self.now - timedelta(days=9))
         self.store.save_session(self.session)
 
-    def add(self, command: str, cwd: str, minutes_ago: float, status: int | None = 0, session: Session | None = None,
-            **extra) -> DirectCommandExecution:
+    def add(
+        self,
+        command: str,
+        cwd: str,
+        minutes_ago: float,
+        status: int | None = 0,
+        session: Session | None = None,
+        **extra,
+    ) -> DirectCommandExecution:
         item = DirectCommandExecution(
-            session_id=(session or self.session).id, command=command,
-            executed_at=self.now - timedelta(minutes=minutes_ago), exit_status=status, duration_ms=1200,
-            working_directory=cwd, host="laptop", **extra,
+            session_id=(session or self.session).id,
+            command=command,
+            executed_at=self.now - timedelta(minutes=minutes_ago),
+            exit_status=status,
+            duration_ms=1200,
+            working_directory=cwd,
+            host="laptop",
+            **extra,
         )
         self.store.append_executions([item])
         return item

@@ -28,13 +28,32 @@ def test_modes_cycle() -> None:
 
 
 COMMANDS = [
-    "git push origin main", "git pull", "docker compose up -d", "Docker build .", "grep -r TODO src",
-    "make test", "git push --force origin main", "echo 100%_done", "ls *.py", "gpo",
+    "git push origin main",
+    "git pull",
+    "docker compose up -d",
+    "Docker build .",
+    "grep -r TODO src",
+    "make test",
+    "git push --force origin main",
+    "echo 100%_done",
+    "ls *.py",
+    "gpo",
 ]
 QUERIES = [
-    ("gpo", "fuzzy"), ("gpo", "fulltext"), ("git", "prefix"), ("git p", "prefix"), ('"push origin"', "fuzzy"),
-    ("git -force", "fulltext"), ("docker", "fulltext"), ("Docker", "fulltext"), ("dkr", "fuzzy"),
-    ("100%_", "fulltext"), ("*.py", "fulltext"), ("push -main", "fuzzy"), ("", "fuzzy"), ("D", "fuzzy"),
+    ("gpo", "fuzzy"),
+    ("gpo", "fulltext"),
+    ("git", "prefix"),
+    ("git p", "prefix"),
+    ('"push origin"', "fuzzy"),
+    ("git -force", "fulltext"),
+    ("docker", "fulltext"),
+    ("Docker", "fulltext"),
+    ("dkr", "fuzzy"),
+    ("100%_", "fulltext"),
+    ("*.py", "fulltext"),
+    ("push -main", "fuzzy"),
+    ("", "fuzzy"),
+    ("D", "fuzzy"),
 ]
 
 

@@ -11,8 +11,14 @@ from parsec.cli.search.source import Source
 from .conftest import db_path
 
 
-def ranked(env, cwd: str, typed: str = "", previous: str | None = None, filter_mode: str = "everywhere",
-           session_id: str | None = None) -> list[str]:
+def ranked(
+    env,
+    cwd: str,
+    typed: str = "",
+    previous: str | None = None,
+    filter_mode: str = "everywhere",
+    session_id: str | None = None,
+) -> list[str]:
     with sqlite3.connect(db_path(env)) as connection:
         source = Source(connection, Here(cwd=cwd, session_id=session_id, host="laptop"), previous=previous)
         search = source.search(parse(typed), filter_mode)
@@ -72,11 +78,27 @@ def test_session_filter_and_conversations_are_marked(recorder, env) -> None:
     recorder.add("deploy staging", "/w", minutes_ago=5, session=other)
     recorder.add("deploy prod", "/w", minutes_ago=6)
     plan = WorkflowPlan.from_descriptions(["build"])
-    step = WorkflowStepState(step=plan.steps[0], command_attempts=[CommandAttempt(
-        suggested_command="cargo deploy --release", command="cargo deploy --release", executed=True, exit_status=0)])
-    recorder.store.save_conversation(Conversation(
-        session_id=recorder.session.id, name="ship", original_prompt="deploy the release build", workflow=plan,
-        steps=[step], working_directory="/w"))
+    step = WorkflowStepState(
+        step=plan.steps[0],
+        command_attempts=[
+            CommandAttempt(
+                suggested_command="cargo deploy --release",
+                command="cargo deploy --release",
+                executed=True,
+                exit_status=0,
+            )
+        ],
+    )
+    recorder.store.save_conversation(
+        Conversation(
+            session_id=recorder.session.id,
+            name="ship",
+            original_prompt="deploy the release build",
+            workflow=plan,
+            steps=[step],
+            working_directory="/w",
+        )
+    )
     with sqlite3.connect(db_path(env)) as connection:
         source = Source(connection, Here(cwd="/w", session_id=recorder.session.id, host="laptop"))
         search = source.search(parse("deploy"), "everywhere")
@@ -87,6 +109,10 @@ def test_session_filter_and_conversations_are_marked(recorder, env) -> None:
         while not session.done:
             session.step()
         in_session = [c.command for c in session.ranked()]
-    assert kinds == {"deploy staging": "command", "deploy prod": "command",
-                     "deploy the release build": "prompt", "cargo deploy --release": "workflow-run"}
+    assert kinds == {
+        "deploy staging": "command",
+        "deploy prod": "command",
+        "deploy the release build": "prompt",
+        "cargo deploy --release": "workflow-run",
+    }
     assert in_session == ["deploy prod"]

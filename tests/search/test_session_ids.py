@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import socket
 
+from parsec.config import PrivacyConfig
 from parsec.daemon.sessions import SessionRecorder
 from parsec.models.session_ids import session_id_for_key, this_host
 from parsec.privacy.filters import PrivacyFilter
-from parsec.config import PrivacyConfig
 from parsec.protocol import current_session, messages
 
 

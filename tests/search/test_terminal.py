@@ -14,8 +14,15 @@ HELP = "esc cancel"
 
 
 def spawn(env: dict, *args: str, cwd: str | None = None, columns: int = 100) -> pexpect.spawn:
-    child = pexpect.spawn(sys.executable, ["-m", "parsec.cli.entry", "search", *args], env=env, cwd=cwd,
-                          dimensions=(30, columns), encoding="utf-8", timeout=30)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "parsec.cli.entry", "search", *args],
+        env=env,
+        cwd=cwd,
+        dimensions=(30, columns),
+        encoding="utf-8",
+        timeout=30,
+    )
     return child
 
 
@@ -55,11 +62,11 @@ def test_tab_edits_the_typed_line_is_the_query_and_escape_cancels(recorder, env,
 
 
 def test_multi_line_command_shown_and_returned_whole(recorder, env, tmp_path) -> None:
-    recorder.add("for f in *.txt; do\n  wc -l \"$f\"\ndone", str(tmp_path), minutes_ago=3)
+    recorder.add('for f in *.txt; do\n  wc -l "$f"\ndone', str(tmp_path), minutes_ago=3)
     child = spawn(env, "--query", "wc", cwd=str(tmp_path))
     child.expect("wc -l")
     child.send("\r")
-    assert answer(child) == "run\nfor f in *.txt; do\n  wc -l \"$f\"\ndone"
+    assert answer(child) == 'run\nfor f in *.txt; do\n  wc -l "$f"\ndone'
 
 
 def test_filter_and_mode_keys_and_failed_only(recorder, env, tmp_path) -> None:

@@ -43,7 +43,7 @@ def test_a_corrupt_sqlite_file_is_refused_untouched(tmp_path, sqlite_url):
     store.close()
     path = tmp_path / "broken.db"
     data = bytearray(sqlite_path(sqlite_url).read_bytes())
-    data[100:4096 * 3] = os.urandom(4096 * 3 - 100)  # keep the header, wreck the schema pages
+    data[100 : 4096 * 3] = os.urandom(4096 * 3 - 100)  # keep the header, wreck the schema pages
     path.write_bytes(bytes(data))
     before = digest(path)
     with pytest.raises(StoreError, match="damaged"):

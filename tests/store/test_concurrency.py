@@ -14,7 +14,7 @@ ROWS_PER_WRITER = 3000
 BATCH = 25  # small batches: many short transactions contend for the write lock
 
 
-def _writer(url: str, worker: int, start, errors) -> None:  # noqa: ANN001
+def _writer(url: str, worker: int, start, errors) -> None:
     try:
         start.wait()
         store = open_store(url, busy_timeout_ms=30_000)  # every writer races to create the schema
@@ -27,7 +27,7 @@ def _writer(url: str, worker: int, start, errors) -> None:  # noqa: ANN001
             if first % 500 == 0:  # readers run between writes, as `parsec history` would
                 store.query_executions(ExecutionQuery(failed=True, limit=5))
         store.close()
-    except BaseException as err:  # noqa: BLE001 - reported to the parent
+    except BaseException as err:
         errors.put(f"worker {worker}: {type(err).__name__}: {err}")
 
 

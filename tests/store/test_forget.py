@@ -8,8 +8,9 @@ from parsec.models.workflow import Conversation
 
 def test_forget_removes_matching_conversations_and_achievements(store):
     keep = Conversation(session_id="01J00000000000000000000000", name="list files", original_prompt="list files")
-    hit = Conversation(session_id="01J00000000000000000000000", name="deploy",
-                       original_prompt='deploy with "secret-host" please')
+    hit = Conversation(
+        session_id="01J00000000000000000000000", name="deploy", original_prompt='deploy with "secret-host" please'
+    )
     store.save_conversation(keep)
     store.save_conversation(hit)
     store.save_achievements(hit.id, "deploy", "/srv", ["pushed to secret-host"], [], utcnow())

@@ -115,7 +115,7 @@ def test_an_upgrade_that_fails_partway_leaves_no_half_schema(store_url, monkeypa
 
     create_table = Operations.create_table
 
-    def fail_on_a_later_revision(self, name, *columns, **kwargs):  # noqa: ANN001, ANN002, ANN003
+    def fail_on_a_later_revision(self, name, *columns, **kwargs):
         if name == "preferences":  # revision 0002, after 0001 made the first tables
             raise RuntimeError("disk full while creating preferences")
         return create_table(self, name, *columns, **kwargs)

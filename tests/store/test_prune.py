@@ -35,10 +35,16 @@ def add_session(store, age_days: float, commands: int = 3) -> Session:
 
 def add_conversation(store, age_days: float, achievements: list[str] | None = None) -> Conversation:
     conversation = Conversation(
-        session_id=add_session(store, 1, 0).id, name=f"c{age_days}", original_prompt="do it",
-        created_at=days_ago(age_days), updated_at=days_ago(age_days), working_directory="/srv",
-        context_summary=ContextSummary(key_achievements=achievements or [],
-                                       generated_artifacts=[ArtifactInfo(path="out.txt")] if achievements else []),
+        session_id=add_session(store, 1, 0).id,
+        name=f"c{age_days}",
+        original_prompt="do it",
+        created_at=days_ago(age_days),
+        updated_at=days_ago(age_days),
+        working_directory="/srv",
+        context_summary=ContextSummary(
+            key_achievements=achievements or [],
+            generated_artifacts=[ArtifactInfo(path="out.txt")] if achievements else [],
+        ),
     )
     store.save_conversation(conversation)
     return conversation
@@ -57,25 +63,40 @@ def test_old_sessions_and_their_executions_go(store):
 def test_history_is_kept_forever_by_default_while_output_and_context_age_out(store):
     """Five-year-old history (imported, or simply old) survives the default policy; only the bulky
     tiers go: captured output and the session's context snapshot."""
-    ancient = Session(created_at=days_ago(5 * 365), last_active=days_ago(5 * 365),
-                      global_context=GlobalContext(working_directory="/srv", environment_snapshot={"LANG": "C"},
-                                                   active_tools=["git"]))
+    ancient = Session(
+        created_at=days_ago(5 * 365),
+        last_active=days_ago(5 * 365),
+        global_context=GlobalContext(
+            working_directory="/srv", environment_snapshot={"LANG": "C"}, active_tools=["git"]
+        ),
+    )
     store.save_session(ancient)
     store.append_executions(
-        DirectCommandExecution(session_id=ancient.id, command=f"make {i}", executed_at=days_ago(5 * 365 - i),
-                               exit_status=1, working_directory="/srv", duration_ms=12,
-                               stdout=TruncatedText.from_output("built\n"), stderr=TruncatedText.from_output("warn\n"))
+        DirectCommandExecution(
+            session_id=ancient.id,
+            command=f"make {i}",
+            executed_at=days_ago(5 * 365 - i),
+            exit_status=1,
+            working_directory="/srv",
+            duration_ms=12,
+            stdout=TruncatedText.from_output("built\n"),
+            stderr=TruncatedText.from_output("warn\n"),
+        )
         for i in range(40)
     )
     recent = add_session(store, 1, commands=2)
-    store.append_executions([DirectCommandExecution(session_id=recent.id, command="fresh", stdout=TruncatedText.from_output("x"))])
+    store.append_executions(
+        [DirectCommandExecution(session_id=recent.id, command="fresh", stdout=TruncatedText.from_output("x"))]
+    )
     dry = store.prune_old_context(RetentionPolicy(), dry_run=True)
     assert (dry.sessions, dry.executions, dry.outputs, dry.contexts) == (0, 0, 40, 1)
     report = store.prune_old_context(RetentionPolicy(batch_size=7))
     assert (report.sessions, report.executions, report.outputs, report.contexts) == (0, 0, 40, 1)
     kept = store.load_session(ancient.id)
     assert [e.command for e in kept.command_history] == [f"make {i}" for i in range(40)]
-    assert all(e.exit_status == 1 and e.working_directory == "/srv" and e.duration_ms == 12 for e in kept.command_history)
+    assert all(
+        e.exit_status == 1 and e.working_directory == "/srv" and e.duration_ms == 12 for e in kept.command_history
+    )
     assert all(e.stdout is None and e.stderr is None for e in kept.command_history)
     assert kept.global_context == GlobalContext(working_directory="/srv")
     [fresh] = store.query_executions(ExecutionQuery(search="fresh"))
@@ -85,7 +106,9 @@ def test_history_is_kept_forever_by_default_while_output_and_context_age_out(sto
 
 def test_old_executions_of_a_live_session_go(store):
     session = add_session(store, 1)
-    store.append_executions([DirectCommandExecution(session_id=session.id, command="ancient", executed_at=days_ago(60))])
+    store.append_executions(
+        [DirectCommandExecution(session_id=session.id, command="ancient", executed_at=days_ago(60))]
+    )
     report = store.prune_old_context(RetentionPolicy(history_retention_days=30))
     assert report.executions == 1 and report.sessions == 0
     assert store.count_executions() == 3
@@ -109,7 +132,11 @@ def test_conversations_by_age_and_count_keep_their_achievements(store):
     assert (report.conversations, report.achievements_kept) == (3, 1)
     assert [c.id for c in store.list_conversations()] == [recent[2].id, recent[1].id]
     [kept] = store.recent_achievements()
-    assert (kept["conversation_id"], kept["achievements"], kept["artifacts"]) == (stale.id, ["Deployed the API"], ["out.txt"])
+    assert (kept["conversation_id"], kept["achievements"], kept["artifacts"]) == (
+        stale.id,
+        ["Deployed the API"],
+        ["out.txt"],
+    )
     assert plain.id not in {a["conversation_id"] for a in store.recent_achievements()}
 
 

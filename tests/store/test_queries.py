@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from parsec.errors import UsageError
-from parsec.models.session import DirectCommandExecution
 from parsec.models.base import new_id
+from parsec.models.session import DirectCommandExecution
 from parsec.store.base import ExecutionQuery, ids_of
 
-T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
 S1, S2 = new_id(), new_id()
 
 # (session, command, cwd, exit status, host); executed T0 + index minutes
@@ -30,8 +30,9 @@ ROWS = [
 @pytest.fixture
 def rows(store) -> list[DirectCommandExecution]:
     items = [
-        DirectCommandExecution(session_id=s, command=c, working_directory=d, exit_status=x, host=h,
-                               executed_at=T0 + timedelta(minutes=i))
+        DirectCommandExecution(
+            session_id=s, command=c, working_directory=d, exit_status=x, host=h, executed_at=T0 + timedelta(minutes=i)
+        )
         for i, (s, c, d, x, h) in enumerate(ROWS)
     ]
     store.append_executions(items)
@@ -180,9 +181,15 @@ def test_search_is_exact_when_history_is_imported_out_of_order(store, monkeypatc
         store.append_executions(items[start : start + 50])
     order = {e.id: i for i, e in enumerate(items)}  # ties: the later insert is newer
     newest_first = sorted(items, key=lambda e: (e.executed_at, order[e.id]), reverse=True)
-    for search, limit, failed in [("git push", 20, None), ("git", 50, True), ("make test", 5, False), ("pull", 1, None)]:
+    for search, limit, failed in [
+        ("git push", 20, None),
+        ("git", 50, True),
+        ("make test", 5, False),
+        ("pull", 1, None),
+    ]:
         wanted = [
-            e.id for e in newest_first
+            e.id
+            for e in newest_first
             if all(t.lower() in e.command.lower() for t in search.split())
             and (failed is None or (e.exit_status != 0) == failed)
         ][:limit]
@@ -202,18 +209,28 @@ def test_subtree_newest_first_matches_brute_force(store, monkeypatch, max_direct
     session = new_id()
     items = [
         DirectCommandExecution(
-            session_id=session, command=f"c{i}", working_directory=rng.choice(directories),
-            executed_at=T0 + timedelta(seconds=rng.randrange(5_000)), exit_status=rng.choice([0, 1, 2]),
+            session_id=session,
+            command=f"c{i}",
+            working_directory=rng.choice(directories),
+            executed_at=T0 + timedelta(seconds=rng.randrange(5_000)),
+            exit_status=rng.choice([0, 1, 2]),
         )
         for i in range(400)
     ]
     store.append_executions(items)
     order = {e.id: i for i, e in enumerate(items)}
     newest_first = sorted(items, key=lambda e: (e.executed_at, order[e.id]), reverse=True)
-    for base, failed, limit in [("/w", None, 30), ("/w/", True, 10), ("/w/a", False, 50), ("/", None, 5), ("/nope", None, 5)]:
+    for base, failed, limit in [
+        ("/w", None, 30),
+        ("/w/", True, 10),
+        ("/w/a", False, 50),
+        ("/", None, 5),
+        ("/nope", None, 5),
+    ]:
         root = base.rstrip("/")
         wanted = [
-            e.id for e in newest_first
+            e.id
+            for e in newest_first
             if (e.working_directory == root or e.working_directory.startswith(root + "/"))
             and (failed is None or (e.exit_status != 0) == failed)
         ][:limit]

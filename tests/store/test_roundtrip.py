@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -19,7 +19,7 @@ from parsec.models.text import TruncatedText
 from parsec.models.workflow import Approval, CommandAttempt, Conversation, WorkflowPlan
 from parsec.store.base import ContextStore, ExecutionQuery
 
-T0 = datetime(2025, 3, 1, 12, 0, 0, 123456, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)
 
 
 def make_session(**overrides) -> Session:
@@ -171,8 +171,13 @@ def test_bulk_append_splits_big_batches_and_keeps_text_and_order(store, monkeypa
     session = make_session()
     texts = ['echo "héllo wörld" 😀', "123", "printf 'a\\tb' | tr -d x", "x\x01y", "cat <<EOF\nline\nEOF"]
     batch = [
-        make_execution(session, i, command=f"{texts[i % len(texts)]} #{i}", exit_status=i % 3,
-                       stdout=TruncatedText.from_output("ü" * 4000 if i % 4 == 0 else "ok\n", limit=8192))
+        make_execution(
+            session,
+            i,
+            command=f"{texts[i % len(texts)]} #{i}",
+            exit_status=i % 3,
+            stdout=TruncatedText.from_output("ü" * 4000 if i % 4 == 0 else "ok\n", limit=8192),
+        )
         for i in range(40)
     ]
     assert store.append_executions(batch) == 40
@@ -240,8 +245,9 @@ def test_preferences(store):
 
 def test_llm_usage_summary(store):
     store.record_llm_usage("openai", "gpt-4o", "plan", 100, 20, at=T0)
-    store.record_llm_usage("openai", "gpt-4o", "step", 50, 10, conversation_id="01JD0000000000000000000009",
-                           at=T0 + timedelta(hours=2))
+    store.record_llm_usage(
+        "openai", "gpt-4o", "step", 50, 10, conversation_id="01JD0000000000000000000009", at=T0 + timedelta(hours=2)
+    )
     store.record_llm_usage("anthropic", "claude", "step", 7, 3, at=T0 + timedelta(hours=3))
     assert store.llm_usage_summary() == [
         {"provider": "anthropic", "model": "claude", "calls": 1, "input_tokens": 7, "output_tokens": 3},

@@ -6,7 +6,7 @@ masking writers do upstream; nothing of them reaches the database, on SQLite and
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -27,20 +27,31 @@ def _dump(store) -> str:
     with store.engine.connect() as connection:
         from sqlalchemy import text
 
-        return json.dumps([[list(map(str, row)) for row in connection.execute(text(f"select * from {t}"))] for t in tables])
+        return json.dumps(
+            [[list(map(str, row)) for row in connection.execute(text(f"select * from {t}"))] for t in tables]
+        )
 
 
 def _write_everything(store) -> None:
-    session = Session(shell="bash", global_context=GlobalContext(working_directory="/tmp", environment_snapshot={"NOTE": LINE}))
+    session = Session(
+        shell="bash", global_context=GlobalContext(working_directory="/tmp", environment_snapshot={"NOTE": LINE})
+    )
     store.save_session(session)
-    store.append_executions([DirectCommandExecution(
-        session_id=session.id, command=LINE, stdout=TruncatedText.from_output(f"ok\n{LINE}\n", limit=1000),
-        stderr=TruncatedText.from_output(LINE, limit=1000))])
+    store.append_executions(
+        [
+            DirectCommandExecution(
+                session_id=session.id,
+                command=LINE,
+                stdout=TruncatedText.from_output(f"ok\n{LINE}\n", limit=1000),
+                stderr=TruncatedText.from_output(LINE, limit=1000),
+            )
+        ]
+    )
     conversation = Conversation(session_id=session.id, name=f"deploy {GH}", original_prompt=LINE, error=LINE)
     conversation.context_summary.key_achievements.append(LINE)
     store.save_conversation(conversation)
     store.set_preference("classifier", f"{GH}|w|1", {"choice": "command", "example": LINE})
-    store.save_achievements(conversation.id, f"deploy {GH}", "/tmp", [LINE], [LINE], datetime.now(timezone.utc))
+    store.save_achievements(conversation.id, f"deploy {GH}", "/tmp", [LINE], [LINE], datetime.now(UTC))
 
 
 def test_every_write_path_is_masked_at_the_store(store) -> None:

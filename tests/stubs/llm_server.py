@@ -48,12 +48,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-_GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/(?P<model>[^:/]+):(?P<verb>generateContent|streamGenerateContent)$")
-_STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
-_ANTHROPIC_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                    404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
-                    500: "api_error", 529: "overloaded_error"}
+_GEMINI_PATH = re.compile(
+    r"^/v1(?:beta|alpha)?/models/(?P<model>[^:/]+):(?P<verb>generateContent|streamGenerateContent)$"
+)
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 
 
 _COUNTER: Any = None
@@ -114,8 +130,9 @@ class LLMStub:
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="llm-stub", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="llm-stub", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -296,13 +313,24 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _auth_error(self, api: str) -> None:
         if api == "gemini":  # Gemini answers a bad key with 400 API_KEY_INVALID
-            body = {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
-                              "status": "INVALID_ARGUMENT",
-                              "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                                           "reason": "API_KEY_INVALID"}]}}
+            body = {
+                "error": {
+                    "code": 400,
+                    "message": "API key not valid. Please pass a valid API key.",
+                    "status": "INVALID_ARGUMENT",
+                    "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}],
+                }
+            }
             return self._send_json(400, body)
-        self._send_json(401, _error_body(api, 401, "invalid x-api-key" if api == "anthropic"
-                                          else "Incorrect API key provided.", "invalid_api_key"))
+        self._send_json(
+            401,
+            _error_body(
+                api,
+                401,
+                "invalid x-api-key" if api == "anthropic" else "Incorrect API key provided.",
+                "invalid_api_key",
+            ),
+        )
 
     # -- model listings ---------------------------------------------------------------------
     def _list_models(self, api: str) -> None:
@@ -327,7 +355,9 @@ class _Handler(BaseHTTPRequestHandler):
                 payload = reply["body"]
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
             else:
-                data = json.dumps(_error_body(api, status, reply.get("error", "stub error"), reply.get("code"))).encode()
+                data = json.dumps(
+                    _error_body(api, status, reply.get("error", "stub error"), reply.get("code"))
+                ).encode()
             return self._send(status, data, "application/json", reply.get("headers", {}))
         streaming = bool(_GEMINI_PATH.match(path) and path.endswith(":streamGenerateContent")) or (
             api != "gemini" and (body or {}).get("stream", api == "ollama")
@@ -353,7 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
         extra_headers = reply.get("headers", {})
         if not streaming:
             return self._send_json(200, _full_reply(api, model, text, usage), extra_headers)
-        chunks = [text[i:i + stub.chunk_size] for i in range(0, len(text), stub.chunk_size)] or [""]
+        chunks = [text[i : i + stub.chunk_size] for i in range(0, len(text), stub.chunk_size)] or [""]
         events = _stream_events(api, model, chunks, usage, body or {})
         content_type = "application/x-ndjson" if api == "ollama" else "text/event-stream"
         gate = (reply["gate"], json.dumps(chunks[0])) if reply.get("gate") and chunks[0] else None
@@ -388,8 +418,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send_stream(self, events: Iterator[str], content_type: str, pause: float, headers: dict[str, str],
-                     gate: tuple[threading.Event, str] | None = None) -> None:
+    def _send_stream(
+        self,
+        events: Iterator[str],
+        content_type: str,
+        pause: float,
+        headers: dict[str, str],
+        gate: tuple[threading.Event, str] | None = None,
+    ) -> None:
         """`gate`: (event, encoded first text): stop after the event carrying that text until it is set."""
         self.send_response(200)
         self.send_header("Content-Type", content_type)
@@ -412,7 +448,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _error_body(api: str, status: int, message: str, code: str | None = None) -> Any:
     if api == "anthropic":
-        return {"type": "error", "error": {"type": code or _ANTHROPIC_TYPES.get(status, "api_error"), "message": message}}
+        return {
+            "type": "error",
+            "error": {"type": code or _ANTHROPIC_TYPES.get(status, "api_error"), "message": message},
+        }
     if api == "gemini":
         return {"error": {"code": status, "message": message, "status": code or _STATUS_NAMES.get(status, "UNKNOWN")}}
     if api == "ollama":
@@ -423,22 +462,50 @@ def _error_body(api: str, status: int, message: str, code: str | None = None) ->
 def _full_reply(api: str, model: str, text: str, usage: dict[str, int]) -> Any:
     tokens_in, tokens_out = usage["input_tokens"], usage["output_tokens"]
     if api == "openai":
-        return {"id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()), "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
-                          "total_tokens": tokens_in + tokens_out}}
+        return {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": tokens_in,
+                "completion_tokens": tokens_out,
+                "total_tokens": tokens_in + tokens_out,
+            },
+        }
     if api == "anthropic":
-        return {"id": "msg_stub", "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-                "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out}}
+        return {
+            "id": "msg_stub",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
+        }
     if api == "gemini":
-        return {"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": "STOP",
-                                "index": 0}],
-                "usageMetadata": {"promptTokenCount": tokens_in, "candidatesTokenCount": tokens_out,
-                                  "totalTokenCount": tokens_in + tokens_out},
-                "modelVersion": model}
-    return {"model": model, "created_at": "2026-01-01T00:00:00Z", "message": {"role": "assistant", "content": text},
-            "done": True, "done_reason": "stop", "prompt_eval_count": tokens_in, "eval_count": tokens_out}
+        return {
+            "candidates": [
+                {"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": tokens_in,
+                "candidatesTokenCount": tokens_out,
+                "totalTokenCount": tokens_in + tokens_out,
+            },
+            "modelVersion": model,
+        }
+    return {
+        "model": model,
+        "created_at": "2026-01-01T00:00:00Z",
+        "message": {"role": "assistant", "content": text},
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": tokens_in,
+        "eval_count": tokens_out,
+    }
 
 
 def _sse(data: Any, event: str | None = None) -> str:
@@ -446,50 +513,114 @@ def _sse(data: Any, event: str | None = None) -> str:
     return f"{head}data: {json.dumps(data)}\n\n"
 
 
-def _stream_events(api: str, model: str, chunks: list[str], usage: dict[str, int], body: dict[str, Any]) -> Iterator[str]:
+def _stream_events(
+    api: str, model: str, chunks: list[str], usage: dict[str, int], body: dict[str, Any]
+) -> Iterator[str]:
     tokens_in, tokens_out = usage["input_tokens"], usage["output_tokens"]
     if api == "openai":
         base = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
-        yield _sse({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]})
+        yield _sse(
+            {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+        )
         for chunk in chunks:
             yield _sse({**base, "choices": [{"index": 0, "delta": {"content": chunk}, "finish_reason": None}]})
         yield _sse({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
         if (body.get("stream_options") or {}).get("include_usage"):
-            yield _sse({**base, "choices": [], "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
-                                                          "total_tokens": tokens_in + tokens_out}})
+            yield _sse(
+                {
+                    **base,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": tokens_in,
+                        "completion_tokens": tokens_out,
+                        "total_tokens": tokens_in + tokens_out,
+                    },
+                }
+            )
         yield "data: [DONE]\n\n"
     elif api == "anthropic":
-        yield _sse({"type": "message_start", "message": {"id": "msg_stub", "type": "message", "role": "assistant",
-                    "model": model, "content": [], "stop_reason": None,
-                    "usage": {"input_tokens": tokens_in, "output_tokens": 1}}}, "message_start")
-        yield _sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-                   "content_block_start")
+        yield _sse(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_stub",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "usage": {"input_tokens": tokens_in, "output_tokens": 1},
+                },
+            },
+            "message_start",
+        )
+        yield _sse(
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            "content_block_start",
+        )
         yield _sse({"type": "ping"}, "ping")
         for chunk in chunks:
-            yield _sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": chunk}},
-                       "content_block_delta")
+            yield _sse(
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": chunk}},
+                "content_block_delta",
+            )
         yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
-        yield _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                    "usage": {"output_tokens": tokens_out}}, "message_delta")
+        yield _sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": tokens_out},
+            },
+            "message_delta",
+        )
         yield _sse({"type": "message_stop"}, "message_stop")
     elif api == "gemini":
         for index, chunk in enumerate(chunks):
             last = index == len(chunks) - 1
-            event: dict[str, Any] = {"candidates": [{"content": {"parts": [{"text": chunk}], "role": "model"},
-                                                     "index": 0, **({"finishReason": "STOP"} if last else {})}],
-                                     "modelVersion": model}
+            event: dict[str, Any] = {
+                "candidates": [
+                    {
+                        "content": {"parts": [{"text": chunk}], "role": "model"},
+                        "index": 0,
+                        **({"finishReason": "STOP"} if last else {}),
+                    }
+                ],
+                "modelVersion": model,
+            }
             # Gemini reports the running usage on every chunk; the last one is final.
-            event["usageMetadata"] = {"promptTokenCount": tokens_in,
-                                      "candidatesTokenCount": tokens_out if last else index + 1,
-                                      "totalTokenCount": tokens_in + (tokens_out if last else index + 1)}
+            event["usageMetadata"] = {
+                "promptTokenCount": tokens_in,
+                "candidatesTokenCount": tokens_out if last else index + 1,
+                "totalTokenCount": tokens_in + (tokens_out if last else index + 1),
+            }
             yield _sse(event)
     else:
         for chunk in chunks:
-            yield json.dumps({"model": model, "created_at": "2026-01-01T00:00:00Z",
-                              "message": {"role": "assistant", "content": chunk}, "done": False}) + "\n"
-        yield json.dumps({"model": model, "created_at": "2026-01-01T00:00:00Z",
-                          "message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop",
-                          "prompt_eval_count": tokens_in, "eval_count": tokens_out}) + "\n"
+            yield (
+                json.dumps(
+                    {
+                        "model": model,
+                        "created_at": "2026-01-01T00:00:00Z",
+                        "message": {"role": "assistant", "content": chunk},
+                        "done": False,
+                    }
+                )
+                + "\n"
+            )
+        yield (
+            json.dumps(
+                {
+                    "model": model,
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "message": {"role": "assistant", "content": ""},
+                    "done": True,
+                    "done_reason": "stop",
+                    "prompt_eval_count": tokens_in,
+                    "eval_count": tokens_out,
+                }
+            )
+            + "\n"
+        )
 
 
 try:  # the fixture, when pytest is around
@@ -506,8 +637,11 @@ except ImportError:  # standalone use without pytest installed
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A local stand-in for the OpenAI, Anthropic, Gemini and Ollama APIs.")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
-    parser.add_argument("--script", help='JSON file: {"replies": [...], "default": "...", "api_key": "...", '
-                                         '"chunk_size": 8, "models": [...]} or just a list of replies')
+    parser.add_argument(
+        "--script",
+        help='JSON file: {"replies": [...], "default": "...", "api_key": "...", '
+        '"chunk_size": 8, "models": [...]} or just a list of replies',
+    )
     args = parser.parse_args(argv)
     script: Any = {}
     if args.script:
@@ -515,9 +649,13 @@ def main(argv: list[str] | None = None) -> int:
             script = json.load(handle)
     if isinstance(script, list):
         script = {"replies": script}
-    stub = LLMStub(default=script.get("default", "ok"), api_key=script.get("api_key"),
-                   chunk_size=int(script.get("chunk_size", 8)), models=script.get("models", ["stub-model"]),
-                   port=args.port)
+    stub = LLMStub(
+        default=script.get("default", "ok"),
+        api_key=script.get("api_key"),
+        chunk_size=int(script.get("chunk_size", 8)),
+        models=script.get("models", ["stub-model"]),
+        port=args.port,
+    )
     for entry in script.get("replies", []):
         stub.reply(**entry)
     stub.start()

@@ -32,15 +32,26 @@ def work(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def env(tmp_path: Path, stub: LLMStub) -> dict[str, str]:
-    values = {k: v for k, v in os.environ.items() if not k.startswith(("PARSEC_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "OLLAMA_"))}
+    values = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PARSEC_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "OLLAMA_"))
+    }
     values.pop("PYTHONDONTWRITEBYTECODE", None)  # every `parsec` run would recompile every module
     values.update(
-        XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_STATE_HOME=str(tmp_path / "state"), XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
         XDG_RUNTIME_DIR=str(tmp_path / "run"),  # no daemon of anyone else's answers these runs
-        PARSEC_PROVIDER="openai", OPENAI_BASE_URL=stub.openai_base_url, OPENAI_API_KEY="sk-test-key-0123456789",
-        HISTFILE=str(tmp_path / "history"), PARSEC_CD_FILE=str(tmp_path / "cd-target"),
-        SHELL="/bin/bash", TERM="dumb", PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+        PARSEC_PROVIDER="openai",
+        OPENAI_BASE_URL=stub.openai_base_url,
+        OPENAI_API_KEY="sk-test-key-0123456789",
+        HISTFILE=str(tmp_path / "history"),
+        PARSEC_CD_FILE=str(tmp_path / "cd-target"),
+        SHELL="/bin/bash",
+        TERM="dumb",
+        PYTHONPATH=str(Path(__file__).resolve().parents[2]),
     )
     return values
 
@@ -65,8 +76,9 @@ def queue(stub: LLMStub, *replies: dict[str, Any]) -> None:
 
 
 def run_unattended(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([*PARSEC, *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=timeout)
+    return subprocess.run(
+        [*PARSEC, *args], env=env, cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout
+    )
 
 
 def conversation_json(result: subprocess.CompletedProcess) -> dict[str, Any]:
@@ -79,8 +91,9 @@ def conversation_json(result: subprocess.CompletedProcess) -> dict[str, Any]:
 def spawn(args: list[str], env: dict[str, str], cwd: Path):
     import pexpect
 
-    child = pexpect.spawn(PARSEC[0], [*PARSEC[1:], *args], env=env, cwd=str(cwd), encoding="utf-8",
-                          timeout=30, dimensions=(40, 200))
+    child = pexpect.spawn(
+        PARSEC[0], [*PARSEC[1:], *args], env=env, cwd=str(cwd), encoding="utf-8", timeout=30, dimensions=(40, 200)
+    )
     return child
 
 

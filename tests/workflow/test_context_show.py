@@ -17,8 +17,11 @@ def configure(env: dict[str, str], tmp_path: Path, toml: str) -> None:
 
 def test_context_show_prints_the_request_as_sent_and_runs_nothing(stub, env, work: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    configure(env, tmp_path, f'[[context_commands]]\nname = "Counter"\ncommand = "echo run >> {counter}; echo counted"\n'
-                             'dynamic = true\n')
+    configure(
+        env,
+        tmp_path,
+        f'[[context_commands]]\nname = "Counter"\ncommand = "echo run >> {counter}; echo counted"\ndynamic = true\n',
+    )
     queue(stub, plan("Say one", "Say two"), step("echo one"), finished_step(), step("echo two"), finished_step())
     result = run_unattended(["ask", "--yes", "--json", "say two things"], env, work)
     assert result.returncode == 0, result.stderr
@@ -43,8 +46,9 @@ def test_context_show_prints_the_request_as_sent_and_runs_nothing(stub, env, wor
 
 
 def test_a_failing_context_command_warns_during_ask(stub, env, work: Path, tmp_path: Path) -> None:
-    configure(env, tmp_path, '[[context_commands]]\nname = "Broken"\ncommand = "exit 3"\ndynamic = true\n'
-                             'on_error = "warn"\n')
+    configure(
+        env, tmp_path, '[[context_commands]]\nname = "Broken"\ncommand = "exit 3"\ndynamic = true\non_error = "warn"\n'
+    )
     queue(stub, plan("Say one"), step("echo one"), finished_step())
     result = run_unattended(["ask", "--yes", "say one thing"], env, work)
     assert result.returncode == 0, result.stderr

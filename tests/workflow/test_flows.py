@@ -11,7 +11,15 @@ from pathlib import Path
 import pexpect
 
 from .conftest import (
-    conversation_json, finished_step, load_conversation, plan, queue, run_unattended, spawn, step, user_messages,
+    conversation_json,
+    finished_step,
+    load_conversation,
+    plan,
+    queue,
+    run_unattended,
+    spawn,
+    step,
+    user_messages,
 )
 
 
@@ -38,9 +46,16 @@ def finish(child, status: int = 0) -> None:
 
 
 def test_three_steps_carry_cd_between_steps(stub, env, work: Path, tmp_path: Path) -> None:
-    queue(stub, plan("Create a directory named proj", "Enter it", "Show the current directory"),
-          step("mkdir proj"), finished_step("made proj"),
-          step("cd proj"), finished_step("went in"), step("pwd"), finished_step("showed it"))
+    queue(
+        stub,
+        plan("Create a directory named proj", "Enter it", "Show the current directory"),
+        step("mkdir proj"),
+        finished_step("made proj"),
+        step("cd proj"),
+        finished_step("went in"),
+        step("pwd"),
+        finished_step("showed it"),
+    )
     child = spawn(["ask", "set up a proj directory and go there"], env, work)
     child.expect("accept")
     child.sendline("")
@@ -98,9 +113,15 @@ def test_retries_are_bounded_then_the_workflow_stops(stub, env, work: Path) -> N
 
 
 def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
-    queue(stub, plan("Say one", "Say two", "Say three", "Say four"),
-          step("echo one", "echo uno"), finished_step(), step("echo two"), step("echo three"),
-          {"text": "echo prints its arguments; nothing is changed."})
+    queue(
+        stub,
+        plan("Say one", "Say two", "Say three", "Say four"),
+        step("echo one", "echo uno"),
+        finished_step(),
+        step("echo two"),
+        step("echo three"),
+        {"text": "echo prints its arguments; nothing is changed."},
+    )
     child = spawn(["ask", "say some numbers"], env, work)
     child.expect("accept")
     child.sendline("")
@@ -126,7 +147,9 @@ def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
     assert conversation.status.value == "aborted"
     first, second, third, fourth = conversation.steps
     assert [(a.command, a.approval.value, a.executed) for a in first.command_attempts] == [
-        ("echo one", "declined", False), ("echo edited-by-user", "edited", True)]
+        ("echo one", "declined", False),
+        ("echo edited-by-user", "edited", True),
+    ]
     assert first.command_attempts[1].suggested_command == "echo uno"
     assert first.status.value == "complete"
     assert second.status.value == "skipped"
@@ -137,8 +160,15 @@ def test_edit_alternative_skip_explain_and_abort(stub, env, work: Path) -> None:
 
 
 def test_plan_edit_and_replan(stub, env, work: Path) -> None:
-    queue(stub, plan("Alpha", "Beta", "Gamma"), plan("Delta", "Epsilon"), step("echo d"), finished_step(),
-          step("echo e"), finished_step())
+    queue(
+        stub,
+        plan("Alpha", "Beta", "Gamma"),
+        plan("Delta", "Epsilon"),
+        step("echo d"),
+        finished_step(),
+        step("echo e"),
+        finished_step(),
+    )
     child = spawn(["ask", "greek letters"], env, work)
     child.expect("accept")
     child.sendline("r")
@@ -272,8 +302,12 @@ def test_kill_9_then_resume_from_the_last_completed_step(stub, env, work: Path) 
 
 
 def test_an_interactive_command_reads_from_the_terminal(stub, env, work: Path) -> None:
-    queue(stub, plan("Ask for a password"), step("stty size; read -s -p 'Password: ' pw && echo \"length ${#pw}\""),
-          finished_step())
+    queue(
+        stub,
+        plan("Ask for a password"),
+        step("stty size; read -s -p 'Password: ' pw && echo \"length ${#pw}\""),
+        finished_step(),
+    )
     child = spawn(["ask", "ask me for a password"], env, work)
     child.expect(r"\[y\] run")
     child.sendline("y")
@@ -350,8 +384,7 @@ def test_conversations_list_show_and_abort(stub, env, work: Path) -> None:
 
 
 def test_a_provider_outage_mid_workflow_keeps_it_resumable(stub, env, work: Path) -> None:
-    queue(stub, plan("Say one", "Say two"), step("echo one"), finished_step(),
-          {"status": 400, "error": "bad request"})
+    queue(stub, plan("Say one", "Say two"), step("echo one"), finished_step(), {"status": 400, "error": "bad request"})
     result = run_unattended(["ask", "--yes", "say two things"], env, work)
     assert result.returncode != 0
     last = result.stderr.splitlines()[-1]
@@ -375,7 +408,9 @@ def test_without_a_terminal_ask_needs_yes(stub, env, work: Path) -> None:
 
 def test_secrets_in_output_are_masked_before_the_store_and_the_model(stub, env, work: Path) -> None:
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    queue(stub, plan("Print the token", "Then list"), step(f"echo {token}"), finished_step(), step("ls"), finished_step())
+    queue(
+        stub, plan("Print the token", "Then list"), step(f"echo {token}"), finished_step(), step("ls"), finished_step()
+    )
     result = run_unattended(["ask", "--yes", "--json=full", "show it"], env, work)
     assert result.returncode == 0, result.stderr
     assert token not in result.stdout
@@ -398,8 +433,12 @@ def test_a_secret_typed_in_the_prompt_is_masked_everywhere(stub, env, work: Path
 
 
 def test_privacy_mode_stores_the_commands_but_not_their_output(stub, env, work: Path) -> None:
-    queue(stub, plan("Show a value"), step("echo private-output-1234; export SECRET_LOOKING_VAR=abc"),
-          finished_step("shown"))
+    queue(
+        stub,
+        plan("Show a value"),
+        step("echo private-output-1234; export SECRET_LOOKING_VAR=abc"),
+        finished_step("shown"),
+    )
     env["PARSEC_CONTEXT_MANAGEMENT_PRIVACY_MODE"] = "true"
     result = run_unattended(["ask", "--yes", "--json=full", "show a value"], env, work)
     assert result.returncode == 0, result.stderr
@@ -420,8 +459,9 @@ def test_the_conversation_joins_the_shells_session_known_to_the_daemon(stub, env
 
     from .conftest import PARSEC
 
-    daemon = subprocess.Popen([*PARSEC, "daemon", "run"], env=env, cwd=work,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    daemon = subprocess.Popen(
+        [*PARSEC, "daemon", "run"], env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         runtime = Path(env["XDG_RUNTIME_DIR"]) / "parsec"
         deadline = time.monotonic() + 20
@@ -450,8 +490,11 @@ def test_unattended_runs_never_wait_for_a_pager_or_input(stub, env, work: Path) 
     import subprocess
 
     subprocess.run(["git", "init", "-q"], cwd=work, check=True)
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "first"],
-                   cwd=work, check=True)
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "first"],
+        cwd=work,
+        check=True,
+    )
     queue(stub, plan("Show the log"), step("git log --oneline -n 1"), finished_step())
     env["PARSEC_WORKFLOW_COMMAND_TIMEOUT_S"] = "20"
     result = run_unattended(["ask", "--yes", "--json=full", "show the log"], env, work, timeout=60)
@@ -473,8 +516,13 @@ def test_an_unattended_command_that_never_ends_is_stopped(stub, env, work: Path)
 
 
 def test_a_step_can_take_several_commands_until_the_model_says_done(stub, env, work: Path) -> None:
-    queue(stub, plan("Look around"), step("pwd", done=False), step("ls -a", done=False),
-          finished_step("looked at the directory"))
+    queue(
+        stub,
+        plan("Look around"),
+        step("pwd", done=False),
+        step("ls -a", done=False),
+        finished_step("looked at the directory"),
+    )
     result = run_unattended(["ask", "--yes", "--json=full", "look around"], env, work)
     assert result.returncode == 0, result.stderr
     data = conversation_json(result)
@@ -506,8 +554,14 @@ def test_a_step_that_never_ends_is_stopped_after_max_commands(stub, env, work: P
 
 def test_yes_runs_medium_risk_setup_commands(stub, env, work: Path) -> None:
     """Issue 14 item 8: `mkdir`, `git init` are medium risk; `--yes` runs them, never a high one."""
-    queue(stub, plan("Create the project directory", "Make it a repository"),
-          step("mkdir -p proj"), finished_step("made proj"), step("git init -q proj"), finished_step("repo"))
+    queue(
+        stub,
+        plan("Create the project directory", "Make it a repository"),
+        step("mkdir -p proj"),
+        finished_step("made proj"),
+        step("git init -q proj"),
+        finished_step("repo"),
+    )
     result = run_unattended(["ask", "--yes", "--json=full", "set up a project"], env, work)
     assert result.returncode == 0, result.stderr
     assert (work / "proj" / ".git").is_dir()
@@ -565,8 +619,12 @@ def test_doctor_says_whether_a_model_is_configured_and_reachable(stub, env, work
 
 def test_files_made_before_a_cd_in_the_same_command_are_artifacts(stub, env, work: Path) -> None:
     """Issue 14 item 6: the same directory is compared before and after, wherever the command ends."""
-    queue(stub, plan("Make the project and enter it"), step("mkdir -p proj && touch proj/notes.txt && cd proj"),
-          finished_step("made proj"))
+    queue(
+        stub,
+        plan("Make the project and enter it"),
+        step("mkdir -p proj && touch proj/notes.txt && cd proj"),
+        finished_step("made proj"),
+    )
     result = run_unattended(["ask", "--yes", "--json=full", "make a project"], env, work)
     assert result.returncode == 0, result.stderr
     artifacts = {(a["path"], a["change"]) for a in conversation_json(result)["steps"][0]["artifacts_produced"]}
@@ -575,14 +633,20 @@ def test_files_made_before_a_cd_in_the_same_command_are_artifacts(stub, env, wor
 
 def test_the_end_of_a_workflow_says_what_was_done_and_what_to_run(stub, env, work: Path) -> None:
     """Issue 14 item 5: achievements, final directory, exports, virtualenv, and the lines to run."""
-    queue(stub, plan("Make and enter a directory", "Set the mode", "Fake a virtualenv"),
-          step("mkdir -p app && cd app"), finished_step("entered app"),
-          step("export BUILD_MODE=fast"), finished_step("set the mode"),
-          step("export VIRTUAL_ENV=$PWD/.venv"), finished_step("activated it"))
+    queue(
+        stub,
+        plan("Make and enter a directory", "Set the mode", "Fake a virtualenv"),
+        step("mkdir -p app && cd app"),
+        finished_step("entered app"),
+        step("export BUILD_MODE=fast"),
+        finished_step("set the mode"),
+        step("export VIRTUAL_ENV=$PWD/.venv"),
+        finished_step("activated it"),
+    )
     env.pop("PARSEC_CD_FILE")  # no hooks: nothing is carried back
     result = run_unattended(["ask", "--yes", "--json", "set up"], env, work)
     assert result.returncode == 0, result.stderr
-    tail = result.stderr[result.stderr.index("Finished"):]
+    tail = result.stderr[result.stderr.index("Finished") :]
     assert "Step 1: entered app" in tail and "Step 3: activated it" in tail
     assert f"Final directory: {work / 'app'} (not carried back: run `cd {work / 'app'}`)" in tail
     assert "run `export BUILD_MODE=fast`" in tail

@@ -13,21 +13,24 @@ def verdict(level: str) -> RiskVerdict:
     return RiskVerdict(level=level, reasons=[] if level == "low" else ["because"])
 
 
-@pytest.mark.parametrize("answer,level,choice", [
-    ("", "low", Choice.run),
-    ("", "medium", Choice.ask_again),
-    ("", "high", Choice.ask_again),
-    ("y", "medium", Choice.run),
-    ("y", "high", Choice.ask_again),
-    ("yes", "high", Choice.run),
-    ("YES", "high", Choice.run),
-    ("e", "high", Choice.edit),
-    ("x", "low", Choice.explain),
-    ("a", "low", Choice.alternative),
-    ("s", "medium", Choice.skip),
-    ("q", "high", Choice.abort),
-    ("maybe", "low", Choice.ask_again),
-])
+@pytest.mark.parametrize(
+    "answer,level,choice",
+    [
+        ("", "low", Choice.run),
+        ("", "medium", Choice.ask_again),
+        ("", "high", Choice.ask_again),
+        ("y", "medium", Choice.run),
+        ("y", "high", Choice.ask_again),
+        ("yes", "high", Choice.run),
+        ("YES", "high", Choice.run),
+        ("e", "high", Choice.edit),
+        ("x", "low", Choice.explain),
+        ("a", "low", Choice.alternative),
+        ("s", "medium", Choice.skip),
+        ("q", "high", Choice.abort),
+        ("maybe", "low", Choice.ask_again),
+    ],
+)
 def test_interpret(answer: str, level: str, choice: Choice) -> None:
     assert interpret(answer, verdict(level)).choice == choice
 
@@ -47,13 +50,16 @@ def test_yes_low_keeps_the_strict_mode(level: str, choice: Choice) -> None:
 STEPS = ["one", "two", "three"]
 
 
-@pytest.mark.parametrize("edit,result", [
-    ("d 2", ["one", "three"]),
-    ("m 3 1", ["three", "one", "two"]),
-    ("r 1 first", ["first", "two", "three"]),
-    ("a 1 one and a half", ["one", "one and a half", "two", "three"]),
-    ("a four", ["one", "two", "three", "four"]),
-])
+@pytest.mark.parametrize(
+    "edit,result",
+    [
+        ("d 2", ["one", "three"]),
+        ("m 3 1", ["three", "one", "two"]),
+        ("r 1 first", ["first", "two", "three"]),
+        ("a 1 one and a half", ["one", "one and a half", "two", "three"]),
+        ("a four", ["one", "two", "three", "four"]),
+    ],
+)
 def test_plan_edits(edit: str, result: list[str]) -> None:
     assert edit_plan(STEPS, edit) == result
 
@@ -69,8 +75,10 @@ def test_last_step_cannot_be_dropped() -> None:
         edit_plan(["only"], "d 1")
 
 
-@pytest.mark.parametrize("answer,choice", [("", "accept"), ("y", "accept"), ("r", "run"), ("no", "run"),
-                                           ("s", "skip"), ("q", "abort"), ("maybe", None)])
+@pytest.mark.parametrize(
+    "answer,choice",
+    [("", "accept"), ("y", "accept"), ("r", "run"), ("no", "run"), ("s", "skip"), ("q", "abort"), ("maybe", None)],
+)
 def test_a_step_judged_done_without_a_command(answer: str, choice: str | None) -> None:
     from parsec.workflow.gate import interpret_done
 

@@ -25,9 +25,14 @@ def document(result) -> dict:
 
 
 def test_a_finished_run(stub, env, work: Path) -> None:
-    queue(stub, plan("Make a directory and enter it", "Set a variable"),
-          step("mkdir -p out && cd out && printf 'made it\\n'"), finished_step("made out"),
-          step("export BUILD_MODE=fast"), finished_step("set it"))
+    queue(
+        stub,
+        plan("Make a directory and enter it", "Set a variable"),
+        step("mkdir -p out && cd out && printf 'made it\\n'"),
+        finished_step("made out"),
+        step("export BUILD_MODE=fast"),
+        finished_step("set it"),
+    )
     result = run_unattended(["ask", "--yes", "--json", "make out"], env, work)
     assert result.returncode == 0, result.stderr
     data = document(result)

@@ -16,8 +16,10 @@ def test_snapshot_outside_git(tmp_path) -> None:
     (tmp_path / "gone.txt").unlink()
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "file.txt").write_text("c")
-    changes = {(a.path.rsplit("/", 2)[-1] if "new/" in a.path else a.path.rsplit("/", 1)[-1], a.change)
-               for a in artifacts_between(before, take_snapshot(str(tmp_path)), 0)}
+    changes = {
+        (a.path.rsplit("/", 2)[-1] if "new/" in a.path else a.path.rsplit("/", 1)[-1], a.change)
+        for a in artifacts_between(before, take_snapshot(str(tmp_path)), 0)
+    }
     assert changes == {("old.txt", "modified"), ("gone.txt", "deleted"), ("new", "created"), ("file.txt", "created")}
 
 
@@ -36,11 +38,20 @@ def test_git_status_inside_a_repository(tmp_path) -> None:
 
 
 def test_environment_changes_mask_secrets() -> None:
-    changes = environment_changes("/a", "/b", {"PATH": "/bin", "X": "1"}, {"PATH": "/venv/bin:/bin", "TOKEN": "s3cret"},
-                                  2, mask=lambda v: "[REDACTED]" if v == "s3cret" else v)
+    changes = environment_changes(
+        "/a",
+        "/b",
+        {"PATH": "/bin", "X": "1"},
+        {"PATH": "/venv/bin:/bin", "TOKEN": "s3cret"},
+        2,
+        mask=lambda v: "[REDACTED]" if v == "s3cret" else v,
+    )
     assert [(c.kind, c.name, c.old_value, c.new_value) for c in changes] == [
-        ("cwd", "", "/a", "/b"), ("path", "PATH", "/bin", "/venv/bin:/bin"),
-        ("env_var", "TOKEN", None, "[REDACTED]"), ("env_var", "X", "1", None)]
+        ("cwd", "", "/a", "/b"),
+        ("path", "PATH", "/bin", "/venv/bin:/bin"),
+        ("env_var", "TOKEN", None, "[REDACTED]"),
+        ("env_var", "X", "1", None),
+    ]
 
 
 def test_handoff_files(tmp_path) -> None:

@@ -11,7 +11,15 @@ from pathlib import Path
 import pexpect
 
 from .conftest import (
-    conversation_json, finished_step, load_conversation, plan, queue, run_unattended, spawn, step, user_messages,
+    conversation_json,
+    finished_step,
+    load_conversation,
+    plan,
+    queue,
+    run_unattended,
+    spawn,
+    step,
+    user_messages,
 )
 
 
@@ -65,9 +73,13 @@ def test_a_failure_after_the_command_finished_keeps_its_result(stub, env, work: 
 
 
 def test_a_step_done_without_a_command_is_recorded_with_its_reason_under_yes(stub, env, work: Path) -> None:
-    queue(stub, plan("Check the configuration", "Say bye"),
-          {"json": {"done": True, "candidates": [], "summary": "the configuration already exists"}},
-          step("echo bye"), finished_step("said bye"))
+    queue(
+        stub,
+        plan("Check the configuration", "Say bye"),
+        {"json": {"done": True, "candidates": [], "summary": "the configuration already exists"}},
+        step("echo bye"),
+        finished_step("said bye"),
+    )
     result = run_unattended(["ask", "--yes", "--json", "check config"], env, work)
     assert result.returncode == 0, result.stderr
     assert "looks done already, without a command: the configuration already exists" in result.stderr
@@ -79,9 +91,13 @@ def test_a_step_done_without_a_command_is_recorded_with_its_reason_under_yes(stu
 
 
 def test_the_user_can_disagree_with_a_step_judged_done(stub, env, work: Path) -> None:
-    queue(stub, plan("Create the notes file"),
-          {"json": {"done": True, "candidates": [], "summary": "notes exist"}},
-          step("echo making-notes"), finished_step("made notes"))
+    queue(
+        stub,
+        plan("Create the notes file"),
+        {"json": {"done": True, "candidates": [], "summary": "notes exist"}},
+        step("echo making-notes"),
+        finished_step("made notes"),
+    )
     child = spawn(["ask", "make notes"], env, work)
     child.expect("looks done already, without a command: notes exist")
     child.expect(r"\[r\]un it anyway")

@@ -15,9 +15,17 @@ PASSWORD = "Hunter2secret"
 
 def test_a_secret_seen_once_never_reaches_the_model_or_the_store(stub, env, work: Path) -> None:
     env = dict(env, DB_PASSWORD=PASSWORD)
-    queue(stub, plan("Set the token", "Show it"), step(f"export SERVICE_API_TOKEN={TOKEN}"), finished_step(),
-          step("echo $SERVICE_API_TOKEN; printenv DB_PASSWORD"), finished_step())
-    result = run_unattended(["ask", "--yes", "--json", f"the db root password is {PASSWORD}, set the token up"], env, work)
+    queue(
+        stub,
+        plan("Set the token", "Show it"),
+        step(f"export SERVICE_API_TOKEN={TOKEN}"),
+        finished_step(),
+        step("echo $SERVICE_API_TOKEN; printenv DB_PASSWORD"),
+        finished_step(),
+    )
+    result = run_unattended(
+        ["ask", "--yes", "--json", f"the db root password is {PASSWORD}, set the token up"], env, work
+    )
     assert result.returncode == 0, result.stderr
     requests = stub.model_requests()
     assert len(requests) >= 4

@@ -87,7 +87,7 @@ def test_without_a_terminal_the_pty_has_a_sane_size(shell) -> None:
 
 def test_detached_input_gives_end_of_file_and_keeps_state(shell, tmp_path) -> None:
     (tmp_path / "x").mkdir()
-    result = shell.run("cd x; read line; echo \"read=$? line=$line\"", detached_input=True, timeout=10)
+    result = shell.run('cd x; read line; echo "read=$? line=$line"', detached_input=True, timeout=10)
     assert result.output.strip() == "read=1 line=" and not result.timed_out
     assert shell.run("pwd").output.strip() == str(tmp_path / "x")
 
@@ -97,7 +97,9 @@ def test_every_terminal_control_sequence_is_stripped_from_captured_output(tmp_pa
     from parsec.workflow.shell import PersistentShell
 
     with PersistentShell(str(tmp_path), {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}) as shell:
-        result = shell.run(r"printf '\033=\033[?1h\033[1mbold\033[0m \033(Bplain\033>\033]0;title\007 bar\r\n"
-                           r"50%%\r100%%\n\033[2Kdone\n'")
+        result = shell.run(
+            r"printf '\033=\033[?1h\033[1mbold\033[0m \033(Bplain\033>\033]0;title\007 bar\r\n"
+            r"50%%\r100%%\n\033[2Kdone\n'"
+        )
     assert "\x1b" not in result.output and "\r" not in result.output
     assert result.output.splitlines() == ["bold plain bar", "100%", "done"]

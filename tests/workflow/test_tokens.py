@@ -11,15 +11,21 @@ from .conftest import conversation_json, finished_step, plan, queue, run_unatten
 
 
 def expecting(command: str, contains: str = "", exit_status: int = 0, summary: str = "did it") -> dict:
-    candidate = {"command": command, "explanation": f"runs {command.split()[0]}",
-                 "expect": {"exit_status": exit_status, "output_contains": contains}}
+    candidate = {
+        "command": command,
+        "explanation": f"runs {command.split()[0]}",
+        "expect": {"exit_status": exit_status, "output_contains": contains},
+    }
     return {"json": {"done": False, "candidates": [candidate], "summary": summary}}
 
 
 def test_a_command_that_meets_its_expectation_completes_the_step_in_one_call(stub, env, work: Path) -> None:
-    queue(stub, plan("Print a greeting", "Look for a missing word"),
-          expecting("echo hello-there", contains="hello-there", summary="greeted"),
-          expecting("grep -q nothing-here /dev/null", exit_status=1, summary="it is not there"))
+    queue(
+        stub,
+        plan("Print a greeting", "Look for a missing word"),
+        expecting("echo hello-there", contains="hello-there", summary="greeted"),
+        expecting("grep -q nothing-here /dev/null", exit_status=1, summary="it is not there"),
+    )
     result = run_unattended(["ask", "--yes", "--json=full", "greet"], env, work)
     assert result.returncode == 0, result.stderr
     assert len(stub.model_requests()) == 3  # the plan and one call per step
@@ -37,8 +43,9 @@ def test_an_unmet_expectation_asks_the_model_again(stub, env, work: Path) -> Non
 
 def test_completed_steps_are_summaries_and_the_request_starts_the_same_way(stub, env, work: Path) -> None:
     steps = [f"Print block {n}" for n in range(1, 6)]
-    replies = [expecting(f"seq {n * 1000} {n * 1000 + 300}; echo block-{n}-ok", contains=f"block-{n}-ok")
-               for n in range(1, 6)]
+    replies = [
+        expecting(f"seq {n * 1000} {n * 1000 + 300}; echo block-{n}-ok", contains=f"block-{n}-ok") for n in range(1, 6)
+    ]
     queue(stub, plan(*steps), *replies)
     result = run_unattended(["ask", "--yes", "--json", "print blocks"], env, work)
     assert result.returncode == 0, result.stderr
@@ -55,6 +62,7 @@ def test_completed_steps_are_summaries_and_the_request_starts_the_same_way(stub,
     stable = texts[3][: texts[3].index('{"step_index":2')]
     assert '{"step_index":1' in stable and texts[4].startswith(stable)
     assert requests[4].body["messages"][0] == requests[3].body["messages"][0]  # the system prompt
+
 
 def test_the_budget_counts_the_instructions_and_the_schema(stub, env, work: Path) -> None:
     """A small window: what goes out, schema included, stays within window minus the output reserve."""

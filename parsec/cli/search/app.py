@@ -30,8 +30,16 @@ class State:
 
 
 class SearchApp:
-    def __init__(self, terminal, source: Source, settings: SearchSettings, query: str, spooled: int = 0,
-                 trace=None, session_key: str = "") -> None:  # noqa: ANN001 - a Terminal, a file
+    def __init__(
+        self,
+        terminal,
+        source: Source,
+        settings: SearchSettings,
+        query: str,
+        spooled: int = 0,
+        trace=None,
+        session_key: str = "",
+    ) -> None:
         self.terminal, self.source, self.settings = terminal, source, settings
         self.session_key = session_key
         start_filter = settings.filter if scope_query(settings.filter, source.here) is not None else "everywhere"
@@ -75,10 +83,19 @@ class SearchApp:
 
     def draw(self) -> None:
         view = View(
-            query=self.state.query, cursor=self.state.cursor, mode=self.state.mode, filter=self.state.filter,
-            results=self.results, selected=self.state.selected, width=self.width, height=self.height,
-            now_us=int(time.time() * 1_000_000), status=self.state.confirming or self.state.status,
-            output=self._selected_output(), searching=not self.search.done, top=self.state.top,
+            query=self.state.query,
+            cursor=self.state.cursor,
+            mode=self.state.mode,
+            filter=self.state.filter,
+            results=self.results,
+            selected=self.state.selected,
+            width=self.width,
+            height=self.height,
+            now_us=int(time.time() * 1_000_000),
+            status=self.state.confirming or self.state.status,
+            output=self._selected_output(),
+            searching=not self.search.done,
+            top=self.state.top,
         )
         lines = frame(view)
         self.state.top = view.top
@@ -223,7 +240,7 @@ class SearchApp:
             store.close()
 
 
-def _open_store_for_forget():  # noqa: ANN202 - a ContextStore
+def _open_store_for_forget():
     """The store `parsec forget` uses (full config, SQLAlchemy): slow to open, but only on Ctrl-D."""
     from ..history_common import configured_store
 
@@ -237,5 +254,5 @@ def current_here() -> Here:
     return Here(cwd=os.getcwd(), session_id=None, host=this_host())
 
 
-def answer(action: str, line: str, out=None) -> None:  # noqa: ANN001 - a text file
+def answer(action: str, line: str, out=None) -> None:
     (out or sys.stdout).write(f"{action}\n{line}")

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 ACTIONS = {
-    "enter": "run", "tab": "edit",
-    "esc": "cancel", "ctrl-g": "cancel", "ctrl-c": "cancel",
+    "enter": "run",
+    "tab": "edit",
+    "esc": "cancel",
+    "ctrl-g": "cancel",
+    "ctrl-c": "cancel",
     "ctrl-d": "forget",
     "ctrl-r": "filter",  # this directory, tree, repository, session, host, failed, everywhere
     "ctrl-s": "mode",  # fuzzy, prefix, full text
-    "up": "up", "ctrl-p": "up", "down": "down", "ctrl-n": "down", "pageup": "pageup", "pagedown": "pagedown",
+    "up": "up",
+    "ctrl-p": "up",
+    "down": "down",
+    "ctrl-n": "down",
+    "pageup": "pageup",
+    "pagedown": "pagedown",
 }
 MOVES = {"up": -1, "down": 1, "pageup": -2, "pagedown": 2}  # ±2: a page
 
@@ -20,7 +28,7 @@ def edit_query(query: str, cursor: int, key: str) -> tuple[str, int] | None:
     if key == "backspace":
         return (query[: cursor - 1] + query[cursor:], cursor - 1) if cursor else (query, cursor)
     if key == "delete":
-        return query[:cursor] + query[cursor + 1:], cursor
+        return query[:cursor] + query[cursor + 1 :], cursor
     if key == "left":
         return query, max(0, cursor - 1)
     if key == "right":

@@ -8,15 +8,22 @@ from __future__ import annotations
 import sys
 from types import SimpleNamespace
 
-VALUED = {"--query": "query", "--session-key": "session_key", "--filter": "filter", "--mode": "mode",
-          "--height": "height", "--trace": "trace"}
+VALUED = {
+    "--query": "query",
+    "--session-key": "session_key",
+    "--filter": "filter",
+    "--mode": "mode",
+    "--height": "height",
+    "--trace": "trace",
+}
 
 
 def _quick_parse(args: list[str]) -> SimpleNamespace | None:
     """The options as the hooks pass them, without argparse (a few ms of Ctrl-R's start-up);
     None for anything else (--help, a typo, a bad value): argparse then explains."""
-    options = SimpleNamespace(query="", session_key="", filter=None, mode=None, height=None, full_screen=None,
-                              trace=None)
+    options = SimpleNamespace(
+        query="", session_key="", filter=None, mode=None, height=None, full_screen=None, trace=None
+    )
     at = 0
     while at < len(args):
         arg = args[at]
@@ -40,7 +47,7 @@ def _quick_parse(args: list[str]) -> SimpleNamespace | None:
     return options
 
 
-def _parser():  # noqa: ANN202 - an argparse.ArgumentParser
+def _parser():
     import argparse
 
     from ...store.search import MODES
@@ -63,9 +70,16 @@ def main(args: list[str]) -> int:
 
     options = _quick_parse(args) or _parser().parse_args(args)
     settings = load()
-    overrides = {key: value for key, value in (
-        ("filter", options.filter), ("mode", options.mode), ("inline_height", options.height),
-        ("full_screen", options.full_screen)) if value is not None}
+    overrides = {
+        key: value
+        for key, value in (
+            ("filter", options.filter),
+            ("mode", options.mode),
+            ("inline_height", options.height),
+            ("full_screen", options.full_screen),
+        )
+        if value is not None
+    }
     settings = settings._replace(**overrides)
     try:
         return _search(options, settings)
@@ -74,7 +88,7 @@ def main(args: list[str]) -> int:
         return 130
 
 
-def _search(options, settings) -> int:  # noqa: ANN001 - parsed options, SearchSettings
+def _search(options, settings) -> int:
     from ...store.history import FastPathUnavailable, fast_connection
     from ..history_common import fast_sqlite_target
     from ..spool_count import spooled_commands
@@ -98,8 +112,15 @@ def _search(options, settings) -> int:  # noqa: ANN001 - parsed options, SearchS
     try:
         with fast_connection(*target) as connection:
             terminal.raw()
-            app = SearchApp(terminal, Source(connection, current_here()), settings, options.query,
-                            spooled=spooled_commands(), trace=trace, session_key=options.session_key)
+            app = SearchApp(
+                terminal,
+                Source(connection, current_here()),
+                settings,
+                options.query,
+                spooled=spooled_commands(),
+                trace=trace,
+                session_key=options.session_key,
+            )
             action, line = app.run()
     except FastPathUnavailable as err:
         sys.stderr.write(f"parsec: nothing to search yet ({err})\n")

@@ -24,7 +24,9 @@ def parse(typed: str, mode: str = "fuzzy") -> TextMatch:
         else:
             include.append(word)
     return TextMatch(
-        include=tuple(include), exclude=tuple(exclude), mode=mode if mode in MODES else "fuzzy",
+        include=tuple(include),
+        exclude=tuple(exclude),
+        mode=mode if mode in MODES else "fuzzy",
         case_sensitive=typed != typed.lower(),
     )
 

@@ -15,8 +15,8 @@ REFINE candidates of the other signals only (a few index lookups per keystroke).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from collections import namedtuple
+from collections.abc import Callable
 
 DAY_US = 86_400 * 1_000_000
 REFINE = 20  # about what the list shows
@@ -26,11 +26,32 @@ RUNS_KEPT = 2  # the runs per command whose predecessor is looked at
 class Candidate:
     """One distinct command (or conversation) among the matches."""
 
-    __slots__ = ("command", "executed_at", "row", "kind", "runs", "here", "in_repo", "latest_failed", "recent",
-                 "follows", "fix", "text_bonus", "score")
+    __slots__ = (
+        "command",
+        "executed_at",
+        "row",
+        "kind",
+        "runs",
+        "here",
+        "in_repo",
+        "latest_failed",
+        "recent",
+        "follows",
+        "fix",
+        "text_bonus",
+        "score",
+    )
 
-    def __init__(self, command: str, executed_at: int, row: tuple, kind: str = "command", runs: int = 0,
-                 here: bool = False, latest_failed: bool = False) -> None:
+    def __init__(
+        self,
+        command: str,
+        executed_at: int,
+        row: tuple,
+        kind: str = "command",
+        runs: int = 0,
+        here: bool = False,
+        latest_failed: bool = False,
+    ) -> None:
         self.command = command
         self.executed_at = executed_at  # microseconds, the newest run
         self.row = row  # the newest run (store/search.ROW_FIELDS), or a conversation's fields
@@ -48,7 +69,8 @@ class Candidate:
 
 # A namedtuple, not a dataclass: dataclasses imports inspect and ast, too slow for Ctrl-R's start-up.
 Context = namedtuple(
-    "Context", ["now_us", "cwd", "repo", "previous", "typed", "case_sensitive"],
+    "Context",
+    ["now_us", "cwd", "repo", "previous", "typed", "case_sensitive"],
     defaults=(None, "", False),  # previous: this session's previous command; typed: the included words
 )
 
@@ -69,7 +91,10 @@ class Pool:
             found = self.by_command.get(command)
             if found is None:
                 found = self.by_command[command] = Candidate(
-                    command, at, row, kind="workflow" if row[9] == "workflow" else "command",
+                    command,
+                    at,
+                    row,
+                    kind="workflow" if row[9] == "workflow" else "command",
                     latest_failed=status not in (0, None),
                 )
             found.runs += 1

@@ -18,9 +18,23 @@ CONVERSATION_KINDS = ("prompt", "workflow-run")
 class View:
     """What one frame shows."""
 
-    def __init__(self, *, query: str, cursor: int, mode: str, filter: str, results: list[Candidate],
-                 selected: int, width: int, height: int, now_us: int, status: str = "",
-                 output: str | None = None, searching: bool = False, top: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        query: str,
+        cursor: int,
+        mode: str,
+        filter: str,
+        results: list[Candidate],
+        selected: int,
+        width: int,
+        height: int,
+        now_us: int,
+        status: str = "",
+        output: str | None = None,
+        searching: bool = False,
+        top: int = 0,
+    ) -> None:
         self.query, self.cursor, self.mode, self.filter = query, cursor, mode, filter
         self.results, self.selected, self.width, self.height = results, selected, width, height
         self.now_us, self.status, self.searching = now_us, status, searching
@@ -64,8 +78,10 @@ def row_lines(candidate: Candidate, view: View, selected: bool) -> list[str]:
     head = f"{pointer} {when:>4} {took:>6} {_status_mark(status)} "
     text = f"{mark}{first}"
     pad = " " * max(1, command_width - mark_width - len(first) + 2)
-    out = [f"{head}{(REVERSE if selected else '')}{text}{RESET if selected else ''}{pad}{DIM}"
-           f"{short_path(cwd, cwd_width)}{RESET}"]
+    out = [
+        f"{head}{(REVERSE if selected else '')}{text}{RESET if selected else ''}{pad}{DIM}"
+        f"{short_path(cwd, cwd_width)}{RESET}"
+    ]
     for more in shown[1:]:
         out.append(" " * 16 + f"{DIM}│{RESET} " + cut(more, command_width - 2))
     return out
@@ -112,12 +128,14 @@ def preview(view: View) -> list[str]:
     else:
         took = human_duration(row[5] / 1000) if row[5] is not None else "?"
         status = "?" if row[6] is None else row[6]
-        meta = (f"in {short_path(row[7], 40)} · session {row[2][-8:]} · host {row[8]} · exit {status} · took {took}"
-                f" · ran {chosen.runs}×")
+        meta = (
+            f"in {short_path(row[7], 40)} · session {row[2][-8:]} · host {row[8]} · exit {status} · took {took}"
+            f" · ran {chosen.runs}×"
+        )
     lines.append(f"{DIM}{cut(meta, view.width)}{RESET}")
     if view.output:
         lines.append(f"{DIM}output (stdout and stderr merged, as the terminal showed them):{RESET}")
-        lines += [cut(line, view.width) for line in view.output.splitlines()[-(size - 3):] or [""]]
+        lines += [cut(line, view.width) for line in view.output.splitlines()[-(size - 3) :] or [""]]
     return (lines + [""] * size)[:size]
 
 

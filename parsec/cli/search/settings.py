@@ -13,7 +13,6 @@ from collections import namedtuple
 from ...store.search import MODES
 from .scope import FILTERS
 
-
 # A namedtuple, not a dataclass: dataclasses imports inspect and ast, too slow for Ctrl-R's start-up.
 SearchSettings = namedtuple(
     "SearchSettings", ["filter", "mode", "inline_height", "full_screen"], defaults=("everywhere", "fuzzy", 16, False)

@@ -53,8 +53,10 @@ class Source:
                 except ValueError:
                     continue
                 commands = [
-                    attempt.get("command", "") for step in conversation.get("steps") or []
-                    for attempt in step.get("command_attempts") or [] if attempt.get("executed")
+                    attempt.get("command", "")
+                    for step in conversation.get("steps") or []
+                    for attempt in step.get("command_attempts") or []
+                    if attempt.get("executed")
                 ]
                 row = (cid, session_id, updated, cwd, conversation.get("name", ""), conversation.get("status", ""))
                 found.append((row, str(conversation.get("original_prompt", "")), [c for c in commands if c]))
@@ -72,7 +74,10 @@ class Search:
         self.source, self.text = source, text
         self.scope = scope_query(filter_mode, source.here)
         self.context = Context(
-            now_us=now_us, cwd=source.here.cwd, repo=source.repo, previous=source.previous_command,
+            now_us=now_us,
+            cwd=source.here.cwd,
+            repo=source.repo,
+            previous=source.previous_command,
             typed=" ".join(text.include) if text.case_sensitive else " ".join(text.include).lower(),
             case_sensitive=text.case_sensitive,
         )
@@ -96,8 +101,9 @@ class Search:
                 self.pool.extra.append(Candidate(prompt, row[2], row, kind="prompt", runs=1, here=row[3] == here))
             for command in dict.fromkeys(commands):  # each command a workflow ran, with its conversation
                 if matches(self.text, command):
-                    self.pool.extra.append(Candidate(command, row[2], row, kind="workflow-run", runs=1,
-                                                     here=row[3] == here))
+                    self.pool.extra.append(
+                        Candidate(command, row[2], row, kind="workflow-run", runs=1, here=row[3] == here)
+                    )
 
     def step(self) -> None:
         """Search the next slice of older rows, or finish."""

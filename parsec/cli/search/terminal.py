@@ -13,11 +13,29 @@ import termios
 import tty
 
 KEYS = {
-    b"\r": "enter", b"\n": "enter", b"\t": "tab", b"\x7f": "backspace", b"\x08": "backspace",
-    b"\x1b": "esc", b"\x1b[A": "up", b"\x1b[B": "down", b"\x1b[C": "right", b"\x1b[D": "left",
-    b"\x1bOA": "up", b"\x1bOB": "down", b"\x1bOC": "right", b"\x1bOD": "left",
-    b"\x1b[H": "home", b"\x1b[F": "end", b"\x1bOH": "home", b"\x1bOF": "end", b"\x1b[1~": "home",
-    b"\x1b[4~": "end", b"\x1b[3~": "delete", b"\x1b[5~": "pageup", b"\x1b[6~": "pagedown",
+    b"\r": "enter",
+    b"\n": "enter",
+    b"\t": "tab",
+    b"\x7f": "backspace",
+    b"\x08": "backspace",
+    b"\x1b": "esc",
+    b"\x1b[A": "up",
+    b"\x1b[B": "down",
+    b"\x1b[C": "right",
+    b"\x1b[D": "left",
+    b"\x1bOA": "up",
+    b"\x1bOB": "down",
+    b"\x1bOC": "right",
+    b"\x1bOD": "left",
+    b"\x1b[H": "home",
+    b"\x1b[F": "end",
+    b"\x1bOH": "home",
+    b"\x1bOF": "end",
+    b"\x1b[1~": "home",
+    b"\x1b[4~": "end",
+    b"\x1b[3~": "delete",
+    b"\x1b[5~": "pageup",
+    b"\x1b[6~": "pagedown",
 }
 ESC_WAIT_S = 0.03  # a lone ESC is the Escape key when nothing follows it this soon
 
@@ -29,29 +47,31 @@ def decode(data: bytes) -> list[str]:
     raw = text.encode("utf-8", "surrogateescape")
     at = 0
     while at < len(raw):
-        if raw[at:at + 1] == b"\x1b":
+        if raw[at : at + 1] == b"\x1b":
             end = at + 1
-            if end < len(raw) and raw[end:end + 1] in (b"[", b"O"):
+            if end < len(raw) and raw[end : end + 1] in (b"[", b"O"):
                 end += 1
-                while end < len(raw) and not (0x40 <= raw[end] <= 0x7e):
+                while end < len(raw) and not (0x40 <= raw[end] <= 0x7E):
                     end += 1
                 end += 1
             elif end < len(raw):  # Alt+key: read as the key itself
                 end += 1
             sequence = raw[at:end]
-            keys.append(KEYS.get(sequence, "esc" if len(sequence) == 1 else f"alt-{sequence[1:].decode(errors='replace')}"))
+            keys.append(
+                KEYS.get(sequence, "esc" if len(sequence) == 1 else f"alt-{sequence[1:].decode(errors='replace')}")
+            )
             at = end
             continue
         byte = raw[at]
-        if raw[at:at + 1] in KEYS:
-            keys.append(KEYS[raw[at:at + 1]])
+        if raw[at : at + 1] in KEYS:
+            keys.append(KEYS[raw[at : at + 1]])
             at += 1
         elif byte < 0x20:
             keys.append("ctrl-" + chr(byte + 0x60))
             at += 1
         else:  # a run of printable text (possibly multi-byte)
             end = at
-            while end < len(raw) and raw[end] >= 0x20 and raw[end] != 0x7f and raw[end] != 0x1b:
+            while end < len(raw) and raw[end] >= 0x20 and raw[end] != 0x7F and raw[end] != 0x1B:
                 end += 1
             keys.extend(raw[at:end].decode("utf-8", "replace"))
             at = end

@@ -17,9 +17,7 @@ from parsec.store.schema import metadata
 MIGRATION_LOCK = 0x7061727365630001  # "parsec" + 1: any fixed 64-bit number
 
 connection = context.config.attributes["connection"]
-context.configure(
-    connection=connection, target_metadata=metadata, render_as_batch=True, transactional_ddl=True
-)
+context.configure(connection=connection, target_metadata=metadata, render_as_batch=True, transactional_ddl=True)
 with context.begin_transaction():
     if connection.dialect.name == "postgresql":
         connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")

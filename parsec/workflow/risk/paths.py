@@ -6,14 +6,20 @@ import os
 import re
 
 from .commands import COPIERS
-from .words import option_values
 from .verdict import HIGH, MEDIUM, RiskVerdict
-from .words import HOME_VARIABLE, is_dynamic, path_operands
+from .words import HOME_VARIABLE, is_dynamic, option_values, path_operands
 
 SYSTEM_DIRS = ("/etc", "/usr", "/boot", "/bin", "/sbin", "/lib", "/lib64", "/var", "/opt", "/sys", "/proc", "/dev")
 PROTECTED_WRITE_DIRS = ("/etc", "/usr", "/boot")
 HARMLESS_DEVICES = {
-    "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom",
+    "/dev/null",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/zero",
+    "/dev/random",
+    "/dev/urandom",
     "/dev/full",
 }
 BROAD_GLOBS = {"*", ".*", "./*", "/*", "~/*", "*/"}

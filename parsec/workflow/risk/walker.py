@@ -11,17 +11,34 @@ from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from .commands import (
-    CODE_VARIABLES, DISK_TOOLS, DOWNLOADERS, EXECUTORS, HANDLER_NAMES, HARMLESS_PAGERS, POWER, READ_ONLY,
-    ROOT_WRAPPERS, SHELLS, USER_SWITCHERS, WRITERS,
+    CODE_VARIABLES,
+    DISK_TOOLS,
+    DOWNLOADERS,
+    EXECUTORS,
+    HANDLER_NAMES,
+    HARMLESS_PAGERS,
+    POWER,
+    READ_ONLY,
+    ROOT_WRAPPERS,
+    SHELLS,
+    USER_SWITCHERS,
+    WRITERS,
 )
-from .words import operands_of
 from .paths import PathChecks
 from .syntax import (
-    SUBSTITUTIONS, assignment_words, child_nodes, command_names_under, command_words, feeds_a_shell,
-    has_download_substitution, nodes_under, runs_apart, substitutions_in,
+    SUBSTITUTIONS,
+    assignment_words,
+    child_nodes,
+    command_names_under,
+    command_words,
+    feeds_a_shell,
+    has_download_substitution,
+    nodes_under,
+    runs_apart,
+    substitutions_in,
 )
 from .verdict import HIGH, MEDIUM, RiskVerdict
-from .words import command_name, first_word, is_assignment, is_dynamic, quote_word, shell_script, unwrapped
+from .words import command_name, first_word, is_assignment, is_dynamic, operands_of, quote_word, shell_script, unwrapped
 
 UNANALYSED = "could not be analysed; check it by eye"
 _FORK_BOMB = re.compile(r"(\S+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&")

@@ -48,15 +48,15 @@ PROMPT_ARRAY = [
     case("status seen", "false", vars="pc_status pc_ran"),
     case("pipeline", "true | false", vars="pc_status"),
     case("prose", "please list", routed="please list"),
-    case("continuation", "echo \"a", "b\"", vars="pc_status"),
+    case("continuation", 'echo "a', 'b"', vars="pc_status"),
     case("not found", "nosuchcommand x", vars="pc_status"),
 ]
 
 ATUIN = 'export ATUIN_CONFIG_DIR="$HOME/atuin"; eval "$(atuin init bash --disable-up-arrow --disable-ctrl-r)"'
-PREEXEC_MINE = 'preexec_functions+=(__mine); __mine() { __mine_ran=1; }; precmd_functions+=(__other); __other() { __other_status=$?; }'
+PREEXEC_MINE = "preexec_functions+=(__mine); __mine() { __mine_ran=1; }; precmd_functions+=(__other); __other() { __other_status=$?; }"
 DIRENV_HOOK = 'eval "$(direnv hook bash)"'
 ZOXIDE = 'eval "$(zoxide init bash)"'
-FZF = 'source /usr/share/doc/fzf/examples/key-bindings.bash'
+FZF = "source /usr/share/doc/fzf/examples/key-bindings.bash"
 ARRAY_PC = "PROMPT_COMMAND=('pc_status=$?' 'pc_ran=$((pc_ran+1))')"
 
 GROUPS = [

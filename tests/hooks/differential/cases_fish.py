@@ -16,6 +16,7 @@ def multiline(name: str, *lines: str, then: tuple[str, ...] = (), **kw):
     for) until the block is complete; `then`: commands typed after it ran."""
     return case(name, *[Step(line + "\r", wait=None) for line in lines[:-1]], lines[-1], *then, **kw)
 
+
 SIMPLE = [
     *pick(posix.SIMPLE, "echo", "echo words", "touch", "redirect", "append", "false"),
     case("exit status", "fish -c 'exit 3'"),
@@ -64,10 +65,23 @@ SIMPLE = [
 ]
 
 CONTINUATIONS = [
-    *[multiline(c.name, *c.lines) for c in pick(
-        posix.CONTINUATIONS, "backslash", "backslash printf", "backslash maybe", "backslash twice",
-        "open double quote", "open single quote", "open quote maybe", "trailing pipe", "trailing and",
-        "trailing or", "trailing pipe maybe")],
+    *[
+        multiline(c.name, *c.lines)
+        for c in pick(
+            posix.CONTINUATIONS,
+            "backslash",
+            "backslash printf",
+            "backslash maybe",
+            "backslash twice",
+            "open double quote",
+            "open single quote",
+            "open quote maybe",
+            "trailing pipe",
+            "trailing and",
+            "trailing or",
+            "trailing pipe maybe",
+        )
+    ],
     multiline("function open", "function mkf", "touch made", "end", then=("mkf",)),
     multiline("function open maybe", "function maybe_f", "touch made", "end", then=("maybe_f",)),
     multiline("if", "if true", "touch yes", "end"),
@@ -83,8 +97,17 @@ CONTINUATIONS = [
 ]
 
 TYPING = [
-    *pick(posix.TYPING, "ctrl-c at prompt", "ctrl-c during command", "ctrl-u", "ctrl-w", "backspace",
-          "type-ahead", "type-ahead after maybe", "bracketed paste"),
+    *pick(
+        posix.TYPING,
+        "ctrl-c at prompt",
+        "ctrl-c during command",
+        "ctrl-u",
+        "ctrl-w",
+        "backspace",
+        "type-ahead",
+        "type-ahead after maybe",
+        "bracketed paste",
+    ),
     case("bracketed paste function", "\x1b[200~function pf\recho pasted\rend\x1b[201~\r", "pf"),
     case("history last arg", "touch first-file", "echo $history[1] > out"),
 ]
@@ -105,20 +128,20 @@ alias count 'builtin echo SHADOW-count'
 SHADOWED = [
     *pick(posix.SHADOWED, "echo", "echo words", "false", "not found", "cd", "prose"),
     multiline("backslash", "touch aaa \\", "bbb"),
-    multiline("open quote", "echo \"a", "b\" > out"),
+    multiline("open quote", 'echo "a', 'b" > out'),
     multiline("function", "function sf", "echo sf", "end", then=("sf",)),
 ]
 
 VI = [
     *pick(posix.VI, "vi insert", "vi escape then enter", "vi maybe escape", "vi x"),
-    multiline("vi continuation", "echo \"open", "close\" > out"),
+    multiline("vi continuation", 'echo "open', 'close" > out'),
     multiline("vi backslash", "touch aaa \\", "bbb"),
     multiline("vi function", "function vf", "touch vf", "end", then=("vf",)),
 ]
 
 OTHERS = [
     *pick(posix.OTHERS, "echo", "false", "pipeline", "prose"),
-    multiline("continuation", "echo \"a", "b\""),
+    multiline("continuation", 'echo "a', 'b"'),
     multiline("backslash", "touch aaa \\", "bbb"),
     *pick(posix.OTHERS, "cd", "not found"),
 ]
@@ -130,9 +153,11 @@ EVENTS = [  # other tools' fish_preexec / fish_postexec handlers still run, and 
     case("events after prose", "please list", routed="please list"),
     *pick(OTHERS, "echo", "pipeline"),
 ]
-EVENTS_MINE = ("function __mine --on-event fish_preexec; set -g __mine_ran 1; end\n"
-               "function __other --on-event fish_postexec; set -g __other_status $status; end")
-ATUIN = 'set -gx ATUIN_CONFIG_DIR $HOME/atuin; atuin init fish --disable-up-arrow --disable-ctrl-r | source'
+EVENTS_MINE = (
+    "function __mine --on-event fish_preexec; set -g __mine_ran 1; end\n"
+    "function __other --on-event fish_postexec; set -g __other_status $status; end"
+)
+ATUIN = "set -gx ATUIN_CONFIG_DIR $HOME/atuin; atuin init fish --disable-up-arrow --disable-ctrl-r | source"
 DIRENV_HOOK = "direnv hook fish | source"
 ZOXIDE = "zoxide init fish | source"
 FZF = "source /usr/share/doc/fzf/examples/key-bindings.fish; fzf_key_bindings"
@@ -165,5 +190,5 @@ GROUPS = [
 KNOWN_DIFFERENCES = [
     *pick(posix.VI, "vi prose escape"),
     # Flaky (passes most runs): Ctrl-C sent without waiting for fish's continuation prompt.
-    case("continuation then ctrl-c", Step("echo \"never\r", wait=None), "\x03"),
+    case("continuation then ctrl-c", Step('echo "never\r', wait=None), "\x03"),
 ]

@@ -45,11 +45,11 @@ ZSH_ONLY = [
 ]
 
 ATUIN = 'export ATUIN_CONFIG_DIR="$HOME/atuin"; eval "$(atuin init zsh --disable-up-arrow --disable-ctrl-r)"'
-HOOKS_MINE = 'preexec_functions+=(__mine); __mine() { __mine_ran=1 }; precmd_functions+=(__other); __other() { __other_status=$? }'
-HOOKS_FIRST = 'precmd_functions=(__other $precmd_functions); __other() { __other_status=$? }; preexec_functions=(__mine $preexec_functions); __mine() { __mine_ran=1 }'
+HOOKS_MINE = "preexec_functions+=(__mine); __mine() { __mine_ran=1 }; precmd_functions+=(__other); __other() { __other_status=$? }"
+HOOKS_FIRST = "precmd_functions=(__other $precmd_functions); __other() { __other_status=$? }; preexec_functions=(__mine $preexec_functions); __mine() { __mine_ran=1 }"
 DIRENV_HOOK = 'eval "$(direnv hook zsh)"'
 ZOXIDE = 'eval "$(zoxide init zsh)"'
-FZF = 'source /usr/share/doc/fzf/examples/key-bindings.zsh'
+FZF = "source /usr/share/doc/fzf/examples/key-bindings.zsh"
 
 GROUPS = [
     Group("simple", posix.SIMPLE),

@@ -72,8 +72,10 @@ end
 RC_HEAD = {
     "bash": "PS2='C> '\nHISTCONTROL=ignorespace\nHISTFILE=\n" + PROBE_BASH,
     "zsh": "PS1='P%?> '\nPS2='C> '\nsetopt hist_ignore_space\nHISTSIZE=1000\n" + PROBE_ZSH,
-    "fish": ("function fish_prompt; builtin printf 'P%s> ' $status; end\nfunction fish_mode_prompt; end\n"
-             "set -g fish_autosuggestion_enabled 0\n" + PROBE_FISH),
+    "fish": (
+        "function fish_prompt; builtin printf 'P%s> ' $status; end\nfunction fish_mode_prompt; end\n"
+        "set -g fish_autosuggestion_enabled 0\n" + PROBE_FISH
+    ),
 }
 
 
@@ -98,8 +100,15 @@ class Case:
         return [s.keys.rstrip("\r") for s in self.steps]
 
 
-def case(name: str, *keys: str, vars: tuple[str, ...] | str = (), files: dict | None = None,
-         routed: str | None = None, note: str = "", screen: bool = True) -> Case:
+def case(
+    name: str,
+    *keys: str,
+    vars: tuple[str, ...] | str = (),
+    files: dict | None = None,
+    routed: str | None = None,
+    note: str = "",
+    screen: bool = True,
+) -> Case:
     """A case typed as lines: each string is sent (with Enter when it has no control key at its
     end) and the next waits for a prompt. A `Step` can be passed for other waits."""
     steps = []
@@ -160,8 +169,16 @@ class Side:
             rc.write_text("PS1='P$?> '\n" + rc.read_text().split("\n", 1)[1])
         elif self.kind == "zsh":
             (home / ".zshrc").write_text((home / ".zshrc").read_text().replace("PS1='T> '\n", ""))
-        self.child = pexpect.spawn(argv[0], argv[1:], env=env, cwd=str(first_dir), encoding="utf-8",
-                                   codec_errors="replace", timeout=WAIT, dimensions=(ROWS, COLS))
+        self.child = pexpect.spawn(
+            argv[0],
+            argv[1:],
+            env=env,
+            cwd=str(first_dir),
+            encoding="utf-8",
+            codec_errors="replace",
+            timeout=WAIT,
+            dimensions=(ROWS, COLS),
+        )
         self.child.delaybeforesend = None
         self.child.expect(self.ps1)
         startup = self.child.before + self.child.after
@@ -203,8 +220,11 @@ class Side:
             if got is pexpect.TIMEOUT:
                 waits.append("TIMEOUT")
                 break
-            waits.append({self.ps1: f"P{child.match.group(1) if got == self.ps1 else ''}", self.ps2: "C",
-                          QUESTION_RE: "Q"}.get(got, "text"))
+            waits.append(
+                {self.ps1: f"P{child.match.group(1) if got == self.ps1 else ''}", self.ps2: "C", QUESTION_RE: "Q"}.get(
+                    got, "text"
+                )
+            )
         state: dict[str, str] = {}
         if waits and waits[-1] in ("EOF", "TIMEOUT"):
             state["ended"] = waits[-1]
@@ -264,8 +284,9 @@ def case_dir(root: Path, index: int, c: Case) -> Path:
     return d
 
 
-def run_group(kind: str, group: Group, root: Path, env: dict[str, str], hook_line: str,
-              classified=None) -> tuple[str, list[Snapshot]]:
+def run_group(
+    kind: str, group: Group, root: Path, env: dict[str, str], hook_line: str, classified=None
+) -> tuple[str, list[Snapshot]]:
     """Runs every case of `group` in one shell (restarted after a case that ends it). Returns the
     first prompt's screen and one snapshot per case. `classified()` lists the classify texts sent
     so far by the shell with the given pid."""
@@ -284,7 +305,7 @@ def run_group(kind: str, group: Group, root: Path, env: dict[str, str], hook_lin
             snap = side.run_case(c, nxt)
             snap.seconds = time.monotonic() - t0
             if classified and side.child is not None:
-                snap.classified = classified(side.child.pid)[len(before):]
+                snap.classified = classified(side.child.pid)[len(before) :]
             snap.files, snap.root = read_files(dirs[i]), root
             snaps.append(snap)
     finally:

@@ -70,8 +70,10 @@ class Results:
 
         try:
             return self._compare_group(sandbox, base, kind, group, ids, classified)
-        except Exception as exc:  # noqa: BLE001 - a harness failure fails the group's cases, not the run
-            broken = Case("harness", [], note=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}")
+        except Exception as exc:
+            broken = Case(
+                "harness", [], note=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
+            )
             return {i: Outcome(broken, None, None) for i in ids}
 
     def _compare_group(self, sandbox, base, kind, group, ids, classified):
@@ -120,8 +122,14 @@ def differences(o: Outcome) -> list[str]:
         found.append(f"prompts after each step: bare {b.waits} hooked {h.waits}")
     if b.state != h.state:
         keys = sorted(set(b.state) | set(h.state))
-        found.append("state: " + "; ".join(f"{k}: bare {b.state.get(k)!r} hooked {h.state.get(k)!r}"
-                                           for k in keys if b.state.get(k) != h.state.get(k)))
+        found.append(
+            "state: "
+            + "; ".join(
+                f"{k}: bare {b.state.get(k)!r} hooked {h.state.get(k)!r}"
+                for k in keys
+                if b.state.get(k) != h.state.get(k)
+            )
+        )
     if c.screen and b.screen != h.screen:
         found.append("screen:\n" + "\n".join(_diff(b.screen, h.screen)))
     return found

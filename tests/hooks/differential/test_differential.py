@@ -27,8 +27,11 @@ def results(tmp_path_factory):
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("case_id", IDS)
 def test_same_as_the_bare_shell(results, request, case_id):
-    selected = {item.callspec.params["case_id"] for item in request.session.items
-                if hasattr(item, "callspec") and "case_id" in item.callspec.params}
+    selected = {
+        item.callspec.params["case_id"]
+        for item in request.session.items
+        if hasattr(item, "callspec") and "case_id" in item.callspec.params
+    }
     outcome = results.get(case_id, selected)
     if outcome is None:
         pytest.skip("the shell or a tool this group needs is not installed")

@@ -54,7 +54,7 @@ def secret_source(regex: str, group: int) -> str | None:
         elif c == ")":
             start, wanted = depth_stack.pop()
             if wanted:
-                return regex[start + 1:i]
+                return regex[start + 1 : i]
         i += 1
     return None
 
@@ -105,8 +105,9 @@ def _pick_class(items, rnd: random.Random, ignorecase: bool) -> str:
         elif op is C.RANGE:
             chars.extend(chr(c) for c in range(av[0], av[1] + 1))
         elif op is C.CATEGORY:
-            chars.extend({C.CATEGORY_DIGIT: "0123456789", C.CATEGORY_WORD: ALNUM + "_",
-                          C.CATEGORY_SPACE: " "}.get(av, ""))
+            chars.extend(
+                {C.CATEGORY_DIGIT: "0123456789", C.CATEGORY_WORD: ALNUM + "_", C.CATEGORY_SPACE: " "}.get(av, "")
+            )
     if negate:
         chars = [c for c in ALNUM if c not in chars]
     chars = [c for c in chars if c.isprintable() and c not in "\n\r\t "] or chars or list(ALNUM)
@@ -142,7 +143,6 @@ def rule_lines(rule: dict, rnd: random.Random) -> list[tuple[str, str]]:
         parsed = sre_parse.parse(to_python(source))
     except Exception:
         return []
-    ignorecase = "(?i)" in regex[: regex.find("(") + 5] or regex.startswith("(?i)")
     lines = []
     keyword = rule["keywords"][0] if rule.get("keywords") else ""
     semi_generic = "(?:=|>|:{1,3}=" in regex
@@ -152,7 +152,12 @@ def rule_lines(rule: dict, rnd: random.Random) -> list[tuple[str, str]]:
             secret = generate(parsed, rnd, ignorecase=False)
         except (ValueError, IndexError):
             return []
-        if not semi_generic and not secret.lower().startswith(keyword.lower()) and keyword and keyword.lower() not in secret.lower():
+        if (
+            not semi_generic
+            and not secret.lower().startswith(keyword.lower())
+            and keyword
+            and keyword.lower() not in secret.lower()
+        ):
             continue
         template = templates[attempt % len(templates)]
         line = template.format(s=secret, kw=keyword.lower(), KW=re.sub(r"\W", "_", keyword.upper()))
@@ -165,8 +170,10 @@ def gitleaks_findings(binary: str, lines: list[str]) -> set[tuple[int, str]]:
         path = pathlib.Path(tmp) / "corpus.txt"
         path.write_text("\n".join(lines) + "\n")
         report = pathlib.Path(tmp) / "report.json"
-        subprocess.run([binary, "dir", str(path), "--no-banner", "-f", "json", "-r", str(report), "--max-decode-depth", "0"],
-                       capture_output=True)
+        subprocess.run(
+            [binary, "dir", str(path), "--no-banner", "-f", "json", "-r", str(report), "--max-decode-depth", "0"],
+            capture_output=True,
+        )
         return {(f["StartLine"], f["RuleID"]) for f in json.loads(report.read_text())}
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import os
 
-from ..words import operands_of, option_values
 from ..paths import SYSTEM_DIRS, is_device, is_under
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
-from ..words import path_operands
+from ..words import operands_of, option_values, path_operands
 
 UNIQ_VALUE_OPTIONS = {"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}
 XXD_VALUE_OPTIONS = {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name"}

@@ -3,28 +3,73 @@ undo (push --force, reset --hard, clean -f, checkout .)."""
 
 from __future__ import annotations
 
-from ..words import flag_names, operands_of, option_values, word_roles
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
+from ..words import flag_names, operands_of, option_values, word_roles
 
 GIT_READ_ONLY = {
-    "status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "ls-tree", "describe",
-    "shortlog", "reflog", "grep", "cat-file", "remote", "branch", "tag", "config", "stash list",
+    "status",
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
+    "describe",
+    "shortlog",
+    "reflog",
+    "grep",
+    "cat-file",
+    "remote",
+    "branch",
+    "tag",
+    "config",
+    "stash list",
 }
 # git's own options that take the next word as their value (git -C dir, git -c key=value).
 GIT_VALUE_OPTIONS = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
 # `git branch` / `git tag` options whose value may be the next word: that word is neither a new
 # branch's or tag's name nor flag letters (`--sort -committerdate` is not -d).
-GIT_BRANCH_VALUE_OPTIONS = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+GIT_BRANCH_VALUE_OPTIONS = {
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--sort",
+    "--format",
+}
 GIT_TAG_VALUE_OPTIONS = GIT_BRANCH_VALUE_OPTIONS | {
-    "-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup", "--trailer",
+    "-m",
+    "--message",
+    "-F",
+    "--file",
+    "-u",
+    "--local-user",
+    "--cleanup",
+    "--trailer",
 }
 GIT_CONFIG_VALUE_OPTIONS = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
 GIT_CONFIG_WRITES = {
-    "--unset", "--unset-all", "--remove-section", "--rename-section", "-e", "--edit", "--add", "--replace-all",
+    "--unset",
+    "--unset-all",
+    "--remove-section",
+    "--rename-section",
+    "-e",
+    "--edit",
+    "--add",
+    "--replace-all",
 }
 GIT_CONFIG_READS = {
-    "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list",
+    "--get",
+    "--get-all",
+    "--get-regexp",
+    "--get-urlmatch",
+    "--get-color",
+    "--get-colorbool",
+    "-l",
+    "--list",
 }
 # `git config SUBCOMMAND` (git 2.46+) that change settings or open an editor.
 GIT_CONFIG_WRITE_SUBCOMMANDS = {"set", "unset", "rename-section", "remove-section", "edit"}
@@ -42,7 +87,12 @@ class GitRules(Walker):
             return
         for target in option_values(args, "", "--output"):  # git diff/log/show --output=FILE
             self._write_to(target, f"git {sub} --output", verdict)
-        if sub == "push" and any(a in ("-f", "--force", "--force-with-lease", "--mirror") or a.startswith("--force") or (a.startswith("+") and len(a) > 1) for a in args):
+        if sub == "push" and any(
+            a in ("-f", "--force", "--force-with-lease", "--mirror")
+            or a.startswith("--force")
+            or (a.startswith("+") and len(a) > 1)
+            for a in args
+        ):
             verdict.raise_to(HIGH, "git push --force rewrites the remote's history")
         elif sub == "reset" and "--hard" in args:
             verdict.raise_to(HIGH, "git reset --hard discards uncommitted work")

@@ -3,12 +3,22 @@ for later commands (export), or signal processes (kill)."""
 
 from __future__ import annotations
 
-from ..words import after_options, operands_of, option_values
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
-from ..words import is_assignment
+from ..words import after_options, is_assignment, operands_of, option_values
 
-RUNUSER_VALUE_OPTIONS = {"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"}
+RUNUSER_VALUE_OPTIONS = {
+    "-u",
+    "--user",
+    "-g",
+    "--group",
+    "-G",
+    "--supp-group",
+    "-s",
+    "--shell",
+    "-w",
+    "--whitelist-environment",
+}
 
 
 class ProcessRules(Walker):

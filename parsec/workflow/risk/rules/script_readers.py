@@ -82,6 +82,7 @@ def sed_args(args: list[str]) -> SedArgs:
     out.files = operands
     return out
 
+
 _SED_LONG = ("--in-place", "--sandbox", "--expression", "--file", "--line-length")
 
 

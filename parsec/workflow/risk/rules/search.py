@@ -6,16 +6,54 @@ from __future__ import annotations
 import itertools
 import re
 
-from ..words import after_options, operands_of, option_values
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
-from ..words import command_name, expand_braces, is_assignment, unwrapped
+from ..words import after_options, command_name, expand_braces, is_assignment, operands_of, option_values, unwrapped
 
-XARGS_VALUE_OPTIONS = {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}
+XARGS_VALUE_OPTIONS = {
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-E",
+    "-I",
+    "-L",
+    "-n",
+    "--max-args",
+    "-P",
+    "--max-procs",
+    "-s",
+    "--max-chars",
+    "--process-slot-var",
+}
 FD_VALUE_OPTIONS = {
-    "-e", "--extension", "-t", "--type", "-E", "--exclude", "-d", "--max-depth", "--min-depth", "--exact-depth",
-    "-S", "--size", "--changed-within", "--changed-before", "-o", "--owner", "-j", "--threads", "-c", "--color",
-    "--base-directory", "--search-path", "--max-results", "--ignore-file", "--path-separator", "--batch-size", "--format",
+    "-e",
+    "--extension",
+    "-t",
+    "--type",
+    "-E",
+    "--exclude",
+    "-d",
+    "--max-depth",
+    "--min-depth",
+    "--exact-depth",
+    "-S",
+    "--size",
+    "--changed-within",
+    "--changed-before",
+    "-o",
+    "--owner",
+    "-j",
+    "--threads",
+    "-c",
+    "--color",
+    "--base-directory",
+    "--search-path",
+    "--max-results",
+    "--ignore-file",
+    "--path-separator",
+    "--batch-size",
+    "--format",
 }
 FIND_EXEC_FLAGS = {"-exec", "-execdir", "-ok", "-okdir"}
 FD_EXEC_FLAGS = {"-x", "--exec", "-X", "--exec-batch"}

@@ -1,0 +1,27 @@
+"""Static checks run with the tests, so the README's one test command covers them too: ruff's
+lint rules and formatting as configured in pyproject.toml (lint-imports: test_architecture.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CHECKED = ["parsec", "tests", "bench", "scripts"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], cwd=REPO, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [("ruff", "check", "--no-cache"), ("ruff", "format", "--check", "--no-cache")],
+    ids=["ruff check", "ruff format"],
+)
+def test_ruff(check):
+    result = _run(*check, *CHECKED)
+    assert result.returncode == 0, result.stdout + result.stderr

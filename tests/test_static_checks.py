@@ -1,5 +1,6 @@
 """Static checks run with the tests, so the README's one test command covers them too: ruff's
-lint rules and formatting as configured in pyproject.toml (lint-imports: test_architecture.py)."""
+lint rules and formatting, and mypy on the package, as configured in pyproject.toml
+(lint-imports: test_architecture.py)."""
 
 from __future__ import annotations
 
@@ -24,4 +25,9 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 )
 def test_ruff(check):
     result = _run(*check, *CHECKED)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy():
+    result = _run("mypy", "--no-incremental")  # files and settings: [tool.mypy] in pyproject.toml
     assert result.returncode == 0, result.stdout + result.stderr

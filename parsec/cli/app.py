@@ -117,6 +117,6 @@ def _run_app(args: list[str]) -> int:
         show = getattr(err, "show", None)  # click's usage errors print themselves
         if show is not None and hasattr(err, "exit_code"):
             show()
-            return err.exit_code  # type: ignore[attr-defined]
+            return err.exit_code
         raise
     return result if isinstance(result, int) else 0

@@ -166,7 +166,8 @@ def run_workflow(
     # With --json, stdout carries only the JSON: everything else goes to stderr.
     ui = UnattendedUI() if yes else TerminalUI(out=sys.stderr if json_output else None)
     pending_store, counter = warm_up(settings)
-    conversation = runner = failure = None
+    conversation = runner = None
+    failure: BaseException | None = None
     try:
         if prompt is None:
             store = pending_store.result()

@@ -20,8 +20,8 @@ def register(app: typer.Typer) -> None:
         loaded = load_settings()
         values = flatten(loaded.settings)
         if as_json:
-            rows = {key: {"value": value, "source": loaded.source_of(key)} for key, value in values.items()}
-            typer.echo(json.dumps({"files": [str(p) for p in loaded.files], "values": rows}, indent=2))
+            described = {key: {"value": value, "source": loaded.source_of(key)} for key, value in values.items()}
+            typer.echo(json.dumps({"files": [str(p) for p in loaded.files], "values": described}, indent=2))
             return
         from .render import table
 

@@ -4,6 +4,7 @@ tokens per section and what was kept, summarised, compressed or dropped, and why
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import typer
 
@@ -118,7 +119,7 @@ def _step_index(conversation, step: int | None) -> int:
     return step - 1
 
 
-def _print(title, messages, report, full: bool) -> None:
+def _print(title: str, messages: list[Any], report: Any, full: bool) -> None:
     from .render import table
 
     typer.echo(f"# {title}")
@@ -127,7 +128,9 @@ def _print(title, messages, report, full: bool) -> None:
         typer.echo(f"\n--- {message.role} ---")
         typer.echo(message.content)
     typer.echo("")
-    table(["section", "tokens"], sorted(report.sections.items(), key=lambda kv: -kv[1]), title="tokens per section")
+    sections: dict[str, int] = report.sections
+    by_size = sorted(sections.items(), key=lambda kv: -kv[1])
+    table(["section", "tokens"], by_size, title="tokens per section")
     actions = report.actions()
     typer.echo("")
     typer.echo("items: " + (", ".join(f"{n} {action}" for action, n in sorted(actions.items())) or "none"))

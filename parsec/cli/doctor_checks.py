@@ -123,7 +123,7 @@ def _check_tokens() -> Check:
 
 def _check_daemon() -> Check:
     try:
-        from ..protocol.client import DaemonClient  # type: ignore[attr-defined]
+        from ..protocol.client import DaemonClient
     except ImportError:
         return Check("daemon", "warn", "daemon client not available in this build")
     try:

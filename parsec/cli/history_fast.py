@@ -54,9 +54,10 @@ def try_fast(args: list[str]) -> int | None:
     if args[0] == "history":
         from .history_common import optional_cwd
 
-        ns = _parse(_history_parser(), optional_cwd(args[1:]))
-        if ns is None or ns.limit < 0:
+        history = _parse(_history_parser(), optional_cwd(args[1:]))
+        if history is None or history.limit < 0:
             return None
+        ns = history
 
         def call() -> None:
             from .history_common import check_history_options
@@ -79,9 +80,10 @@ def try_fast(args: list[str]) -> int | None:
                 output=ns.output,
             )
     else:
-        ns = _parse(_sessions_parser(), args[1:])
-        if ns is None or ns.limit < 1:
+        sessions = _parse(_sessions_parser(), args[1:])
+        if sessions is None or sessions.limit < 1:
             return None
+        ns = sessions
 
         def call() -> None:
             from .history_common import check_limit

@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +33,7 @@ class HookRelay:
     runtime: Path
     capture_output: bool = True
     exclude: list = field(default_factory=list)  # compiled privacy.exclude_commands
-    mask: object = None  # callable(text) -> text, secrets masked
+    mask: Callable[[str], str] | None = None  # secrets masked
     _sock: socket.socket | None = None
     _next_connect: float = 0.0
     _buffer: bytes = b""

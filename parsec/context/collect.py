@@ -6,6 +6,7 @@ Payloads are built from masked text only, so nothing below this point can leak a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ..models.context import ContextType, ImportanceLevel
 from ..models.session import DirectCommandExecution
@@ -36,7 +37,7 @@ def conversation_facts(conversation: Conversation) -> tuple[dict, dict]:
 
 def current_step(conversation: Conversation, step_index: int) -> Candidate:
     state = conversation.steps[step_index]
-    payload = {
+    payload: dict[str, Any] = {
         "index": step_index,
         "description": masked(state.step.description),
         "attempt": len([a for a in state.command_attempts if a.executed]) + 1,
@@ -89,7 +90,7 @@ def active_error(conversation: Conversation, step_index: int, max_output: int) -
         return None, None
     last = executed[-1]
     output = last.output.render() if last.output else ""
-    full = {
+    full: dict[str, Any] = {
         "failed_command": masked(last.command),
         "exit_status": last.exit_status,
         "interrupted": last.interrupted,

@@ -117,7 +117,7 @@ def warnings(outputs: list[CommandOutput]) -> list[str]:
 
 
 def has_context_blocks(text: str | None) -> bool:
-    return bool(text) and "--- Context: " in text and BLOCK_END in text
+    return text is not None and "--- Context: " in text and BLOCK_END in text
 
 
 def _clip(data: bytes | None, limit: int) -> str:

@@ -264,15 +264,18 @@ class ContextEngine:
         return collect.past_conversations(past) + collect.preferences(self.settings.preferences, learned)
 
     def _learned_preferences(self) -> list[LearnedPreference]:
-        if self._learned is None:
+        if self._learned is not None:
+            return self._learned
+        learned: list[LearnedPreference] = []
+        if self.store is not None:  # else nothing recorded to learn from
             from ..store.base import ExecutionQuery
 
             try:
-                self._learned = learn_preferences(self.store.query_executions(ExecutionQuery(limit=LEARNING_SAMPLE)))
+                learned = learn_preferences(self.store.query_executions(ExecutionQuery(limit=LEARNING_SAMPLE)))
             except StoreError as err:
                 self.warnings.append(f"history unavailable for learning preferences: {err}")
-                self._learned = []
-        return self._learned
+        self._learned = learned
+        return learned
 
     def _session_history(self, session_id: str) -> list:
         if self.store is None:

@@ -97,7 +97,7 @@ def recent_conversations(store: Any, cwd: str, exclude_id: str | None, limit: in
     finder = getattr(store, "recent_achievements", None)
     if finder is not None:
         return [_past_from_any(row) for row in finder(cwd, limit=limit + 1) if _row_id(row) != exclude_id][:limit]
-    out = []
+    out: list[PastConversation] = []
     for summary in store.list_conversations(limit=limit * 4, cwd=cwd):
         if summary.id == exclude_id or len(out) >= limit:
             continue
@@ -126,7 +126,7 @@ def _row_id(row: Any) -> str | None:
 def _past_from_any(row: Any) -> PastConversation:
     """Accept what the store returns for recent achievements: a mapping or an object."""
     get = row.get if isinstance(row, dict) else (lambda name, default=None: getattr(row, name, default))
-    completed = get("completed_at") or get("finished_at")
+    completed: Any = get("completed_at") or get("finished_at")
     artifacts = get("artifacts") or get("generated_artifacts") or []
     return PastConversation(
         id=str(get("conversation_id") or get("id") or ""),

@@ -227,10 +227,12 @@ class Journal:
         if self._fd < 0:
             self._open_next()  # a segment that could not be created before (disk full)
         _write_all(self._fd, data, self._current_bytes)
+        segment = self._current
+        assert segment is not None  # an open fd belongs to a current segment
         self._dirty = True
         self._current_records += records
         self._current_bytes += len(data)
-        self.counts[self._current] = self.counts.get(self._current, 0) + records  # type: ignore[index]
+        self.counts[segment] = self.counts.get(segment, 0) + records
         self.appended += records
 
     def _write_held(self) -> None:

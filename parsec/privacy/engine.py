@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import re2
 
@@ -52,7 +53,7 @@ class SecretPattern:
     )
     not_after: frozenset[int] = frozenset()  # bytes that may not come right before the match
     name_group: int | None = None
-    name_check: object = None  # re2 regex the captured name must fully match
+    name_check: Any = None  # re2 regex the captured name must fully match
     refine: Refine | None = None  # (text, start, end) of the secret group -> the span to mask, or None
     min_entropy: float = 0.0  # Shannon entropy (bits per char) the secret must exceed
     needs_digit: bool = False
@@ -196,7 +197,7 @@ class KeywordGate:
         for keyword in words:
             self._set.Add(re2.escape(keyword.encode()))
         self._set.Compile()
-        self._patterns_set = None  # built on first need (see _really_matching)
+        self._patterns_set: Any = None  # built on first need (see _really_matching)
 
     def candidates(self, text: bytes) -> list[tuple[int, SecretPattern]]:
         """(index, pattern) of each pattern that may match `text`, in table order."""

@@ -23,13 +23,18 @@ _SECRET_NAME = re.compile(
 
 
 class PrivacySettings(Protocol):
-    """The attributes of parsec.config.PrivacyConfig this filter reads."""
+    """The attributes of parsec.config.PrivacyConfig this filter reads (read-only, so a list fits)."""
 
-    mask_secrets: bool
-    exclude_commands: Sequence[str]
-    exclude_dirs: Sequence[str]
-    extra_patterns: Sequence[str]
-    environment_allowlist: Sequence[str]
+    @property
+    def mask_secrets(self) -> bool: ...
+    @property
+    def exclude_commands(self) -> Sequence[str]: ...
+    @property
+    def exclude_dirs(self) -> Sequence[str]: ...
+    @property
+    def extra_patterns(self) -> Sequence[str]: ...
+    @property
+    def environment_allowlist(self) -> Sequence[str]: ...
 
 
 class PrivacyFilter:

@@ -108,7 +108,7 @@ class Provider(ABC):
         self._native_schema_works = True  # until the endpoint refuses a JSON-schema request
         self._mask_secrets = options.mask_secrets
         self._extra_secret_patterns = options.extra_secret_patterns
-        self._secret_values = None  # a session's remembered values (privacy.memory.SecretValues)
+        self._secret_values: Any = None  # a session's remembered values (privacy.memory.SecretValues)
         self._on_usage = options.on_usage
         endpoint = Endpoint(self.name, self.base_url, self.model, options.key_hint or "[llm] api_key", options.api_key)
         self._transport = Transport(

@@ -341,7 +341,8 @@ def _error_message(text: str, limit: int = 200) -> str:
 
 def iter_sse(response: httpx.Response) -> Iterator[tuple[str, str]]:
     """(event, data) pairs of a server-sent event stream."""
-    event, data = "", []
+    event = ""
+    data: list[str] = []
     for line in response.iter_lines():
         if not line:
             if data:

@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from .danger import prose_cue
-from .decision import SHELL_FACTS, SHELLS, Decision
+from .decision import SHELL_FACTS, SHELLS, Decision, Label
 from .learning import Preferences, shape_key
 from .overrides import explicit_override
 from .scoring import Analysis, analyse
@@ -76,6 +76,7 @@ class Classifier:
 
     def _decide(self, analysis: Analysis) -> Decision:
         p = analysis.probability
+        label: Label
         if p < self.command_threshold:
             cue = prose_cue(analysis)
             if cue is not None:  # prose that would change state is never run without asking

@@ -14,8 +14,9 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any
+from typing import Any, cast
 
+from .decision import Label
 from .language import bare
 from .scoring import Analysis
 
@@ -64,7 +65,7 @@ class Preferences:
 
     def __init__(self, store: Any | None) -> None:
         self._store = store
-        self._choices: dict[str, str] = {}
+        self._choices: dict[str, Label] = {}
         self.reload()
 
     def reload(self) -> None:
@@ -79,9 +80,9 @@ class Preferences:
         for key, value in (stored or {}).items():
             choice = value.get("choice") if isinstance(value, dict) else value
             if choice in CHOICES and not _OLD_KEY.match(key):  # `make|dww|3` keys no longer match
-                self._choices[key] = choice
+                self._choices[key] = cast(Label, choice)  # one of CHOICES
 
-    def get(self, key: str) -> str | None:
+    def get(self, key: str) -> Label | None:
         if not self._choices:  # the common case: nothing learned, nothing to mask on the hot path
             return None
         return self._choices.get(_masked(key))
@@ -91,7 +92,7 @@ class Preferences:
         if choice not in CHOICES:
             raise ValueError(f"choice must be 'command' or 'prompt', got {choice!r}")
         key = _masked(key)  # a token typed as a line's first word must not become a key in clear
-        self._choices[key] = choice
+        self._choices[key] = cast(Label, choice)  # one of CHOICES
         if self._store is None:
             return True
         value = {"choice": choice, "example": _masked(text)[:200], "updated": time.time()}

@@ -11,12 +11,15 @@ import json
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Connection, select, update
 
 from ..errors import UsageError
 from .schema import achievements, conversations, executions, preferences, sessions
+
+if TYPE_CHECKING:
+    from .sql_store import SqlStore
 
 
 class Forgetting:
@@ -24,6 +27,10 @@ class Forgetting:
     _read: Callable[[], AbstractContextManager[Connection]]
     _write: Callable[[], AbstractContextManager[Connection]]
     delete_preferences: Callable[..., int]
+
+    def _store(self) -> SqlStore:
+        """This object as the SqlStore it is mixed into, for prune.py's helpers."""
+        return cast("SqlStore", self)
 
     def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
         """Delete every execution whose command matches `pattern` (a Python regex searched
@@ -36,9 +43,9 @@ class Forgetting:
             return len(doomed)
         from .prune import delete_in_batches, scrub_sqlite
 
-        delete_in_batches(self, executions, executions.c.seq, doomed, batch_size=2000, secure=True)
+        delete_in_batches(self._store(), executions, executions.c.seq, doomed, batch_size=2000, secure=True)
         if self.dialect == "sqlite":
-            scrub_sqlite(self)
+            scrub_sqlite(self._store())
         return len(doomed)
 
     def forget_conversations(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
@@ -73,10 +80,12 @@ class Forgetting:
             return matched
         from .prune import delete_in_batches, give_space_back
 
-        delete_in_batches(self, conversations, conversations.c.id, doomed, batch_size=500, secure=True)
-        delete_in_batches(self, achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True)
+        delete_in_batches(self._store(), conversations, conversations.c.id, doomed, batch_size=500, secure=True)
+        delete_in_batches(
+            self._store(), achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True
+        )
         if self.dialect == "sqlite":  # no full-text index here to merge (scrub_sqlite's other half)
-            give_space_back(self, truncate_wal=True)
+            give_space_back(self._store(), truncate_wal=True)
         return matched
 
     def _matching_seqs(self, matches) -> list[int]:
@@ -135,7 +144,7 @@ class Forgetting:
         if self.dialect == "sqlite":
             from .prune import give_space_back
 
-            give_space_back(self, truncate_wal=True)  # the old row leaves the WAL too
+            give_space_back(self._store(), truncate_wal=True)  # the old row leaves the WAL too
         return matched
 
 

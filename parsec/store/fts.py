@@ -15,7 +15,9 @@ and `git push origin main --force`, and punctuation such as `--` or `|` is searc
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, and_, literal_column, select, text
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, literal_column, select, text
 
 from .schema import executions
 
@@ -82,7 +84,7 @@ def _sqlite_condition(terms: list[str], seq_range: tuple[int, int] | None) -> Co
     conditions: list[ColumnElement[bool]] = []
     if long_terms:
         match = " AND ".join(_fts5_phrase(t) for t in long_terms)
-        matching = (
+        matching: Select[Any] = (
             select(literal_column("rowid"))
             .select_from(text(FTS_TABLE))
             .where(text(f"{FTS_TABLE} MATCH :fts_query").bindparams(fts_query=match))

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Column, ColumnElement, Connection, Table, delete, func, select, text, true, update
 
@@ -230,10 +230,10 @@ class _Pacer:
         with self.store._errors(), self.store.engine.connect() as connection:
             connection.execution_options(**WRITE)
             raw = connection.connection.driver_connection if self.sqlite else None
-            previous = raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] if raw is not None else None
+            previous: Any = raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] if raw is not None else None
             if raw is not None:
                 raw.execute("PRAGMA wal_autocheckpoint = 0")
-            self.raw = raw
+            self.raw: Any = raw
             try:
                 yield connection
             finally:
@@ -337,7 +337,7 @@ def give_space_back(store: SqlStore, *, truncate_wal: bool = False) -> int:
     The WAL is checkpointed PASSIVE (never waits for, nor blocks, the daemon's writer) unless
     `truncate_wal`, which forget_executions uses so forgotten text leaves the WAL file too."""
     with store._errors():
-        raw = store.engine.raw_connection()
+        raw: Any = store.engine.raw_connection()
         try:
             cursor = raw.cursor()
             page_size = cursor.execute("PRAGMA page_size").fetchone()[0]

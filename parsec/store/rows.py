@@ -54,7 +54,7 @@ def execution_row(item: DirectCommandExecution) -> dict[str, Any]:
     }
 
 
-def execution_from_row(row: Mapping[str, Any]) -> DirectCommandExecution:
+def execution_from_row(row: Mapping[Any, Any]) -> DirectCommandExecution:
     return DirectCommandExecution(
         id=row["id"],
         session_id=row["session_id"],
@@ -93,7 +93,7 @@ def session_row(session: Session) -> dict[str, Any]:
     }
 
 
-def session_from_row(row: Mapping[str, Any], history: list[DirectCommandExecution]) -> Session:
+def session_from_row(row: Mapping[Any, Any], history: list[DirectCommandExecution]) -> Session:
     data = json.loads(row["data"] or "{}")
     return Session(
         id=row["id"],

@@ -32,12 +32,12 @@ class UtcMicros(TypeDecorator):
     impl = BigInteger
     cache_ok = True
 
-    def process_bind_param(self, value, dialect):  # type: ignore[override]
+    def process_bind_param(self, value, dialect):
         if value is None or isinstance(value, int):
             return value
         return to_micros(value)
 
-    def process_result_value(self, value, dialect):  # type: ignore[override]
+    def process_result_value(self, value, dialect):
         return None if value is None else from_micros(value)
 
 

@@ -7,12 +7,12 @@ front (BEGIN IMMEDIATE) so concurrent writers wait on the busy timeout instead o
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, case, delete, func, select
+from sqlalchemy import Connection, Engine, RowMapping, case, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
@@ -151,7 +151,7 @@ class SqlStore(Forgetting):
             .where(executions.c.session_id.in_(ids))
             .group_by(executions.c.session_id)
         ).all()
-        convs = dict(
+        convs: dict[str, int] = dict(
             connection.execute(
                 select(conversations.c.session_id, func.count())
                 .where(conversations.c.session_id.in_(ids))
@@ -231,19 +231,20 @@ class SqlStore(Forgetting):
     def query_executions(self, query: ExecutionQuery) -> list[DirectCommandExecution]:
         # SQLite plans that avoid sorting every candidate row (see windowed.py).
         limited = bool(query.limit and query.limit > 0) and self.dialect == "sqlite"
-        windowed = limited and bool(query.search) and uses_full_text_index(query.search)
-        per_directory = limited and not windowed and query.cwd is not None and query.cwd_subtree
+        search, cwd = query.search or "", query.cwd
+        windowed = limited and bool(search) and uses_full_text_index(search)
+        per_directory = limited and not windowed and cwd is not None and query.cwd_subtree
         with self._read() as connection:
             conditions = execution_conditions(connection, query, search=not windowed, cwd=not per_directory)
             if conditions is None:
                 return []
-            found = None
+            found: Sequence[RowMapping] | None = None
             if windowed:
-                found = windowed_search(connection, conditions, query.search, query.limit)
-            elif per_directory:
-                found = newest_in_subtree(connection, conditions, query.cwd, query.limit)
+                found = windowed_search(connection, conditions, search, query.limit)
+            elif per_directory and cwd is not None:
+                found = newest_in_subtree(connection, conditions, cwd, query.limit)
                 if found is None:  # too many directories: the plain plan, with the cwd range
-                    conditions.append(cwd_condition(query.cwd, True))
+                    conditions.append(cwd_condition(cwd, True))
             if found is None:
                 statement = select(executions).where(*conditions).order_by(*NEWEST_FIRST)
                 if query.limit and query.limit > 0:

@@ -31,7 +31,8 @@ def windowed_search(
     while True:
         low = max(0, high - size)
         condition = search_condition("sqlite", search, seq_range=(low, high))
-        statement = select(executions).where(*conditions, condition).order_by(*NEWEST_FIRST).limit(limit)
+        terms = [condition] if condition is not None else []
+        statement = select(executions).where(*conditions, *terms).order_by(*NEWEST_FIRST).limit(limit)
         found = _newest(found + list(connection.execute(statement).mappings()), limit)
         if low == 0:
             return found

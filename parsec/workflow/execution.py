@@ -1,7 +1,7 @@
 """Running an approved command and what follows: results, failures, retries, recovery after a
 crash, and completing a step.
 
-A mixin of WorkflowRunner (engine.py): it uses the runner's conversation, ui, options and shell.
+A mixin of WorkflowRunner (engine.py); what it uses of the runner is declared in runner_parts.py.
 """
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ from __future__ import annotations
 from ..models.base import utcnow
 from ..models.text import TruncatedText
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
+from .runner_parts import RunnerParts
 from .shell import ShellResult
 
 ERROR_TAIL_BYTES = 2000
 
 
-class ExecutionSteps:
+class ExecutionSteps(RunnerParts):
     def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
         from .results import artifacts_between, environment_changes, take_snapshot
 

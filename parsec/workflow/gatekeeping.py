@@ -1,7 +1,6 @@
 """The gate's side of a step: show a candidate, ask the user (or decide under --yes), explain it.
 
-A mixin of WorkflowRunner (engine.py): it uses the runner's conversation, ui, options, provider,
-context and shell.
+A mixin of WorkflowRunner (engine.py); what it uses of the runner is declared in runner_parts.py.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ParsecError
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
+from .runner_parts import RunnerParts
 from .schemas import CommandCandidate
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ EXPLAIN_REQUEST = (
 )
 
 
-class GateSteps:
+class GateSteps(RunnerParts):
     def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> str:
         """Show a candidate and ask; returns run / alternative / skip / abort (the attempt is recorded)."""
         from .risk import assess

@@ -119,7 +119,7 @@ def when_request_sent(provider: Any, callback: Any) -> None:
     built. A provider without an httpx client gets the call at once."""
     client = getattr(getattr(provider, "_transport", None), "client", None)
     hooks = getattr(client, "event_hooks", None)
-    if not isinstance(hooks, dict):
+    if client is None or not isinstance(hooks, dict):
         callback()
         return
     fired = threading.Event()
@@ -201,10 +201,11 @@ class DeferredStore:
         """read(connection) on a read-only sqlite3 connection; None when it cannot be used."""
         from ..store.history import FastPathUnavailable, fast_connection
 
-        if not self._deferred():
+        path = self._path
+        if path is None or not self._deferred():
             return None
         try:
-            with fast_connection(self._path, self._busy_timeout_ms) as connection:
+            with fast_connection(path, self._busy_timeout_ms) as connection:
                 return read(connection)
         except (FastPathUnavailable, sqlite3.Error):
             self._path = None  # not a database this code can read: the real store from now on

@@ -168,7 +168,8 @@ class SearchApp:
     def handle(self, key: str) -> tuple[str, str] | None:
         state = self.state
         if state.confirming is not None:
-            return self._confirm(key)
+            self._confirm(key)
+            return None
         action = keymap.ACTIONS.get(key)
         if action in ("run", "edit"):
             if self.results:

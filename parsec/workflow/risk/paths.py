@@ -71,7 +71,7 @@ class PathChecks:
 
     def _other_users_home(self, target: str) -> bool:
         tilde = re.match(r"~([^/+-][^/]*)", target)
-        return bool(tilde) and tilde.group(1) != os.path.basename(self.home)
+        return tilde is not None and tilde.group(1) != os.path.basename(self.home)
 
     def _write_to(self, target: str, how: str, verdict: RiskVerdict, overwrite: bool = True) -> None:
         """A write like `> target`: a device or protected dir is high, and so is overwriting a file."""

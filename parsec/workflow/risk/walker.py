@@ -207,7 +207,7 @@ class Walker(PathChecks):
             verdict.raise_to(MEDIUM, f"setting {name} can make a command run another program")
 
     def _redirect(self, node: Any, verdict: RiskVerdict) -> None:
-        target = getattr(node, "output", None)
+        target: Any = getattr(node, "output", None)
         if not hasattr(target, "word") or node.type not in (">", ">>", ">|", "&>", "&>>", ">&"):
             return
         if node.type == ">&" and _FD_TARGET.fullmatch(target.word):

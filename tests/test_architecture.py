@@ -41,3 +41,19 @@ def test_the_daemon_imports_the_classifier_itself_not_through_the_workflows():
     loaded = _modules_after("import parsec.daemon.server")
     assert "parsec.routing.classifier" in loaded
     assert not [name for name in loaded if name.startswith("parsec.workflow")]
+
+
+def test_no_module_imports_itself_through_others():
+    # Every import counts, lazy and TYPE_CHECKING ones too: a cycle means two modules share one job.
+    import grimp
+
+    graph = grimp.build_graph("parsec")
+    cycles = sorted(
+        {
+            tuple(sorted((module, imported)))
+            for module in graph.modules
+            for imported in graph.find_modules_directly_imported_by(module)
+            if graph.chain_exists(importer=imported, imported=module)
+        }
+    )
+    assert cycles == []

@@ -12,7 +12,7 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["init"] and len(args) == 2 and not args[1].startswith("-"):
-        from .hook_scripts import print_hook
+        from .hook_file import print_hook
 
         return print_hook(args[1])
     if args[:1] in (["ask"], ["resume"]):  # the workflow's start-up budget has no room for typer

@@ -16,25 +16,26 @@ import time
 from pathlib import Path
 
 from .. import paths
-from .hook_scripts import quote, state_changing_path
+from .hook_scripts import SHELLS, config_path, hook_body, hook_path, parsec_command, quote, state_changing_path
 
 
 def hook_file(shell: str) -> Path:
     return paths.data_dir() / f"hook.{shell}"
 
 
-def parsec_command() -> str | None:
-    """The `parsec` command that is running now, as the user called it (a link in ~/.local/bin
-    stays that link), or the one beside this Python; None when neither is known."""
-    argv0 = sys.argv[0]
-    if os.path.basename(argv0) == "parsec" and os.access(argv0, os.X_OK):
-        return os.path.abspath(argv0)
-    sibling = Path(sys.executable).with_name("parsec")
-    if os.access(sibling, os.X_OK):
-        return str(sibling)
-    import shutil  # rarely needed: not on the `parsec init` path of a virtualenv
-
-    return shutil.which("parsec")
+def print_hook(shell: str) -> int:
+    if shell not in SHELLS:
+        sys.stderr.write(f"parsec: unknown shell '{shell}' (choose one of: {', '.join(SHELLS)})\n")
+        return 2
+    try:
+        body = hook_body(shell)
+    except OSError as err:
+        sys.stderr.write(f"parsec: hook script for {shell} is missing ({err.strerror}); reinstall parsec\n")
+        return 1
+    sys.stdout.write(body)
+    sys.stdout.flush()
+    refresh(shell, body, hook_path(shell), config_path())  # what new shells source (hook_file.py)
+    return 0
 
 
 def refresh(shell: str, body: str, hook_source: Path, config: Path) -> Path | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -20,21 +21,18 @@ def state_changing_path() -> Path:
     return Path(__file__).resolve().parent.parent / "routing" / "state_changing.txt"
 
 
-def print_hook(shell: str) -> int:
-    if shell not in SHELLS:
-        sys.stderr.write(f"parsec: unknown shell '{shell}' (choose one of: {', '.join(SHELLS)})\n")
-        return 2
-    try:
-        body = hook_body(shell)
-    except OSError as err:
-        sys.stderr.write(f"parsec: hook script for {shell} is missing ({err.strerror}); reinstall parsec\n")
-        return 1
-    sys.stdout.write(body)
-    sys.stdout.flush()
-    from .hook_file import refresh
+def parsec_command() -> str | None:
+    """The `parsec` command that is running now, as the user called it (a link in ~/.local/bin
+    stays that link), or the one beside this Python; None when neither is known."""
+    argv0 = sys.argv[0]
+    if os.path.basename(argv0) == "parsec" and os.access(argv0, os.X_OK):
+        return os.path.abspath(argv0)
+    sibling = Path(sys.executable).with_name("parsec")
+    if os.access(sibling, os.X_OK):
+        return str(sibling)
+    import shutil  # rarely needed: not on the `parsec init` path of a virtualenv
 
-    refresh(shell, body, hook_path(shell), config_path())  # what new shells source (hook_file.py)
-    return 0
+    return shutil.which("parsec")
 
 
 def hook_body(shell: str) -> str:
@@ -66,8 +64,6 @@ def _config_defaults(shell: str) -> str:
         _exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else [])
     )
     lines.append(_state_changing_line(shell))
-    from .hook_file import parsec_command
-
     command = parsec_command()  # for the autostart, in a new terminal where `parsec` is off PATH
     if command:
         lines.append(

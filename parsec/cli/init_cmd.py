@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import typer
 
-from .hook_scripts import SHELLS, print_hook
+from .hook_file import print_hook
+from .hook_scripts import SHELLS
 
 
 def register(app: typer.Typer) -> None:
@@ -26,8 +27,8 @@ def register(app: typer.Typer) -> None:
         if shell not in SHELLS:
             raise typer.BadParameter(f"one of: {', '.join(SHELLS)}", param_hint="SHELL")
         from . import rc_file
-        from .hook_file import hook_file, parsec_command, refresh
-        from .hook_scripts import config_path, hook_body, hook_path
+        from .hook_file import hook_file, refresh
+        from .hook_scripts import config_path, hook_body, hook_path, parsec_command
 
         if uninstall:
             typer.echo(rc_file.uninstall(shell, hook_file(shell)))

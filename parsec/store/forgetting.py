@@ -1,7 +1,7 @@
 """`parsec forget`'s half of the store: find every recorded text matching a pattern, in every
 table that keeps what a user typed or saw, and delete it so that it is gone from the file too.
 
-Mixed into SqlStore (which provides `_read`, `_write`, `dialect`): each table's own part stays
+Mixed into SqlStore (which provides `db`, `dialect` and `delete_preferences`): each table's own part stays
 beside the others, and sql_store.py keeps to recording and reading.
 """
 
@@ -10,27 +10,21 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import select, update
 
 from ..errors import UsageError
 from .schema import achievements, conversations, executions, preferences, sessions
 
 if TYPE_CHECKING:
-    from .sql_store import SqlStore
+    from .database import Database
 
 
 class Forgetting:
+    db: Database
     dialect: str
-    _read: Callable[[], AbstractContextManager[Connection]]
-    _write: Callable[[], AbstractContextManager[Connection]]
     delete_preferences: Callable[..., int]
-
-    def _store(self) -> SqlStore:
-        """This object as the SqlStore it is mixed into, for prune.py's helpers."""
-        return cast("SqlStore", self)
 
     def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
         """Delete every execution whose command matches `pattern` (a Python regex searched
@@ -43,9 +37,9 @@ class Forgetting:
             return len(doomed)
         from .prune import delete_in_batches, scrub_sqlite
 
-        delete_in_batches(self._store(), executions, executions.c.seq, doomed, batch_size=2000, secure=True)
+        delete_in_batches(self.db, executions, executions.c.seq, doomed, batch_size=2000, secure=True)
         if self.dialect == "sqlite":
-            scrub_sqlite(self._store())
+            scrub_sqlite(self.db)
         return len(doomed)
 
     def forget_conversations(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
@@ -64,7 +58,7 @@ class Forgetting:
                 return any(any_text(v) for v in value)
             return False
 
-        with self._read() as connection:
+        with self.db.read() as connection:
             doomed = [
                 cid
                 for cid, data in connection.execute(select(conversations.c.id, conversations.c.data))
@@ -80,18 +74,18 @@ class Forgetting:
             return matched
         from .prune import delete_in_batches, give_space_back
 
-        delete_in_batches(self._store(), conversations, conversations.c.id, doomed, batch_size=500, secure=True)
+        delete_in_batches(self.db, conversations, conversations.c.id, doomed, batch_size=500, secure=True)
         delete_in_batches(
-            self._store(), achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True
+            self.db, achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True
         )
         if self.dialect == "sqlite":  # no full-text index here to merge (scrub_sqlite's other half)
-            give_space_back(self._store(), truncate_wal=True)
+            give_space_back(self.db, truncate_wal=True)
         return matched
 
     def _matching_seqs(self, matches) -> list[int]:
         found: list[int] = []
         last = None
-        with self._read() as connection:
+        with self.db.read() as connection:
             while True:  # keyset pages: memory stays flat on a million rows
                 statement = select(executions.c.seq, executions.c.command).order_by(executions.c.seq).limit(20_000)
                 if last is not None:
@@ -106,7 +100,7 @@ class Forgetting:
         """Delete every learned preference whose key or stored text matches `pattern` (the
         classifier keeps an example line per choice): `parsec forget` reaches them too."""
         matches = _text_matcher(pattern, regex)
-        with self._read() as connection:
+        with self.db.read() as connection:
             found = connection.execute(select(preferences.c.namespace, preferences.c.key, preferences.c.value)).all()
         doomed = [
             (namespace, key)
@@ -124,7 +118,7 @@ class Forgetting:
         matches = _text_matcher(pattern, regex)
         changed: list[tuple[str, dict[str, Any]]] = []
         matched = 0
-        with self._read() as connection:
+        with self.db.read() as connection:
             for session_id, raw in connection.execute(select(sessions.c.id, sessions.c.data)):
                 data = json.loads(raw or "{}")
                 snapshot = (data.get("global_context") or {}).get("environment_snapshot") or {}
@@ -136,7 +130,7 @@ class Forgetting:
                     changed.append((session_id, data))
         if dry_run or not changed:
             return matched
-        with self._write() as connection:
+        with self.db.write() as connection:
             if self.dialect == "sqlite":
                 connection.exec_driver_sql("PRAGMA secure_delete = ON")
             for session_id, data in changed:
@@ -144,7 +138,7 @@ class Forgetting:
         if self.dialect == "sqlite":
             from .prune import give_space_back
 
-            give_space_back(self._store(), truncate_wal=True)  # the old row leaves the WAL too
+            give_space_back(self.db, truncate_wal=True)  # the old row leaves the WAL too
         return matched
 
 

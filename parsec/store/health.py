@@ -20,9 +20,9 @@ def probe_write(store: SqlStore) -> None:
     """Commit a one-row write and take it back; raises StoreNotWritable ("store not writable:
     disk full (path; …)") or another StoreError when the store cannot take it."""
     row = {**PROBE, "value": "{}", "updated_at": utcnow()}
-    with store._write() as connection:
-        connection.execute(store._insert(preferences).values(row).on_conflict_do_nothing())
-    with store._write() as connection:
+    with store.db.write() as connection:
+        connection.execute(store.db.insert(preferences).values(row).on_conflict_do_nothing())
+    with store.db.write() as connection:
         connection.execute(
             delete(preferences).where(
                 (preferences.c.namespace == PROBE["namespace"]) & (preferences.c.key == PROBE["key"])

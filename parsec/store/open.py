@@ -5,21 +5,22 @@ from __future__ import annotations
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import StoreError, StoreUnavailable
+from .database import first_line
 from .engine import create_store_engine
 from .migrate import ensure_schema
-from .sql_store import SqlStore, _first_line
+from .sql_store import SqlStore
 
 
 def open_sql_store(url: str, *, busy_timeout_ms: int, connect_timeout_s: float, migrate: bool) -> SqlStore:
     engine = create_store_engine(url, busy_timeout_ms=busy_timeout_ms, connect_timeout_s=connect_timeout_s)
     store = SqlStore(engine, url)
     try:
-        with store._errors():
+        with store.db.errors():
             ensure_schema(engine, migrate=migrate)
     except (StoreError, StoreUnavailable):
         engine.dispose()
         raise
     except SQLAlchemyError as err:  # anything _errors did not map
         engine.dispose()
-        raise StoreError(f"cannot open the store: {_first_line(err)}") from err
+        raise StoreError(f"cannot open the store: {first_line(err)}") from err
     return store

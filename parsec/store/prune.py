@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Column, ColumnElement, Connection, Table, delete, func, select, text, true, update
 
@@ -34,11 +34,10 @@ from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.workflow import Conversation
 from .base import PruneReport
+from .database import Database
 from .engine import WRITE
+from .rows import achievement_row
 from .schema import achievements, conversations, executions, sessions
-
-if TYPE_CHECKING:
-    from .sql_store import SqlStore
 
 KEYS_PER_STATEMENT = 500  # ids bound into one IN (...) list
 # A writer that finds the store locked sleeps in SQLite's busy handler and retries after 1, 3, 8,
@@ -55,33 +54,33 @@ VACUUM_PAGES = 1000  # pages returned by the first incremental_vacuum step; late
 MAX_VACUUM_PAGES = 20_000
 
 
-def prune(store: SqlStore, policy: RetentionPolicy, *, dry_run: bool = False) -> PruneReport:
+def prune(db: Database, policy: RetentionPolicy, *, dry_run: bool = False) -> PruneReport:
     now = utcnow()
     history_cutoff = _cutoff(now, policy.history_retention_days)
     aged_cutoff = _cutoff(now, policy.session_retention_days)
     conversation_cutoff = _cutoff(now, policy.conversation_retention_days)
-    doomed_sessions = _doomed(store, sessions, sessions.c.last_active, history_cutoff, policy.max_sessions)
+    doomed_sessions = _doomed(db, sessions, sessions.c.last_active, history_cutoff, policy.max_sessions)
     doomed_conversations = _doomed(
-        store, conversations, conversations.c.updated_at, conversation_cutoff, policy.max_conversation_history
+        db, conversations, conversations.c.updated_at, conversation_cutoff, policy.max_conversation_history
     )
     old_executions = executions.c.executed_at < history_cutoff if history_cutoff is not None else None
 
     if dry_run:
         return PruneReport(
             sessions=len(doomed_sessions),
-            executions=_count_executions(store, doomed_sessions, old_executions),
-            outputs=_count_outputs(store, aged_cutoff, history_cutoff),
-            contexts=len(_stale_contexts(store, aged_cutoff, doomed_sessions)),
+            executions=_count_executions(db, doomed_sessions, old_executions),
+            outputs=_count_outputs(db, aged_cutoff, history_cutoff),
+            contexts=len(_stale_contexts(db, aged_cutoff, doomed_sessions)),
             conversations=len(doomed_conversations),
             dry_run=True,
         )
 
     kept = 0
     for chunk in _chunks(doomed_conversations, min(KEYS_PER_STATEMENT, policy.batch_size)):
-        kept += _drop_conversations(store, chunk, policy.keep_achievements)
+        kept += _drop_conversations(db, chunk, policy.keep_achievements)
 
     removed_executions = outputs = 0
-    pacer = _Pacer(store, policy.batch_size)
+    pacer = _Pacer(db, policy.batch_size)
     with pacer.connection() as connection:
         for chunk in _chunks(doomed_sessions, KEYS_PER_STATEMENT):
             removed_executions += _delete_where(connection, executions.c.session_id.in_(chunk), pacer)
@@ -91,9 +90,9 @@ def prune(store: SqlStore, policy: RetentionPolicy, *, dry_run: bool = False) ->
             removed_executions += _delete_where(connection, old_executions, pacer)
         if aged_cutoff is not None:
             outputs = _drop_outputs(connection, aged_cutoff, pacer)
-    contexts = _drop_contexts(store, _stale_contexts(store, aged_cutoff, []))
+    contexts = _drop_contexts(db, _stale_contexts(db, aged_cutoff, []))
 
-    freed = give_space_back(store) if store.dialect == "sqlite" else 0
+    freed = give_space_back(db) if db.dialect == "sqlite" else 0
     return PruneReport(
         sessions=len(doomed_sessions),
         executions=removed_executions,
@@ -109,9 +108,9 @@ def _cutoff(now, days: int):
     return now - timedelta(days=days) if days else None
 
 
-def _doomed(store: SqlStore, table: Table, when: Column, cutoff, keep: int) -> list[str]:
+def _doomed(db: Database, table: Table, when: Column, cutoff, keep: int) -> list[str]:
     """Ids older than `cutoff` or beyond the newest `keep` rows."""
-    with store._read() as connection:
+    with db.read() as connection:
         found: set[str] = set()
         if cutoff is not None:
             found.update(connection.execute(select(table.c.id).where(when < cutoff)).scalars())
@@ -121,9 +120,9 @@ def _doomed(store: SqlStore, table: Table, when: Column, cutoff, keep: int) -> l
     return sorted(found)
 
 
-def _count_executions(store: SqlStore, doomed_sessions: list[str], old: ColumnElement[bool] | None) -> int:
+def _count_executions(db: Database, doomed_sessions: list[str], old: ColumnElement[bool] | None) -> int:
     total = 0
-    with store._read() as connection:
+    with db.read() as connection:
         for chunk in _chunks(doomed_sessions, KEYS_PER_STATEMENT):
             total += connection.execute(
                 select(func.count()).select_from(executions).where(executions.c.session_id.in_(chunk))
@@ -138,14 +137,14 @@ def _count_executions(store: SqlStore, doomed_sessions: list[str], old: ColumnEl
 _HAS_OUTPUT = executions.c.stdout.is_not(None) | executions.c.stderr.is_not(None)
 
 
-def _count_outputs(store: SqlStore, cutoff, history_cutoff) -> int:
+def _count_outputs(db: Database, cutoff, history_cutoff) -> int:
     """Commands older than `cutoff` that still carry output (and that the history tier keeps)."""
     if cutoff is None:
         return 0
     condition = (executions.c.executed_at < cutoff) & _HAS_OUTPUT
     if history_cutoff is not None:
         condition &= executions.c.executed_at >= history_cutoff
-    with store._read() as connection:
+    with db.read() as connection:
         return connection.execute(select(func.count()).select_from(executions).where(condition)).scalar_one()
 
 
@@ -176,13 +175,13 @@ def _drop_outputs(connection: Connection, cutoff, pacer: _Pacer) -> int:
         after = edge
 
 
-def _stale_contexts(store: SqlStore, cutoff, doomed: list[str]) -> list[tuple[str, dict]]:
+def _stale_contexts(db: Database, cutoff, doomed: list[str]) -> list[tuple[str, dict]]:
     """Sessions not active since `cutoff` whose context snapshot is not empty yet, with their data."""
     if cutoff is None:
         return []
     going = set(doomed)
     stale = []
-    with store._read() as connection:
+    with db.read() as connection:
         found = connection.execute(select(sessions.c.id, sessions.c.data).where(sessions.c.last_active < cutoff))
         for session_id, raw in found:
             data = json.loads(raw or "{}")
@@ -196,10 +195,10 @@ def _stale_contexts(store: SqlStore, cutoff, doomed: list[str]) -> list[tuple[st
     return stale
 
 
-def _drop_contexts(store: SqlStore, stale: list[tuple[str, dict]]) -> int:
+def _drop_contexts(db: Database, stale: list[tuple[str, dict]]) -> int:
     """Empty the environment snapshot, tools and project type; the working directory stays."""
     for chunk in _chunks(stale, KEYS_PER_STATEMENT):
-        with store._write() as connection:
+        with db.write() as connection:
             for session_id, data in chunk:
                 context = data.setdefault("global_context", {})
                 context.update(environment_snapshot={}, active_tools=[], detected_project_type=None)
@@ -219,15 +218,15 @@ class _Pacer:
     of milliseconds. The pacer checkpoints (PASSIVE: it never waits for, nor blocks, a writer)
     between batches instead, in the time it leaves the lock free anyway."""
 
-    def __init__(self, store: SqlStore, batch_size: int) -> None:
-        self.store = store
-        self.sqlite = store.dialect == "sqlite"
+    def __init__(self, db: Database, batch_size: int) -> None:
+        self.db = db
+        self.sqlite = db.dialect == "sqlite"
         self.limit = batch_size
         self.size = max(1, min(batch_size, FIRST_BATCH))
 
     @contextmanager
     def connection(self) -> Iterator[Connection]:
-        with self.store._errors(), self.store.engine.connect() as connection:
+        with self.db.errors(), self.db.engine.connect() as connection:
             connection.execution_options(**WRITE)
             raw = connection.connection.driver_connection if self.sqlite else None
             previous: Any = raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] if raw is not None else None
@@ -274,22 +273,22 @@ def _delete_where(connection: Connection, condition: ColumnElement[bool], pacer:
 
 
 def delete_in_batches(
-    store: SqlStore, table: Table, key: Column, keys: list, *, batch_size: int, secure: bool = False
+    db: Database, table: Table, key: Column, keys: list, *, batch_size: int, secure: bool = False
 ) -> int:
     """Delete rows whose `key` is in `keys`, a short transaction per batch. `secure` (SQLite)
     overwrites the deleted content with zeros instead of leaving it in free pages."""
     removed = 0
     for chunk in _chunks(keys, min(batch_size, KEYS_PER_STATEMENT)):
-        with store._write() as connection:
-            if secure and store.dialect == "sqlite":
+        with db.write() as connection:
+            if secure and db.dialect == "sqlite":
                 connection.exec_driver_sql("PRAGMA secure_delete = ON")
             removed += connection.execute(delete(table).where(key.in_(chunk))).rowcount
     return removed
 
 
-def _drop_conversations(store: SqlStore, ids: list[str], keep_achievements: bool) -> int:
+def _drop_conversations(db: Database, ids: list[str], keep_achievements: bool) -> int:
     kept = 0
-    with store._write() as connection:
+    with db.write() as connection:
         if keep_achievements:
             saved = set(
                 connection.execute(
@@ -300,21 +299,20 @@ def _drop_conversations(store: SqlStore, ids: list[str], keep_achievements: bool
                 select(conversations.c.id, conversations.c.data).where(conversations.c.id.in_(ids))
             ).all()
             for conversation_id, data in found:
-                if conversation_id not in saved and _remember(store, connection, data):
+                if conversation_id not in saved and _remember(db, connection, data):
                     kept += 1
         connection.execute(delete(conversations).where(conversations.c.id.in_(ids)))
     return kept
 
 
-def _remember(store: SqlStore, connection, data: str) -> bool:
+def _remember(db: Database, connection, data: str) -> bool:
     """Save a conversation's achievements before it goes; False when it achieved nothing."""
     conversation = Conversation.model_validate_json(data)
     summary = conversation.context_summary
     artifacts = [artifact.path for artifact in summary.generated_artifacts]
     if not summary.key_achievements and not artifacts:
         return False
-    store._save_achievements(
-        connection,
+    row = achievement_row(
         conversation.id,
         conversation.name,
         conversation.working_directory,
@@ -322,10 +320,11 @@ def _remember(store: SqlStore, connection, data: str) -> bool:
         artifacts,
         conversation.finished_at or conversation.updated_at,
     )
+    connection.execute(db.upsert(achievements, row, key="conversation_id"))
     return True
 
 
-def give_space_back(store: SqlStore, *, truncate_wal: bool = False) -> int:
+def give_space_back(db: Database, *, truncate_wal: bool = False) -> int:
     """Return free pages to the file system in short steps; the bytes the database shrank by.
 
     The full-text index is not merged here: deleted rows leave tombstones in its segments that
@@ -336,8 +335,8 @@ def give_space_back(store: SqlStore, *, truncate_wal: bool = False) -> int:
     Runs on a raw connection in autocommit mode: each step is its own short write transaction.
     The WAL is checkpointed PASSIVE (never waits for, nor blocks, the daemon's writer) unless
     `truncate_wal`, which forget_executions uses so forgotten text leaves the WAL file too."""
-    with store._errors():
-        raw: Any = store.engine.raw_connection()
+    with db.errors():
+        raw: Any = db.engine.raw_connection()
         try:
             cursor = raw.cursor()
             page_size = cursor.execute("PRAGMA page_size").fetchone()[0]
@@ -367,13 +366,13 @@ def give_space_back(store: SqlStore, *, truncate_wal: bool = False) -> int:
     return max(0, pages_before - pages_after) * page_size
 
 
-def scrub_sqlite(store: SqlStore) -> None:
+def scrub_sqlite(db: Database) -> None:
     """After forgetting rows: merge the full-text index so deleted text leaves its segments,
     zero the freed pages, return them, and truncate the WAL that still held the old text."""
-    with store._write() as connection:
+    with db.write() as connection:
         connection.exec_driver_sql("PRAGMA secure_delete = ON")
         connection.execute(text("INSERT INTO executions_fts(executions_fts) VALUES ('optimize')"))
-    give_space_back(store, truncate_wal=True)
+    give_space_back(db, truncate_wal=True)
 
 
 def _chunks(items: list, size: int):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
@@ -130,3 +131,22 @@ def conversation_row(conversation: Conversation) -> dict[str, Any]:
 
 def conversation_from_row(row: Mapping[str, Any]) -> Conversation:
     return Conversation.model_validate_json(row["data"])
+
+
+def achievement_row(
+    conversation_id: str,
+    name: str,
+    working_directory: str,
+    achievements: list[str],
+    artifacts: list[str],
+    completed_at: datetime,
+) -> dict[str, Any]:
+    """What a conversation achieved, masked, as the achievements table keeps it."""
+    return {
+        "conversation_id": conversation_id,
+        "name": _text(store_gate(name)),
+        "working_directory": _text(working_directory),
+        "achievements": json.dumps(mask_json(list(achievements), store_gate)),
+        "artifacts": json.dumps(mask_json(list(artifacts), store_gate)),
+        "completed_at": completed_at,
+    }

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, RowMapping, case, delete, func, select
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
-from ..errors import NotFound, StoreError, StoreUnavailable
+from ..errors import NotFound
 from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
@@ -24,8 +21,7 @@ from ..models.workflow import Conversation, ConversationStatus
 from ..privacy.masking import mask_json, store_gate
 from . import rows
 from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
-from .engine import WRITE
-from .faults import not_writable
+from .database import Database
 from .forgetting import Forgetting
 from .fts import uses_full_text_index
 from .queries import NEWEST_FIRST, cwd_condition, execution_conditions, under_directory
@@ -46,57 +42,10 @@ INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one tran
 
 class SqlStore(Forgetting):
     def __init__(self, engine: Engine, url: str) -> None:
+        self.db = Database(engine, url)
         self.engine = engine
         self.url = url
-        self.dialect = engine.dialect.name
-        self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
-
-    # --- transactions and errors -------------------------------------------------------------
-
-    @contextmanager
-    def _read(self) -> Iterator[Connection]:
-        with self._errors(), self.engine.connect() as connection:
-            yield connection
-
-    @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        with self._errors(), self.engine.connect() as connection:
-            connection.execution_options(**WRITE)
-            with connection.begin():
-                yield connection
-
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        try:
-            yield
-        except OperationalError as err:
-            raise self._translate(err) from err
-        except DBAPIError as err:
-            if err.connection_invalidated:
-                raise StoreUnavailable(f"lost the connection to the store: {_first_line(err)}") from err
-            fault = not_writable(_first_line(err), self.url)
-            if fault is not None:
-                raise fault from err
-            raise StoreError(f"the store refused the operation: {_first_line(err)}") from err
-        except SQLAlchemyError as err:
-            raise StoreError(f"store error: {_first_line(err)}") from err
-
-    def _translate(self, err: OperationalError) -> StoreError:
-        message = _first_line(err)
-        if "locked" in message or "busy" in message:
-            return StoreUnavailable(f"the store is busy ({message}); retry, or raise store.busy_timeout_ms")
-        if "malformed" in message or "not a database" in message:
-            return StoreError(f"the store is damaged ({message}); move the file away to start afresh")
-        fault = not_writable(message, self.url)
-        if fault is not None:
-            return fault
-        if "unable to open" in message:
-            return StoreError(f"cannot write the store ({message}); check the permissions of its directory")
-        if self.dialect == "sqlite":
-            return StoreError(f"store error: {message}")
-        if "timeout expired" in message:  # libpq: the server accepts no connection in time (hung)
-            return StoreUnavailable(f"store not answering ({message}); check that the server runs and is not stopped")
-        return StoreUnavailable(f"cannot reach the store: {message}; check store.url and that the server runs")
+        self.dialect = self.db.dialect
 
     def close(self) -> None:
         self.engine.dispose()
@@ -104,15 +53,15 @@ class SqlStore(Forgetting):
     # --- sessions ----------------------------------------------------------------------------
 
     def save_session(self, session: Session) -> None:
-        statement = self._replace(sessions, rows.session_row(session), key="id")
-        with self._write() as connection:
+        statement = self.db.upsert(sessions, rows.session_row(session), key="id")
+        with self.db.write() as connection:
             connection.execute(statement)
             if session.command_history:
                 self._insert_executions(connection, session.command_history)
 
     def load_session(self, session_id: str, history_limit: int = 1000) -> Session:
         """The session with its newest `history_limit` executions, oldest first."""
-        with self._read() as connection:
+        with self.db.read() as connection:
             row = connection.execute(select(sessions).where(sessions.c.id == session_id)).mappings().first()
             if row is None:
                 raise NotFound(f"no session {session_id}; `parsec sessions` lists them")
@@ -132,7 +81,7 @@ class SqlStore(Forgetting):
         statement = select(sessions).order_by(sessions.c.last_active.desc(), sessions.c.id.desc())
         if open_only:
             statement = statement.where(sessions.c.ended_at.is_(None))
-        with self._read() as connection:
+        with self.db.read() as connection:
             found = connection.execute(statement.limit(limit)).mappings().all()
             ids = [row["id"] for row in found]
             counts = self._session_counts(connection, ids)
@@ -173,15 +122,8 @@ class SqlStore(Forgetting):
         batch = list(items)
         if not batch:
             return 0
-        with self._write() as connection:
+        with self.db.write() as connection:
             return self._insert_executions(connection, batch)
-
-    def _replace(self, table: Any, row: dict[str, Any], key: str) -> Any:
-        """INSERT `row`, or on a clash of `key` overwrite every other column (both backends)."""
-        statement = self._insert(table).values(row)
-        return statement.on_conflict_do_update(
-            index_elements=[key], set_={k: statement.excluded[k] for k in row if k != key}
-        )
 
     def _insert_executions(self, connection: Connection, batch: list[DirectCommandExecution]) -> int:
         self._touch_sessions(connection, batch)
@@ -220,7 +162,7 @@ class SqlStore(Forgetting):
                 span["last_active"] = item.executed_at
             elif item.executed_at < span["created_at"]:
                 span["created_at"] = item.executed_at
-        statement = self._insert(sessions)
+        statement = self.db.insert(sessions)
         newest = func.greatest if self.dialect == "postgresql" else func.max
         statement = statement.on_conflict_do_update(
             index_elements=["id"],
@@ -234,7 +176,7 @@ class SqlStore(Forgetting):
         search, cwd = query.search or "", query.cwd
         windowed = limited and bool(search) and uses_full_text_index(search)
         per_directory = limited and not windowed and cwd is not None and query.cwd_subtree
-        with self._read() as connection:
+        with self.db.read() as connection:
             conditions = execution_conditions(connection, query, search=not windowed, cwd=not per_directory)
             if conditions is None:
                 return []
@@ -253,7 +195,7 @@ class SqlStore(Forgetting):
         return [rows.execution_from_row(row) for row in found]
 
     def count_executions(self, query: ExecutionQuery | None = None) -> int:
-        with self._read() as connection:
+        with self.db.read() as connection:
             conditions = execution_conditions(connection, query or ExecutionQuery())
             if conditions is None:
                 return 0
@@ -268,7 +210,7 @@ class SqlStore(Forgetting):
             & (executions.c.source != "import")
             & executions.c.command.in_(commands)
         )
-        with self._read() as connection:
+        with self.db.read() as connection:
             found = connection.execute(
                 select(executions.c.id, executions.c.command, executions.c.executed_at).where(condition)
             )
@@ -277,12 +219,12 @@ class SqlStore(Forgetting):
     # --- conversations -----------------------------------------------------------------------
 
     def save_conversation(self, conversation: Conversation) -> None:
-        statement = self._replace(conversations, rows.conversation_row(conversation), key="id")
-        with self._write() as connection:
+        statement = self.db.upsert(conversations, rows.conversation_row(conversation), key="id")
+        with self.db.write() as connection:
             connection.execute(statement)
 
     def load_conversation(self, conversation_id: str) -> Conversation:
-        with self._read() as connection:
+        with self.db.read() as connection:
             data = connection.execute(
                 select(conversations.c.data).where(conversations.c.id == conversation_id)
             ).scalar()
@@ -309,7 +251,7 @@ class SqlStore(Forgetting):
             statement = statement.where(c.session_id == session_id)
         if cwd is not None:
             statement = statement.where(c.working_directory == cwd)
-        with self._read() as connection:
+        with self.db.read() as connection:
             found = connection.execute(statement.limit(limit)).mappings().all()
         return [
             ConversationSummary(
@@ -335,16 +277,16 @@ class SqlStore(Forgetting):
             "value": json.dumps(mask_json(value, store_gate)),
             "updated_at": utcnow(),
         }
-        statement = self._insert(preferences).values(row)
+        statement = self.db.insert(preferences).values(row)
         statement = statement.on_conflict_do_update(
             index_elements=["namespace", "key"],
             set_={"value": statement.excluded.value, "updated_at": statement.excluded.updated_at},
         )
-        with self._write() as connection:
+        with self.db.write() as connection:
             connection.execute(statement)
 
     def get_preferences(self, namespace: str) -> dict[str, dict]:
-        with self._read() as connection:
+        with self.db.read() as connection:
             found = connection.execute(
                 select(preferences.c.key, preferences.c.value).where(preferences.c.namespace == namespace)
             ).all()
@@ -354,7 +296,7 @@ class SqlStore(Forgetting):
         statement = delete(preferences).where(preferences.c.namespace == namespace)
         if key is not None:
             statement = statement.where(preferences.c.key == key)
-        with self._write() as connection:
+        with self.db.write() as connection:
             return connection.execute(statement).rowcount
 
     # --- LLM usage ---------------------------------------------------------------------------
@@ -378,7 +320,7 @@ class SqlStore(Forgetting):
             "output_tokens": int(output_tokens),
             "conversation_id": conversation_id,
         }
-        with self._write() as connection:
+        with self.db.write() as connection:
             connection.execute(llm_usage.insert().values(row))
 
     def llm_usage_summary(self, since: datetime | None = None) -> list[dict]:
@@ -397,7 +339,7 @@ class SqlStore(Forgetting):
         )
         if since is not None:
             statement = statement.where(c.at >= since)
-        with self._read() as connection:
+        with self.db.read() as connection:
             found = connection.execute(statement).mappings().all()
         return [
             {
@@ -421,30 +363,9 @@ class SqlStore(Forgetting):
         completed_at: datetime,
     ) -> None:
         """Store (or replace) what a conversation achieved; kept when the conversation is pruned."""
-        with self._write() as connection:
-            self._save_achievements(
-                connection, conversation_id, name, working_directory, achievements, artifacts, completed_at
-            )
-
-    def _save_achievements(
-        self,
-        connection: Connection,
-        conversation_id: str,
-        name: str,
-        working_directory: str,
-        done: list[str],
-        artifacts: list[str],
-        completed_at: datetime,
-    ) -> None:
-        row = {
-            "conversation_id": conversation_id,
-            "name": rows._text(store_gate(name)),
-            "working_directory": rows._text(working_directory),
-            "achievements": json.dumps(mask_json(list(done), store_gate)),
-            "artifacts": json.dumps(mask_json(list(artifacts), store_gate)),
-            "completed_at": completed_at,
-        }
-        connection.execute(self._replace(achievements_table, row, key="conversation_id"))
+        row = rows.achievement_row(conversation_id, name, working_directory, achievements, artifacts, completed_at)
+        with self.db.write() as connection:
+            connection.execute(self.db.upsert(achievements_table, row, key="conversation_id"))
 
     def recent_achievements(self, cwd: str | None = None, limit: int = 10) -> list[dict]:
         """Newest first; with `cwd`, those from that directory or below it."""
@@ -452,7 +373,7 @@ class SqlStore(Forgetting):
         statement = select(achievements_table).order_by(c.completed_at.desc()).limit(limit)
         if cwd is not None:
             statement = statement.where(under_directory(c.working_directory, cwd))
-        with self._read() as connection:
+        with self.db.read() as connection:
             found = connection.execute(statement).mappings().all()
         return [
             {**row, "achievements": json.loads(row["achievements"]), "artifacts": json.loads(row["artifacts"])}
@@ -464,8 +385,8 @@ class SqlStore(Forgetting):
     def prune_old_context(self, policy: RetentionPolicy, dry_run: bool = False) -> PruneReport:
         from .prune import prune
 
-        with self._errors():
-            return prune(self, policy, dry_run=dry_run)
+        with self.db.errors():
+            return prune(self.db, policy, dry_run=dry_run)
 
 
 _PG_COLUMNS = [column.name for column in executions.columns if column.name != "seq"]
@@ -506,12 +427,6 @@ def _sqlite_payloads(batch: list[DirectCommandExecution]) -> Iterator[str]:
 
 
 achievements_table = achievements  # the method argument `achievements` shadows the table name
-
-
-def _first_line(err: Exception) -> str:
-    original = getattr(err, "orig", None) or err
-    text = str(original).strip().splitlines()
-    return text[0] if text else type(original).__name__
 
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]

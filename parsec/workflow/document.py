@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..models.workflow import Conversation
+from .final_state import env_changes, resume_point
 from .outcome import Outcome, describe
 
 SCHEMA = "parsec.workflow.result/1"
@@ -19,8 +20,6 @@ EXCERPT_CHARS = 400  # the end of a command's output: where the result usually i
 def result_document(
     conversation: Conversation, outcome: Outcome, *, final_cwd: str | None = None, full: bool = False
 ) -> dict[str, Any]:
-    from .engine import resume_point
-
     cwd = final_cwd or resume_point(conversation, {})[0]
     document: dict[str, Any] = {
         "schema": SCHEMA,
@@ -38,17 +37,6 @@ def result_document(
     if full:
         document["conversation"] = conversation.model_dump(mode="json")
     return document
-
-
-def env_changes(conversation: Conversation) -> list[dict[str, Any]]:
-    """The last value of every variable the steps set or unset (values masked as stored)."""
-    latest: dict[str, dict[str, Any]] = {}
-    for state in conversation.steps:
-        for change in state.environment_changes:
-            if change.kind in ("env_var", "path") and change.name:
-                first = latest.get(change.name, {"old": change.old_value})
-                latest[change.name] = {"name": change.name, "old": first["old"], "new": change.new_value}
-    return [value for value in latest.values() if value["old"] != value["new"]]
 
 
 def _step(state: Any, achievements: list[str]) -> dict[str, Any]:

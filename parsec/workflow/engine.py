@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ParsecError
 from ..models.base import utcnow
-from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import (
     Approval,
     Conversation,
@@ -27,10 +24,12 @@ from ..models.workflow import (
     WorkflowStepState,
 )
 from .execution import ExecutionSteps
+from .final_state import resume_point
 from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan
 from .quickstart import REQUEST_SETTLE_S, planning_messages, run_later, when_request_sent
+from .runner_parts import RunOptions
 from .schemas import CommandCandidate, meets
 from .shell import PersistentShell
 from .stepgen import ask_step, request_overhead, step_request
@@ -57,21 +56,6 @@ class WorkflowInterrupted(ParsecError):
     """Ctrl-C at a question or while the model worked: the conversation is paused, resumable."""
 
     exit_code = 130
-
-
-@dataclass
-class RunOptions:
-    auto_yes: bool = False  # approve commands up to auto_level without asking; decline the rest
-    auto_level: str = "medium"  # --yes: low and medium; --yes=low: low only (high: never)
-    max_retries: int = 2
-    max_plan_steps: int = MAX_PLAN_STEPS
-    max_commands_per_step: int = 10  # a model that never says done cannot loop for ever under --yes
-    command_timeout_s: float = 0.0
-    output_limit: int = 1024
-    mask: Callable[[str], str] = lambda text: text
-    privacy_mode: bool = False  # store commands only: no output, no environment, no step context
-    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))  # the user's, scrubbed of keys
-    shell: str | None = None
 
 
 class WorkflowRunner(GateSteps, ExecutionSteps):
@@ -460,20 +444,3 @@ def declined_note(state: WorkflowStepState) -> str:
         return ""
     listed = "; ".join(f"`{c}`" for c in declined[-5:])
     return f"The user declined these commands for this step, do not suggest them again: {listed}."
-
-
-def resume_point(conversation: Conversation, env: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """Where the conversation's shell stood: the last cwd and the variables its steps exported."""
-    cwd = conversation.working_directory or os.getcwd()
-    for state in conversation.steps:
-        for change in state.environment_changes:
-            if change.kind == "cwd" and change.new_value:
-                cwd = change.new_value
-            elif change.name and "[REDACTED" not in (change.new_value or ""):
-                if change.new_value is None:
-                    env.pop(change.name, None)
-                else:
-                    env[change.name] = change.new_value
-    if not os.path.isdir(cwd):
-        cwd = conversation.working_directory if os.path.isdir(conversation.working_directory) else os.getcwd()
-    return cwd, env

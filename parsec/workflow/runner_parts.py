@@ -1,4 +1,5 @@
-"""What the runner's two parts (gatekeeping.py, execution.py) use of WorkflowRunner (engine.py).
+"""What the runner's two parts (gatekeeping.py, execution.py) use of WorkflowRunner (engine.py),
+and the options a run is given.
 
 One declaration of the seam, so that a type checker (and the next reader) sees what the mixins
 rely on: the runner sets these attributes in its __init__ and defines these methods.
@@ -6,13 +7,31 @@ rely on: the runner sets these attributes in its __init__ and defines these meth
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import Conversation
 
 if TYPE_CHECKING:
-    from .engine import RunOptions
     from .shell import PersistentShell
+
+
+@dataclass
+class RunOptions:
+    auto_yes: bool = False  # approve commands up to auto_level without asking; decline the rest
+    auto_level: str = "medium"  # --yes: low and medium; --yes=low: low only (high: never)
+    max_retries: int = 2
+    max_plan_steps: int = MAX_PLAN_STEPS
+    max_commands_per_step: int = 10  # a model that never says done cannot loop for ever under --yes
+    command_timeout_s: float = 0.0
+    output_limit: int = 1024
+    mask: Callable[[str], str] = lambda text: text
+    privacy_mode: bool = False  # store commands only: no output, no environment, no step context
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))  # the user's, scrubbed of keys
+    shell: str | None = None
 
 
 class RunnerParts:

@@ -13,7 +13,7 @@ from ..models.workflow import Conversation
 def final_summary(conversation: Conversation, final_cwd: str, env: dict[str, str], *, cd_carried: bool) -> list[str]:
     """Lines to print after "Finished: NAME". `env` is the conversation shell's final environment;
     `cd_carried`: the hooks will move the user's shell to `final_cwd` (PARSEC_CD_FILE)."""
-    from .document import env_changes
+    from .final_state import env_changes
 
     lines = [f"  - {achievement}" for achievement in conversation.context_summary.key_achievements]
     start = conversation.working_directory

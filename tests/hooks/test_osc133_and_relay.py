@@ -106,7 +106,7 @@ def test_init_prints_the_hook_without_heavy_imports(tmp_path):
     # (XDG_DATA_HOME: `parsec init` also writes the hook file there, not in the real ~)
     no_config = {**os.environ, "PARSEC_CONFIG": str(REPO / "no-such-config.toml"), "XDG_DATA_HOME": str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=no_config)
-    from parsec.cli.hook_file import parsec_command  # the command autostart will use
+    from parsec.cli.hook_scripts import parsec_command  # the command autostart will use
 
     state_changing = (REPO / "parsec" / "routing" / "state_changing.txt").read_text().split()
     settings = (

@@ -199,7 +199,7 @@ def test_sqlite_prune_gives_space_back_in_short_batches(sqlite_url):
 def test_prune_batches_follow_the_time_budget(store):
     from parsec.store.prune import BATCH_SECONDS, MIN_BATCH, _Pacer
 
-    pacer = _Pacer(store, batch_size=5000)
+    pacer = _Pacer(store.db, batch_size=5000)
     pacer.sqlite = False  # no pause, no checkpoint: only the sizing
     first = pacer.size
     pacer.took(first, BATCH_SECONDS / 10)  # fast: grows, at most twice

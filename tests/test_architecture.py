@@ -57,3 +57,18 @@ def test_no_module_imports_itself_through_others():
         }
     )
     assert cycles == []
+
+
+DATA_MODULES = {"parsec/routing/lexicon.py", "parsec/routing/word_odds.py"}  # word lists, generated odds
+MAX_MODULE_LINES = 450
+
+
+def test_modules_stay_small():
+    # One job per module: a file past this size has grown a second one (issue 17).
+    oversized = {
+        str(path.relative_to(REPO)): lines
+        for path in sorted((REPO / "parsec").rglob("*.py"))
+        if str(path.relative_to(REPO)) not in DATA_MODULES
+        and (lines := path.read_text().count("\n")) > MAX_MODULE_LINES
+    }
+    assert oversized == {}

@@ -17,7 +17,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write every execution, then every conversation, one JSON object per line ("type" says which)."""
         from ..errors import UsageError
-        from ..store.history import iter_export
+        from ..store.export import iter_export
         from .history_common import open_configured_store, parse_when
 
         start = parse_when(since, "--since") if since else None

@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Everything as one JSON object."),
     ) -> None:
         """Summaries of your history and of LLM token usage."""
-        from ..store.history import stats as compute
+        from ..store.stats import stats as compute
         from .history_common import check_limit, open_configured_store, parse_when, to_json
 
         check_limit(top, "--top", minimum=1)

@@ -32,6 +32,7 @@ from typing import BinaryIO
 
 from ..fdio import write_all
 from ..models.terminal import strip_ansi
+from .session_reaper import start_reaper
 
 # bash runs this driver (zsh understands it too, see pick_shell). `set -m` gives each command its
 # own process group; `trap : INT` keeps the shell alive when a Ctrl-C reaches it between commands
@@ -107,7 +108,7 @@ class PersistentShell:
         os.close(slave)
         os.close(control_read)
         self.pid, self._master, self._control = pid, master, control_write
-        self._reaper = _start_reaper(pid)
+        self._reaper = start_reaper(pid)
 
     def close(self) -> None:
         self._stop_reaper()
@@ -330,66 +331,6 @@ class PersistentShell:
             pass
         _reap(self.pid, timeout=1.0)
         self.pid = None
-
-
-def _start_reaper(session_id: int) -> tuple[int, int]:
-    """A watchdog that ends the shell's whole session when Parsec goes away, even by `kill -9`.
-
-    The pty's hang-up reaches only the shell, not a command running in its own process group, so
-    without this a `sleep 600` would outlive a killed Parsec. The watchdog blocks reading a pipe
-    whose only writer is Parsec; end of file means Parsec closed the shell or died.
-    """
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setsid()  # off Parsec's terminal: no Ctrl-C or hang-up reaches it
-            os.closerange(3, read_end)
-            os.closerange(read_end + 1, 1024)
-            while os.read(read_end, 1):
-                pass
-            _kill_session(session_id)
-        finally:
-            os._exit(0)
-    os.close(read_end)
-    return pid, write_end
-
-
-def _kill_session(session_id: int) -> None:
-    def members() -> list[int]:
-        found = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    if os.getsid(int(entry)) == session_id and not _is_zombie(entry):
-                        found.append(int(entry))
-                except OSError:
-                    continue
-        return found
-
-    for pid in members():
-        try:
-            os.kill(pid, signal.SIGHUP)
-            os.kill(pid, signal.SIGCONT)
-        except OSError:
-            pass
-    deadline = time.monotonic() + 0.5
-    while members() and time.monotonic() < deadline:  # a moment to exit cleanly
-        time.sleep(0.02)
-    for pid in members():
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
-def _is_zombie(pid: str) -> bool:
-    """A dead process its parent has not reaped yet (the shell, until Parsec waits for it)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except (OSError, IndexError):
-        return True
 
 
 def pick_shell(env: dict[str, str]) -> str:

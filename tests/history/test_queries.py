@@ -20,8 +20,8 @@ from parsec.store.history import (
     sessions_sqlite,
     sessions_via_store,
     sqlite_file,
-    stats,
 )
+from parsec.store.stats import stats
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 DIRS = ["/home/me/proj", "/home/me/proj/src", "/home/me/projects", "/home/me", "/tmp", "/"]

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo
 
 from . import paths
+from .config_merge import merge_layer
 from .errors import ConfigError
 from .models.limits import MAX_PLAN_STEPS
 from .models.retention import RetentionPolicy
@@ -249,7 +250,7 @@ def load_config(
     sources: dict[str, str] = {}
     for origin, data in layers:
         _check_keys(data, origin)
-        _deep_merge(merged, data, origin, sources, prefix="")
+        merge_layer(merged, data, origin, sources)
     try:
         settings = Settings.model_validate(merged, context=_LOADING)
     except ValidationError as err:
@@ -340,21 +341,6 @@ def _check_keys(data: Mapping[str, Any], origin: str) -> None:
         for key in value:
             if key not in model.model_fields:
                 raise ConfigError(f"{origin}: [{name}] unknown key '{key}'")
-
-
-def _deep_merge(
-    into: dict[str, Any], data: Mapping[str, Any], origin: str, sources: dict[str, str], prefix: str
-) -> None:
-    for key, value in data.items():
-        dotted = f"{prefix}{key}"
-        if isinstance(value, Mapping) and isinstance(into.get(key), dict) and not prefix:
-            _deep_merge(into[key], value, origin, sources, prefix=f"{dotted}.")
-        elif isinstance(value, Mapping) and not prefix:
-            into[key] = {}
-            _deep_merge(into[key], value, origin, sources, prefix=f"{dotted}.")
-        else:
-            into[key] = value
-            sources[dotted] = origin
 
 
 def _config_error(err: ValidationError, sources: Mapping[str, str]) -> ConfigError:

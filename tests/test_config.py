@@ -165,3 +165,34 @@ def test_invalid_regex_in_a_model_built_directly_is_a_config_error():
     privacy = PrivacyConfig()
     with pytest.raises(ConfigError, match=r"^\[privacy\] extra_patterns: invalid regex"):
         privacy.extra_patterns = ["[a-"]
+
+
+def test_tables_merge_across_layers_at_every_depth(home):
+    # A project's [llm.models."b"] used to drop the user's [llm.models."a"] (issue 17).
+    write_user(home, '[llm.models."a"]\ncontext_window = 1000\n[llm.models."b"]\nmax_output_tokens = 50\n')
+    (home / ".parsec.toml").write_text('[llm.models."b"]\ncontext_window = 2000\n')
+    loaded = load_config(env={})
+    models = loaded.settings.llm.models
+    assert models["a"].context_window == 1000
+    assert (models["b"].context_window, models["b"].max_output_tokens) == (2000, 50)
+    assert loaded.source_of("llm.models").endswith("config.toml, " + str(home / ".parsec.toml"))
+
+
+def test_lists_and_scalars_are_replaced_not_merged(home):
+    write_user(home, "[privacy]\nexclude_commands = ['^vault ']\n[store]\nbusy_timeout_ms = 100\n")
+    (home / ".parsec.toml").write_text("[privacy]\nexclude_commands = ['^pass ']\n")
+    settings = load_config(env={}).settings
+    assert settings.privacy.exclude_commands == ["^pass "]
+    assert settings.store.busy_timeout_ms == 100
+
+
+@pytest.mark.parametrize("section", ["store", "search"])
+def test_the_fast_config_reader_agrees_with_the_full_loader(home, section):
+    # `parsec history` and Ctrl-R read their section without pydantic; same files, same values.
+    from parsec.cli.history_common import config_section
+
+    write_user(home, "[store]\nbusy_timeout_ms = 100\nurl = 'sqlite:///user.db'\n[search]\nfilter = 'directory'\n")
+    (home / ".parsec.toml").write_text("[store]\nbusy_timeout_ms = 200\n[search]\ninline_height = 12\n")
+    fast = config_section(section)
+    full = getattr(load_config(env={}).settings, section).model_dump()
+    assert fast and {key: full[key] for key in fast} == fast

@@ -33,6 +33,7 @@ def config_section(name: str, env_keys_read_here: tuple[str, ...] = ()) -> dict[
     for a key the caller does not read from the environment itself: only the full loader converts
     those), in which case the caller loads the config the full way."""
     from .. import paths
+    from ..config_merge import merge_layer
 
     prefix = f"PARSEC_{name.upper()}_"
     own = {prefix + key.upper() for key in env_keys_read_here}
@@ -55,7 +56,7 @@ def config_section(name: str, env_keys_read_here: tuple[str, ...] = ()) -> dict[
             return None
         if not isinstance(section, dict):
             return None
-        merged.update(section)
+        merge_layer(merged, section, str(path))  # the full loader's rule (config_merge.py)
     return merged
 
 

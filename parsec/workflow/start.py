@@ -6,6 +6,7 @@ request within 200 ms of starting.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Mapping
@@ -13,6 +14,8 @@ from typing import Any
 
 from ..errors import NotFound, UsageError
 from ..models.workflow import Conversation, ConversationStatus
+
+log = logging.getLogger(__name__)
 
 _ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
@@ -114,8 +117,8 @@ def build_runner(
                 event.output_tokens,
                 conversation_id=holder["conversation_id"],
             )
-        except Exception:  # accounting must never stop a workflow
-            pass
+        except Exception as err:  # accounting must never stop a workflow, but is not dropped unseen
+            log.warning("could not record the model's token usage: %s", err)
 
     provider = resolve_provider(
         settings,

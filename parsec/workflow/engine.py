@@ -23,8 +23,10 @@ from ..models.workflow import (
     WorkflowPlan,
     WorkflowStepState,
 )
+from . import gate
 from .execution import ExecutionSteps
 from .final_state import resume_point
+from .gate import Choice, DoneChoice
 from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan
@@ -200,8 +202,6 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         run_later(REQUEST_SETTLE_S, jobs)
 
     def _review_plan(self) -> None:
-        from . import gate
-
         conversation = self.conversation
         while conversation.status == ConversationStatus.ready:
             assert conversation.workflow is not None
@@ -210,14 +210,14 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             if not self.ui.interactive or len(conversation.steps) == 1:
                 break
             choice = gate.interpret_plan(self.ui.ask("[Enter] accept  [e]dit  [r]e-plan with a remark  [q] abort > "))
-            if choice == "accept":
+            if choice == gate.PlanChoice.accept:
                 break
-            if choice == "abort":
+            if choice == gate.PlanChoice.abort:
                 self._abort("plan rejected")
                 return
-            if choice == "edit":
+            if choice == gate.PlanChoice.edit:
                 self._edit_plan()
-            elif choice == "replan":
+            elif choice == gate.PlanChoice.replan:
                 remark = self.ui.ask("What should change? > ").strip()
                 conversation.transition(ConversationStatus.planning)
                 self.save()
@@ -285,12 +285,12 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 if reply.done and not reply.candidates:
                     if self._commands_run(state) == 0:
                         verdict = self._done_without_command(state, reply.summary)
-                        if verdict == "run":
+                        if verdict == DoneChoice.run:
                             extra = (
                                 "The user disagrees that this step is already done: give a command that carries it out."
                             )
                             continue
-                        if verdict != "accept":
+                        if verdict != DoneChoice.accept:
                             return
                     self._complete(state, reply.summary)
                     return
@@ -318,11 +318,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 pending = list(reply.candidates)
             candidate = pending.pop(0)
             outcome = self._offer(state, candidate, remaining=len(pending))
-            if outcome == "alternative":
+            if outcome == Choice.alternative:
                 if not pending:
                     extra = f"The user declined `{candidate.command}`: suggest a different approach."
                 continue
-            if outcome in ("skip", "abort"):
+            if outcome in (Choice.skip, Choice.abort):
                 return
             result = self._execute(state, state.command_attempts[-1])
             pending = []

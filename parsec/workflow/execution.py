@@ -9,6 +9,8 @@ from __future__ import annotations
 from ..models.base import utcnow
 from ..models.text import TruncatedText
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
+from . import gate
+from .gate import DoneChoice
 from .runner_parts import RunnerParts
 from .shell import ShellResult
 
@@ -101,8 +103,6 @@ class ExecutionSteps(RunnerParts):
         """retry / skip / abort after a failure the automatic retries did not fix, a Ctrl-C, or a
         step that will not end; returns the instruction for the next model call: `on_retry` when
         the user retries, nothing otherwise."""
-        from . import gate
-
         if not self.ui.interactive:
             state.transition(StepStatus.aborted, by_user=True)
             self.conversation.error = f"step {state.step.index + 1}: {problem}"
@@ -113,37 +113,35 @@ class ExecutionSteps(RunnerParts):
             choice = gate.interpret_recovery(self.ui.ask(f"{problem} [r]etry  [s]kip  [q] abort > "))
             if choice is not None:
                 break
-        if choice == "skip":
+        if choice == gate.Recovery.skip:
             state.transition(StepStatus.skipped, by_user=True)
-        elif choice == "abort":
+        elif choice == gate.Recovery.abort:
             state.transition(StepStatus.aborted, by_user=True)
             self.conversation.error = "aborted by the user"
             self.conversation.transition(ConversationStatus.aborted)
         else:
             state.retries = 0
         self.save()
-        return on_retry if choice == "retry" else ""
+        return on_retry if choice == gate.Recovery.retry else ""
 
-    def _done_without_command(self, state: WorkflowStepState, summary: str) -> str:
+    def _done_without_command(self, state: WorkflowStepState, summary: str) -> DoneChoice:
         """The model judges the step done and nothing ran: show its reason; the user may agree
         (accept), disagree (run: ask for a command) or skip / abort. Under --yes: accept."""
-        from . import gate
-
         reason = summary.strip() or "(the model gave no reason)"
         self.ui.say(f"Step {state.step.index + 1} looks done already, without a command: {reason}", style="cyan")
         if not self.ui.interactive:
-            return "accept"
+            return gate.DoneChoice.accept
         while True:
             choice = gate.interpret_done(self.ui.ask("[Enter] agree  [r]un it anyway  [s]kip  [q] abort > "))
             if choice is not None:
                 break
-        if choice == "skip":
+        if choice == gate.DoneChoice.skip:
             state.transition(StepStatus.skipped, by_user=True)
-        elif choice == "abort":
+        elif choice == gate.DoneChoice.abort:
             state.transition(StepStatus.aborted, by_user=True)
             self.conversation.error = "aborted by the user"
             self.conversation.transition(ConversationStatus.aborted)
-        if choice in ("skip", "abort"):
+        if choice in (gate.DoneChoice.skip, gate.DoneChoice.abort):
             self.save()
         return choice
 

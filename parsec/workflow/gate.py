@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from .risk import RiskVerdict
+if TYPE_CHECKING:  # only named in signatures: importing the gate must not load the risk checker
+    from .risk import RiskVerdict
 
 
 class Choice(StrEnum):
@@ -21,6 +23,30 @@ class Choice(StrEnum):
     skip = "skip"
     abort = "abort"
     ask_again = "ask_again"  # the answer does not approve this command; ask again
+
+
+class Recovery(StrEnum):
+    """After a failure, a Ctrl-C or a step that will not end."""
+
+    retry = "retry"
+    skip = "skip"
+    abort = "abort"
+
+
+class PlanChoice(StrEnum):
+    accept = "accept"
+    edit = "edit"
+    replan = "replan"
+    abort = "abort"
+
+
+class DoneChoice(StrEnum):
+    """When the model says a step is done and nothing ran."""
+
+    accept = "accept"
+    run = "run"  # the user disagrees: ask the model for a command
+    skip = "skip"
+    abort = "abort"
 
 
 @dataclass(frozen=True)
@@ -82,51 +108,51 @@ def auto_decision(verdict: RiskVerdict, up_to: str = "medium") -> Decision:
     return Decision(Choice.abort, f"declined under {flag}: {verdict.level} risk ({'; '.join(verdict.reasons)})")
 
 
-def interpret_recovery(answer: str) -> str | None:
+def interpret_recovery(answer: str) -> Recovery | None:
     """After a failure or Ctrl-C: retry / skip / abort (None: ask again)."""
     word = answer.strip().lower()
     return {
-        "r": "retry",
-        "retry": "retry",
-        "": "retry",
-        "s": "skip",
-        "skip": "skip",
-        "q": "abort",
-        "a": "abort",
-        "abort": "abort",
+        "r": Recovery.retry,
+        "retry": Recovery.retry,
+        "": Recovery.retry,
+        "s": Recovery.skip,
+        "skip": Recovery.skip,
+        "q": Recovery.abort,
+        "a": Recovery.abort,
+        "abort": Recovery.abort,
     }.get(word)
 
 
-def interpret_plan(answer: str) -> str | None:
+def interpret_plan(answer: str) -> PlanChoice | None:
     """At the plan: accept / edit / replan / abort (None: ask again)."""
     word = answer.strip().lower()
     return {
-        "": "accept",
-        "y": "accept",
-        "yes": "accept",
-        "e": "edit",
-        "edit": "edit",
-        "r": "replan",
-        "replan": "replan",
-        "q": "abort",
-        "abort": "abort",
-        "n": "abort",
+        "": PlanChoice.accept,
+        "y": PlanChoice.accept,
+        "yes": PlanChoice.accept,
+        "e": PlanChoice.edit,
+        "edit": PlanChoice.edit,
+        "r": PlanChoice.replan,
+        "replan": PlanChoice.replan,
+        "q": PlanChoice.abort,
+        "abort": PlanChoice.abort,
+        "n": PlanChoice.abort,
     }.get(word)
 
 
-def interpret_done(answer: str) -> str | None:
+def interpret_done(answer: str) -> DoneChoice | None:
     """When the model says a step is done without a command: accept / run / skip / abort."""
     word = answer.strip().lower()
     return {
-        "": "accept",
-        "y": "accept",
-        "yes": "accept",
-        "r": "run",
-        "run": "run",
-        "n": "run",
-        "no": "run",
-        "s": "skip",
-        "skip": "skip",
-        "q": "abort",
-        "abort": "abort",
+        "": DoneChoice.accept,
+        "y": DoneChoice.accept,
+        "yes": DoneChoice.accept,
+        "r": DoneChoice.run,
+        "run": DoneChoice.run,
+        "n": DoneChoice.run,
+        "no": DoneChoice.run,
+        "s": DoneChoice.skip,
+        "skip": DoneChoice.skip,
+        "q": DoneChoice.abort,
+        "abort": DoneChoice.abort,
     }.get(word)

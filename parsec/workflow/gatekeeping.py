@@ -5,10 +5,12 @@ A mixin of WorkflowRunner (engine.py); what it uses of the runner is declared in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ParsecError
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
+from . import gate
+from .gate import Choice
 from .runner_parts import RunnerParts
 from .schemas import CommandCandidate
 
@@ -22,9 +24,20 @@ EXPLAIN_REQUEST = (
 )
 
 
+class GateResult(NamedTuple):
+    """The gate's answer: run `command` (approved, edited or auto-approved), or what the user
+    chose instead (alternative / skip / abort, with no command)."""
+
+    choice: Choice
+    verdict: RiskVerdict
+    command: str = ""
+    approval: Approval | None = None
+
+
 class GateSteps(RunnerParts):
-    def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> str:
-        """Show a candidate and ask; returns run / alternative / skip / abort (the attempt is recorded)."""
+    def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> Choice:
+        """Show a candidate and ask; returns run / alternative / skip / abort (the attempt is
+        recorded; on run, the command to run is `_pending_command`)."""
         from .risk import assess
 
         shell = self._shell()
@@ -42,12 +55,13 @@ class GateSteps(RunnerParts):
         state.command_attempts.append(attempt)
         self.save()
         self.ui.show_candidate(candidate, verdict, alternatives=remaining)
-        command, approval, verdict = self._decide(candidate, verdict)
-        if approval is None:  # alternative / skip / abort: recorded as declined
+        decided = self._decide(candidate, verdict)
+        verdict = decided.verdict
+        if decided.choice != Choice.run:  # alternative / skip / abort: recorded as declined
             attempt.approval = Approval.declined
-            if command == "skip":
+            if decided.choice == Choice.skip:
                 state.transition(StepStatus.skipped, by_user=True)
-            elif command == "abort":
+            elif decided.choice == Choice.abort:
                 state.transition(StepStatus.aborted, by_user=True)
                 reason = (
                     f"declined a {verdict.level}-risk command under --yes"
@@ -58,37 +72,34 @@ class GateSteps(RunnerParts):
                 self.conversation.error = reason
                 self.conversation.transition(ConversationStatus.aborted)
             self.save()
-            if command == "abort":
+            if decided.choice == Choice.abort:
                 self.ui.say(f"Stopped: {self.conversation.error}", style="yellow")
-            return command
-        attempt.approval = approval
-        if approval == Approval.edited:
-            attempt.command = self.options.mask(command)
+            return decided.choice
+        attempt.approval = decided.approval
+        if decided.approval == Approval.edited:
+            attempt.command = self.options.mask(decided.command)
             attempt.risk_level, attempt.risk_reasons = verdict.level, verdict.reasons
-        self._pending_command = command
+        self._pending_command = decided.command
         self.save()
-        return "run"
+        return Choice.run
 
-    def _decide(self, candidate: CommandCandidate, verdict: RiskVerdict) -> tuple[str, Approval | None, RiskVerdict]:
-        """(command to run, approval, its verdict) or (alternative|skip|abort, None, verdict).
-
-        An edited command goes back through the gate with its own verdict: editing `ls` into
-        `rm -rf ~` must still need an explicit yes."""
-        from . import gate
+    def _decide(self, candidate: CommandCandidate, verdict: RiskVerdict) -> GateResult:
+        """What the user (or --yes) decided for `candidate`. An edited command goes back through
+        the gate with its own verdict: editing `ls` into `rm -rf ~` must still need an explicit yes."""
         from .risk import assess
 
         if self.options.auto_yes:
             decision = gate.auto_decision(verdict, up_to=self.options.auto_level)
             if decision.choice == gate.Choice.run:
-                return candidate.command, Approval.auto_approved, verdict
+                return GateResult(Choice.run, verdict, candidate.command, Approval.auto_approved)
             self.ui.say(decision.message, style="red")
-            return "abort", None, verdict
+            return GateResult(Choice.abort, verdict)
         shown = candidate
         while True:
             decision = gate.interpret(self.ui.ask(gate.prompt_for(verdict)), verdict)
             if decision.choice == gate.Choice.run:
                 edited = shown.command != candidate.command
-                return shown.command, Approval.edited if edited else Approval.approved, verdict
+                return GateResult(Choice.run, verdict, shown.command, Approval.edited if edited else Approval.approved)
             if decision.choice == gate.Choice.edit:
                 text = self.ui.edit(shown.command).strip()
                 if text and text != shown.command:
@@ -103,7 +114,7 @@ class GateSteps(RunnerParts):
             if decision.choice == gate.Choice.ask_again:
                 self.ui.say(decision.message, style="yellow")
                 continue
-            return decision.choice.value, None, verdict
+            return GateResult(decision.choice, verdict)  # alternative, skip or abort
 
     def _explain(self, candidate: CommandCandidate, verdict: RiskVerdict) -> None:
         """`x` at the gate: what Parsec knows at once (the explanation, the risk reasons), then the

@@ -83,3 +83,26 @@ def test_a_step_judged_done_without_a_command(answer: str, choice: str | None) -
     from parsec.workflow.gate import interpret_done
 
     assert interpret_done(answer) == choice
+
+
+def test_every_gate_answer_is_a_member_of_its_own_choice_type():
+    # Outcomes are enums, not strings that could meet a command's text (issue 17 item 3).
+    from parsec.workflow.gate import (
+        DoneChoice,
+        PlanChoice,
+        Recovery,
+        interpret_done,
+        interpret_plan,
+        interpret_recovery,
+    )
+
+    for read_answer, kind in (
+        (interpret_recovery, Recovery),
+        (interpret_plan, PlanChoice),
+        (interpret_done, DoneChoice),
+    ):
+        answers = {
+            read_answer(word) for word in ("", "y", "yes", "r", "retry", "s", "skip", "q", "a", "abort", "e", "n")
+        }
+        answers.discard(None)
+        assert answers and all(type(answer) is kind for answer in answers), (kind, answers)

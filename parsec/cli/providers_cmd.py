@@ -55,11 +55,11 @@ def register(app: typer.Typer) -> None:
 
 def collect(loaded, *, probe: bool, env=None) -> tuple[list[ProviderRow], str]:
     """The rows, and (when no provider is in use) the one line that says why."""
-    import importlib
     import os
     from concurrent.futures import ThreadPoolExecutor
 
     from ..errors import ParsecError
+    from ..providers.registry import SPECS
     from ..providers.select import HOW_TO_CONFIGURE, PROVIDERS, choose
 
     env = os.environ if env is None else env
@@ -75,14 +75,14 @@ def collect(loaded, *, probe: bool, env=None) -> tuple[list[ProviderRow], str]:
         # The configured model belongs to the selected provider; the others show their default.
         # Each row is chosen as `--provider NAME` would be: `[llm] api_key` / `base_url` go only to the
         # provider the config names, so every other row shows (and probes with) its own variable.
-        model = None if name == selected else importlib.import_module(f"parsec.providers.{name}").DEFAULT_MODEL
+        model = None if name == selected else SPECS[name].default_model
         try:
             choice = choose(loaded, provider=name, model=model, env=env, probe_ollama=False)
         except ParsecError as err:
             rows.append(ProviderRow(name, name == selected, False, "", "", "", str(err)))
             continue
         configured = _is_configured(choice)
-        key = choice.key_hint if choice.api_key else ("none needed" if name == "ollama" or configured else "missing")
+        key = choice.key_hint if choice.api_key else ("none needed" if configured else "missing")
         row = ProviderRow(
             name,
             name == selected,
@@ -101,13 +101,10 @@ def collect(loaded, *, probe: bool, env=None) -> tuple[list[ProviderRow], str]:
 
 
 def _is_configured(choice) -> bool:
-    if choice.api_key:
-        return True
-    if choice.provider == "ollama":
-        return True  # local: configured when it answers
-    from ..providers.openai import DEFAULT_BASE_URL
+    """A key, or none needed (Ollama, a local OpenAI-compatible server: configured when it answers)."""
+    from ..providers.select import needs_key
 
-    return choice.provider == "openai" and choice.base_url.rstrip("/") != DEFAULT_BASE_URL
+    return bool(choice.api_key) or not needs_key(choice)
 
 
 def _probe(row: ProviderRow, loaded, env) -> None:

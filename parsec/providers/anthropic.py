@@ -15,10 +15,11 @@ from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem, system_and_rest
 from .errors import ProviderResponseError, UnknownMessagePart
+from .registry import SPECS
 from .transport import iter_sse
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_BASE_URL = SPECS["anthropic"].default_base_url
+DEFAULT_MODEL = SPECS["anthropic"].default_model
 API_VERSION = "2023-06-01"
 # Large non-streaming max_tokens are refused by the API; long replies should stream.
 DEFAULT_MAX_TOKENS_CAP = 8192

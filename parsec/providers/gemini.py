@@ -15,10 +15,11 @@ from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem, system_and_rest
 from .errors import ProviderResponseError, UnknownMessagePart
+from .registry import SPECS
 from .transport import iter_sse
 
-DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
-DEFAULT_MODEL = "gemini-2.5-flash"
+DEFAULT_BASE_URL = SPECS["gemini"].default_base_url
+DEFAULT_MODEL = SPECS["gemini"].default_model
 _ROLES = {"user": "user", "assistant": "model"}
 
 

@@ -6,13 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from .registry import SPECS
+
 # The variables each provider's official client reads, in order of preference.
-KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",),
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "ollama": (),
-}
+KEY_VARIABLES: dict[str, tuple[str, ...]] = {name: spec.key_variables for name, spec in SPECS.items()}
 
 # Never handed to a command Parsec runs: the keys above and those of common OpenAI-compatible hosts.
 SCRUBBED_VARIABLES = frozenset(

@@ -14,10 +14,11 @@ from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem
 from .errors import ProviderResponseError
+from .registry import SPECS
 from .transport import iter_ndjson
 
-DEFAULT_BASE_URL = "http://127.0.0.1:11434"
-DEFAULT_MODEL = "llama3.2"
+DEFAULT_BASE_URL = SPECS["ollama"].default_base_url
+DEFAULT_MODEL = SPECS["ollama"].default_model
 
 
 class OllamaProvider(Provider):

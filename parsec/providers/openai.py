@@ -14,10 +14,11 @@ from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem
 from .errors import ProviderResponseError
+from .registry import SPECS
 from .transport import iter_sse
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_BASE_URL = SPECS["openai"].default_base_url
+DEFAULT_MODEL = SPECS["openai"].default_model
 
 
 class OpenAIProvider(Provider):

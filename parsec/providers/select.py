@@ -29,9 +29,10 @@ from .base import Provider, ProviderOptions, UsageEvent
 from .errors import InvalidEndpoint, NoProviderConfigured, ProviderAuthError
 from .keys import KEY_VARIABLES, Secret, key_from_environment, redact
 from .models_meta import model_limits
+from .registry import SPECS
 from .transport import BASE_URL_VARIABLES, URL_EXAMPLES, RetryPolicy
 
-PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
+PROVIDERS = tuple(SPECS)
 OLLAMA_PROBE_TIMEOUT_S = 0.3
 _KEY_WITHOUT_PROVIDER = (
     "[llm] api_key is set but [llm] provider is empty: set provider to openai, anthropic, gemini or ollama"
@@ -44,14 +45,7 @@ HOW_TO_CONFIGURE = (
 )
 
 # A model name says which provider serves it when none is named.
-_MODEL_PREFIXES = {
-    "gpt-": "openai",
-    "o1": "openai",
-    "o3": "openai",
-    "o4": "openai",
-    "claude-": "anthropic",
-    "gemini-": "gemini",
-}
+_MODEL_PREFIXES = {prefix: name for name, spec in SPECS.items() for prefix in spec.model_prefixes}
 
 
 @dataclass(frozen=True)
@@ -124,7 +118,7 @@ def build_provider(
     http_transport: Any = None,
 ) -> Provider:
     llm = settings.llm
-    if choice.api_key is None and _needs_key(choice):
+    if choice.api_key is None and needs_key(choice):
         raise ProviderAuthError(f"{choice.provider} needs an API key: export {choice.key_hint}")
     options = ProviderOptions(
         model=choice.model,
@@ -284,12 +278,11 @@ def ollama_host_url(host: str) -> str:
 
 
 def _default_base_url(name: str) -> str:
-    module = _provider_module(name)
-    return module.DEFAULT_BASE_URL
+    return SPECS[name].default_base_url
 
 
 def _default_model(name: str, ollama_models: list[str] | None) -> str:
-    default = _provider_module(name).DEFAULT_MODEL
+    default = SPECS[name].default_model
     if name == "ollama" and ollama_models:
         return next((m for m in ollama_models if m.split(":")[0] == default), ollama_models[0])
     return default
@@ -373,7 +366,8 @@ def _files_holding_key(settings: Settings | LoadedConfig, env: Mapping[str, str]
     return found
 
 
-def _needs_key(choice: Choice) -> bool:
+def needs_key(choice: Choice) -> bool:
+    """Whether this provider, at this base URL, cannot work without an API key."""
     if choice.provider == "ollama":
         return False
     if choice.provider == "openai":  # local OpenAI-compatible servers take none
@@ -387,13 +381,5 @@ def _provider_module(name: str):
     return importlib.import_module(f"parsec.providers.{name}")
 
 
-_CLASS_NAMES = {
-    "openai": "OpenAIProvider",
-    "anthropic": "AnthropicProvider",
-    "gemini": "GeminiProvider",
-    "ollama": "OllamaProvider",
-}
-
-
 def _provider_class(name: str) -> type[Provider]:
-    return getattr(_provider_module(name), _CLASS_NAMES[name])
+    return getattr(_provider_module(name), SPECS[name].adapter)

@@ -31,6 +31,7 @@ from .errors import (
     RateLimited,
 )
 from .keys import Secret, redact
+from .registry import SPECS
 
 log = logging.getLogger("parsec.providers")
 
@@ -98,18 +99,8 @@ def _needs_tls(base_url: str) -> bool:
 
 
 # The variable each provider's base URL may come from, and what a good URL looks like.
-BASE_URL_VARIABLES = {
-    "openai": "OPENAI_BASE_URL",
-    "anthropic": "ANTHROPIC_BASE_URL",
-    "gemini": "GOOGLE_GEMINI_BASE_URL",
-    "ollama": "OLLAMA_HOST",
-}
-URL_EXAMPLES = {
-    "openai": "http://localhost:8080/v1",
-    "anthropic": "https://api.anthropic.com",
-    "gemini": "https://generativelanguage.googleapis.com",
-    "ollama": "http://localhost:11434",
-}
+BASE_URL_VARIABLES = {name: spec.base_url_variable for name, spec in SPECS.items()}
+URL_EXAMPLES = {name: spec.url_example for name, spec in SPECS.items()}
 
 
 def _retryable(status: int) -> bool:

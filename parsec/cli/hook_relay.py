@@ -130,16 +130,12 @@ class HookRelay:
             self._sock = None
         if time.monotonic() < self._next_connect:
             return None
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(0.5)
         try:
-            sock.connect(str(endpoints.socket_path(self.runtime)))
+            self._sock = endpoints.connect_socket(self.runtime, timeout=0.5)
         except OSError:
-            sock.close()
             self._next_connect = time.monotonic() + RECONNECT_EVERY_S
             return None
-        self._sock = sock
-        return sock
+        return self._sock
 
     def _spool(self, line: bytes) -> None:
         spool = endpoints.runtime_spool_dir(self.runtime)

@@ -36,15 +36,12 @@ class DaemonClient:
     @classmethod
     def connect(cls, runtime: Path | None = None, timeout: float = 5.0) -> DaemonClient:
         """Connect over the Unix socket in `runtime` (default: the user's runtime directory)."""
-        path = endpoints.socket_path(runtime or endpoints.runtime_dir())
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout)
+        runtime = runtime or endpoints.runtime_dir()
         try:
-            sock.connect(str(path))
+            sock = endpoints.connect_socket(runtime, timeout)
         except OSError as err:
-            sock.close()
             raise DaemonUnavailable(
-                f"the daemon is not running ({path}: {err.strerror}): run `parsec daemon start`"
+                f"the daemon is not running ({endpoints.socket_path(runtime)}: {err.strerror}): run `parsec daemon start`"
             ) from None
         return cls(sock)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 from .. import paths
@@ -43,3 +44,16 @@ def stopped_marker(runtime: Path) -> Path:
 def runtime_spool_dir(runtime: Path) -> Path:
     """Where hooks append messages when the daemon is down (fast, but lost on reboot)."""
     return runtime / "spool"
+
+
+def connect_socket(runtime: Path, timeout: float) -> socket.socket:
+    """A connected stream socket to the daemon in `runtime` (raises OSError when it is not
+    there). The one way in for the CLI's client and `parsec shell`'s relay."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(socket_path(runtime)))
+    except OSError:
+        sock.close()
+        raise
+    return sock

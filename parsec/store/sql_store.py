@@ -114,12 +114,12 @@ class SqlStore(Forgetting):
 
     # --- executions --------------------------------------------------------------------------
 
-    def append_executions(self, items: Iterable[DirectCommandExecution]) -> int:
+    def append_executions(self, executions: Iterable[DirectCommandExecution]) -> int:
         """Record executions in one transaction; an id already stored is skipped (retries are safe).
 
         Returns how many rows were new. A session that is not stored yet is created from its
         executions, and every session's last_active moves forward to its newest execution."""
-        batch = list(items)
+        batch = list(executions)
         if not batch:
             return 0
         with self.db.write() as connection:

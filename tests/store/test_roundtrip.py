@@ -113,7 +113,19 @@ def make_conversation(session: Session) -> Conversation:
 
 
 def test_store_satisfies_the_protocol(store):
+    # isinstance() on a runtime-checkable Protocol only looks at names: compare the signatures too
+    # (mypy checks the types where open_store's result is used as a ContextStore).
+    import inspect
+
     assert isinstance(store, ContextStore)
+    for name, declared in inspect.getmembers(ContextStore, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        wanted = [(p.name, p.kind, p.default) for p in inspect.signature(declared).parameters.values()]
+        actual = [
+            (p.name, p.kind, p.default) for p in inspect.signature(getattr(type(store), name)).parameters.values()
+        ]
+        assert actual == wanted, name
 
 
 def test_session_round_trip_with_history(store):

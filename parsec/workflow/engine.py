@@ -31,7 +31,7 @@ from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan
 from .quickstart import REQUEST_SETTLE_S, planning_messages, run_later, when_request_sent
-from .runner_parts import RunOptions
+from .runner_parts import RunOptions, WorkflowUI
 from .schemas import CommandCandidate, meets
 from .shell import PersistentShell
 from .stepgen import ask_step, request_overhead, step_request
@@ -71,7 +71,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         store: Any,
         provider: Any,
         context: Any,
-        ui: Any,
+        ui: WorkflowUI,
         options: RunOptions,
         session: Any = None,
     ) -> None:

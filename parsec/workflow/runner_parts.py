@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import Conversation
 
 if TYPE_CHECKING:
+    from .risk import RiskVerdict
+    from .schemas import CommandCandidate
     from .shell import PersistentShell
 
 
@@ -34,10 +36,27 @@ class RunOptions:
     shell: str | None = None
 
 
+class WorkflowUI(Protocol):
+    """What the runner asks of its user interface (workflow/ui.py: TerminalUI, UnattendedUI)."""
+
+    interactive: bool
+
+    def say(self, text: str, style: str | None = None) -> None: ...
+    def status(self, conversation: Conversation, provider_label: str) -> None: ...
+    def show_plan(self, conversation: Conversation) -> None: ...
+    def show_candidate(self, candidate: CommandCandidate, verdict: RiskVerdict, alternatives: int = 0) -> None: ...
+    def explain(self, candidate: CommandCandidate, verdict: RiskVerdict) -> None: ...
+    def stream_text(self, deltas: Any) -> None: ...
+    def waiting(self, label: str) -> Any: ...
+    def ask(self, prompt: str) -> str: ...
+    def edit(self, text: str, prompt: str = "edit> ") -> str: ...
+    def command_streams(self) -> tuple[Any, int | None]: ...
+
+
 class RunnerParts:
     conversation: Conversation
     options: RunOptions
-    ui: Any  # workflow.ui.TerminalUI or a scripted UI
+    ui: WorkflowUI
     provider: Any  # a providers.base.LLMProvider
     context: Any  # a context.engine.ContextEngine
     executed_commands: list[str]

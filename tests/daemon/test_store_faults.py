@@ -233,34 +233,39 @@ def write_to_hook_fifo(box, lines: list[bytes]) -> None:
         os.close(fd)
 
 
-def test_hook_records_beyond_the_memory_bound_wait_for_the_journal(small_state):
-    # The hooks do not read the answer to a record: a refusal was a silent loss (issue 13).
+def journal_full_with_hook_records_waiting(small_state, session: str):
+    """A daemon whose journal disk is full and whose memory bound is used up, with 39 hook records
+    sent through the FIFO after one stored record; returns (box, client, the filler file)."""
     box = small_state(daemon_max_held_journal_bytes=2048)
     box.run()
-    with box.client(timeout=60) as client:
-        assert client.call("command_finished", **finished("706-1.0", 0))["ok"]
-        client.call("flush")
-        filler = fill(box.root / "state")
-        write_to_hook_fifo(box, [spool_line("706-1.0", seq) for seq in range(1, 40)])
-        assert wait_until(lambda: client.call("status")["hook_records_waiting"] > 0, 30)
+    client = box.client(timeout=60)
+    assert client.call("command_finished", **finished(session, 0))["ok"]
+    client.call("flush")
+    filler = fill(box.root / "state")
+    write_to_hook_fifo(box, [spool_line(session, seq) for seq in range(1, 40)])
+    assert wait_until(lambda: client.call("status")["hook_records_waiting"] > 0, 30)
+    return box, client, filler
+
+
+def stored_commands(box) -> set[str]:
+    return {row[0] for row in box.sql("select command from executions")}
+
+
+def test_hook_records_beyond_the_memory_bound_wait_for_the_journal(small_state):
+    # The hooks do not read the answer to a record: a refusal was a silent loss (issue 13).
+    box, client, filler = journal_full_with_hook_records_waiting(small_state, "706-1.0")
+    with client:
         assert "hook records wait for it in memory" in box.cli("daemon", "status").stdout
         filler.unlink()
         assert wait_until(
             lambda: client.call("status")["hook_records_waiting"] == 0 and client.call("status")["queue_depth"] == 0
         )
-    commands = {row[0] for row in box.sql("select command from executions")}
-    assert commands == {f"echo {seq}" for seq in range(0, 40)}
+    assert stored_commands(box) == {f"echo {seq}" for seq in range(0, 40)}
 
 
 def test_hook_records_the_journal_never_took_are_spooled_at_exit(small_state):
-    box = small_state(daemon_max_held_journal_bytes=2048)
-    box.run()
-    with box.client(timeout=60) as client:
-        assert client.call("command_finished", **finished("707-1.0", 0))["ok"]
-        client.call("flush")
-        filler = fill(box.root / "state")
-        write_to_hook_fifo(box, [spool_line("707-1.0", seq) for seq in range(1, 40)])
-        assert wait_until(lambda: client.call("status")["hook_records_waiting"] > 0, 30)
+    box, client, filler = journal_full_with_hook_records_waiting(small_state, "707-1.0")
+    with client:
         held = client.call("status")["journal_held_records"]  # acknowledged, in memory: an exit loses them
     assert box.terminate() == 0
     spooled = list((box.runtime / "spool").glob("daemon-*.jsonl*"))  # maybe already taken at exit
@@ -271,8 +276,7 @@ def test_hook_records_the_journal_never_took_are_spooled_at_exit(small_state):
         assert wait_until(
             lambda: not list((box.runtime / "spool").glob("daemon-*")) and client.call("status")["queue_depth"] == 0
         )
-    commands = {row[0] for row in box.sql("select command from executions")}
-    assert commands == {"echo 0"} | {f"echo {seq}" for seq in range(1 + held, 40)}
+    assert stored_commands(box) == {"echo 0"} | {f"echo {seq}" for seq in range(1 + held, 40)}
 
 
 def spool_line(session: str, seq: int) -> bytes:

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from .. import __version__
+from .global_options import parse_overrides
 
 # Each module exposes `register(app: typer.Typer) -> None`. Add new command modules here.
 COMMAND_MODULES = [
@@ -64,24 +65,7 @@ def _main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
     state.debug = debug or bool(os.environ.get("PARSEC_DEBUG"))
-    state.overrides = _parse_overrides(setting or [])
-
-
-def _parse_overrides(items: list[str]) -> dict[str, Any]:
-    import tomllib
-
-    from ..errors import UsageError
-
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep or "." not in key:
-            raise UsageError(f"--set expects SECTION.KEY=VALUE, got {item!r}")
-        try:  # TOML values (numbers, booleans, lists); anything else is a string
-            out[key.strip()] = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[key.strip()] = raw
-    return out
+    state.overrides = parse_overrides(setting or [])
 
 
 def load_settings(**flags: Any):

@@ -72,12 +72,14 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(code)
 
 
-def fast_main(args: list[str]) -> int | None:
-    """`parsec ask|resume …` without typer; None when the line needs the full app (e.g. --help)."""
+def fast_main(args: list[str], *, debug: bool = False, sets: list[str] | None = None) -> int | None:
+    """`parsec ask|resume …` without typer (`debug` and `sets`: the global options given before
+    the command); None when the line needs the full app (e.g. --help)."""
     import argparse
 
     if any(a in ("-h", "--help") for a in args[1:]):
         return None
+    debug = debug or "--debug" in args
     parser = argparse.ArgumentParser(prog=f"parsec {args[0]}", add_help=False)
     parser.add_argument("words", nargs="*")
     parser.add_argument("--yes", "-y", action="store_true")
@@ -99,8 +101,9 @@ def fast_main(args: list[str]) -> int | None:
 
     def run() -> int:
         from ..config import load_config
+        from .global_options import parse_overrides
 
-        settings = load_config().settings
+        settings = load_config(parse_overrides(sets or [])).settings
         if args[0] == "ask":
             return run_workflow(
                 settings,
@@ -121,7 +124,7 @@ def fast_main(args: list[str]) -> int | None:
             model=None,
         )
 
-    return run_reporting_errors(run, debug="--debug" in args)
+    return run_reporting_errors(run, debug=debug)
 
 
 def _valued_flags(args: list[str]) -> list[str]:

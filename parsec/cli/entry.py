@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from .global_options import split_leading
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
@@ -15,10 +17,11 @@ def main(argv: list[str] | None = None) -> int:
         from .hook_file import print_hook
 
         return print_hook(args[1])
-    if args[:1] in (["ask"], ["resume"]):  # the workflow's start-up budget has no room for typer
+    debug, sets, command = split_leading(args)  # `parsec --set k=v ask …` takes the same path
+    if command[:1] in (["ask"], ["resume"]):  # the workflow's start-up budget has no room for typer
         from .ask_cmd import fast_main
 
-        code = fast_main(args)
+        code = fast_main(command, debug=debug, sets=sets)
         if code is not None:
             return code
     if args[:1] == ["search"]:  # Ctrl-R: first frame within 100 ms, so no typer

@@ -1,0 +1,45 @@
+"""The options that come before a command (`parsec --debug --set llm.model=x ask …`): read here
+for the typer app and for the fast entries alike, so `parsec --set … ask --yes=low …` means what
+`parsec ask --yes=low …` means. Standard library only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import UsageError
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """`--set SECTION.KEY=VALUE` items as {dotted key: value}; values are TOML (numbers,
+    booleans, lists) or else plain strings."""
+    import tomllib
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or "." not in key:
+            raise UsageError(f"--set expects SECTION.KEY=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+def split_leading(args: list[str]) -> tuple[bool, list[str], list[str]]:
+    """(--debug given, the --set items, the rest from the command on) for the options before the
+    command; anything else there (--version, --help, a typo) is left for the typer app."""
+    debug, sets, index = False, [], 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--debug":
+            debug = True
+        elif arg == "--set" and index + 1 < len(args):
+            sets.append(args[index + 1])
+            index += 1
+        elif arg.startswith("--set="):
+            sets.append(arg[len("--set=") :])
+        else:
+            break
+        index += 1
+    return debug, sets, args[index:]

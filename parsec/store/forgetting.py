@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select, update
 
 from ..errors import UsageError
+from .prune import delete_in_batches, give_space_back, scrub_sqlite
 from .schema import achievements, conversations, executions, preferences, sessions
 
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ class Forgetting:
         doomed = self._matching_seqs(matches)
         if dry_run or not doomed:
             return len(doomed)
-        from .prune import delete_in_batches, scrub_sqlite
-
         delete_in_batches(self.db, executions, executions.c.seq, doomed, batch_size=2000, secure=True)
         if self.dialect == "sqlite":
             scrub_sqlite(self.db)
@@ -72,8 +71,6 @@ class Forgetting:
         matched = len(set(doomed) | set(remembered))
         if dry_run or not matched:
             return matched
-        from .prune import delete_in_batches, give_space_back
-
         delete_in_batches(self.db, conversations, conversations.c.id, doomed, batch_size=500, secure=True)
         delete_in_batches(
             self.db, achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True
@@ -136,8 +133,6 @@ class Forgetting:
             for session_id, data in changed:
                 connection.execute(update(sessions).where(sessions.c.id == session_id).values(data=json.dumps(data)))
         if self.dialect == "sqlite":
-            from .prune import give_space_back
-
             give_space_back(self.db, truncate_wal=True)  # the old row leaves the WAL too
         return matched
 

@@ -140,7 +140,7 @@ TYPING = [
         screen=False,
     ),
     case("type-ahead continuation", Step('echo "maybe\r', wait=None), Step('x" > out\r', wait="ps1"), screen=False),
-    case("read from terminal", Step("read -r v\r", wait=EDITOR_DONE), "typed input", vars="v"),
+    case("read from terminal", Step("read -r v\r", wait=EDITOR_DONE, cooked=True), "typed input", vars="v"),
     case("bracketed paste", "\x1b[200~echo one > p1\recho two > p2\x1b[201~\r"),
     case("bracketed paste function", "\x1b[200~pf() {\recho pasted\r}\x1b[201~\r", "pf"),
     case("history bang bang", "echo one > h1", "!!"),

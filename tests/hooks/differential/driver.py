@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import termios
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +84,10 @@ RC_HEAD = {
 class Step:
     keys: str
     wait: str | None = "prompt"  # "prompt" (PS1, PS2, the question, or the end), "ps1", a regex, or None
+    # Then also wait until the terminal echoes again (a command reading it in cooked mode): the
+    # line editor prints its last escape before it restores the terminal's modes, and keys sent
+    # in between are read without being echoed (it failed that way once in CI, for zsh).
+    cooked: bool = False
 
 
 @dataclass
@@ -225,6 +230,8 @@ class Side:
                     got, "text"
                 )
             )
+            if step.cooked:
+                _wait_until_cooked(child.child_fd)
         state: dict[str, str] = {}
         if waits and waits[-1] in ("EOF", "TIMEOUT"):
             state["ended"] = waits[-1]
@@ -314,3 +321,13 @@ def run_group(
 
 
 __all__ = ["Case", "Group", "Snapshot", "Step", "case", "run_group", "render", "re"]
+
+
+def _wait_until_cooked(fd: int, timeout: float = 10.0) -> None:
+    """Until the pty (its master reports the terminal's modes) has ICANON and ECHO back on."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lflag = termios.tcgetattr(fd)[3]
+        if lflag & termios.ICANON and lflag & termios.ECHO:
+            return
+        time.sleep(0.002)

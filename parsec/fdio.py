@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import select
+from pathlib import Path
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -18,3 +19,15 @@ def write_all(fd: int, data: bytes) -> None:
             continue
         except BlockingIOError:
             select.select([], [fd], [])
+
+
+def append_private(path: Path, data: bytes) -> None:
+    """Append `data` to `path`, made 0600 in a 0700 directory if new, never through a symlink
+    someone planted in its place (the spool files of `parsec shell` and of a stopping daemon).
+    Raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        write_all(fd, data)
+    finally:
+        os.close(fd)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..fdio import append_private
 from ..protocol import endpoints
 
 RECONNECT_EVERY_S = 2.0
@@ -138,17 +139,8 @@ class HookRelay:
         return self._sock
 
     def _spool(self, line: bytes) -> None:
-        spool = endpoints.runtime_spool_dir(self.runtime)
         try:
-            spool.mkdir(parents=True, exist_ok=True, mode=0o700)
-            # 0600, and never through a symlink someone planted in its place.
-            fd = os.open(
-                spool / f"pty-{os.getpid()}.jsonl",
-                os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                0o600,
-            )
-            with os.fdopen(fd, "ab") as handle:
-                handle.write(line + b"\n")
+            append_private(endpoints.runtime_spool_dir(self.runtime) / f"pty-{os.getpid()}.jsonl", line + b"\n")
         except OSError:
             pass  # nowhere to keep it: the shell must keep working regardless
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import psutil
 
-from ..fdio import write_all
+from ..fdio import append_private
 from ..protocol import endpoints
 from ..protocol import messages as m
 
@@ -103,15 +103,9 @@ class HookChannel:
     def _spool_left_over(self) -> None:
         """Records the journal never took (its disk stayed full) go to the spool, which the next
         daemon reads, rather than being lost with this process."""
-        directory = endpoints.runtime_spool_dir(self.runtime)
-        path = directory / f"daemon-{os.getpid()}.jsonl"
+        path = endpoints.runtime_spool_dir(self.runtime) / f"daemon-{os.getpid()}.jsonl"
         try:
-            directory.mkdir(mode=0o700, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            try:
-                write_all(fd, b"".join(line + b"\n" for line in self._queue))
-            finally:
-                os.close(fd)
+            append_private(path, b"".join(line + b"\n" for line in self._queue))
         except OSError as err:
             log.error("%d hook records lost at exit: cannot spool them to %s: %s", len(self._queue), path, err)
             return

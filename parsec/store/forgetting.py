@@ -1,7 +1,7 @@
 """`parsec forget`'s half of the store: find every recorded text matching a pattern, in every
 table that keeps what a user typed or saw, and delete it so that it is gone from the file too.
 
-Mixed into SqlStore (which provides `db`, `dialect` and `delete_preferences`): each table's own part stays
+Mixed into SqlStore (which provides `db` and `delete_preferences`): each table's own part stays
 beside the others, and sql_store.py keeps to recording and reading.
 """
 
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 class Forgetting:
     db: Database
-    dialect: str
     delete_preferences: Callable[..., int]
 
     def forget_executions(self, pattern: str, *, regex: bool = True, dry_run: bool = False) -> int:
@@ -37,7 +36,7 @@ class Forgetting:
         if dry_run or not doomed:
             return len(doomed)
         delete_in_batches(self.db, executions, executions.c.seq, doomed, batch_size=2000, secure=True)
-        if self.dialect == "sqlite":
+        if self.db.dialect == "sqlite":
             scrub_sqlite(self.db)
         return len(doomed)
 
@@ -75,7 +74,7 @@ class Forgetting:
         delete_in_batches(
             self.db, achievements, achievements.c.conversation_id, remembered, batch_size=500, secure=True
         )
-        if self.dialect == "sqlite":  # no full-text index here to merge (scrub_sqlite's other half)
+        if self.db.dialect == "sqlite":  # no full-text index here to merge (scrub_sqlite's other half)
             give_space_back(self.db, truncate_wal=True)
         return matched
 
@@ -128,11 +127,11 @@ class Forgetting:
         if dry_run or not changed:
             return matched
         with self.db.write() as connection:
-            if self.dialect == "sqlite":
+            if self.db.dialect == "sqlite":
                 connection.exec_driver_sql("PRAGMA secure_delete = ON")
             for session_id, data in changed:
                 connection.execute(update(sessions).where(sessions.c.id == session_id).values(data=json.dumps(data)))
-        if self.dialect == "sqlite":
+        if self.db.dialect == "sqlite":
             give_space_back(self.db, truncate_wal=True)  # the old row leaves the WAL too
         return matched
 

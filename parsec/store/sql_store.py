@@ -43,9 +43,19 @@ INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one tran
 class SqlStore(Forgetting):
     def __init__(self, engine: Engine, url: str) -> None:
         self.db = Database(engine, url)
-        self.engine = engine
-        self.url = url
-        self.dialect = self.db.dialect
+
+    # The database's, read here by the store's users (open.py, the daemon, the benchmarks).
+    @property
+    def engine(self) -> Engine:
+        return self.db.engine
+
+    @property
+    def url(self) -> str:
+        return self.db.url
+
+    @property
+    def dialect(self) -> str:
+        return self.db.dialect
 
     def close(self) -> None:
         self.engine.dispose()

@@ -26,7 +26,6 @@ from ..models.workflow import (
 from . import gate
 from .execution import ExecutionSteps
 from .final_state import resume_point
-from .gate import Choice, DoneChoice
 from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan
@@ -285,12 +284,12 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 if reply.done and not reply.candidates:
                     if self._commands_run(state) == 0:
                         verdict = self._done_without_command(state, reply.summary)
-                        if verdict == DoneChoice.run:
+                        if verdict == gate.DoneChoice.run:
                             extra = (
                                 "The user disagrees that this step is already done: give a command that carries it out."
                             )
                             continue
-                        if verdict != DoneChoice.accept:
+                        if verdict != gate.DoneChoice.accept:
                             return
                     self._complete(state, reply.summary)
                     return
@@ -318,11 +317,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 pending = list(reply.candidates)
             candidate = pending.pop(0)
             outcome = self._offer(state, candidate, remaining=len(pending))
-            if outcome == Choice.alternative:
+            if outcome == gate.Choice.alternative:
                 if not pending:
                     extra = f"The user declined `{candidate.command}`: suggest a different approach."
                 continue
-            if outcome in (Choice.skip, Choice.abort):
+            if outcome in (gate.Choice.skip, gate.Choice.abort):
                 return
             result = self._execute(state, state.command_attempts[-1])
             pending = []

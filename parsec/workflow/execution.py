@@ -10,7 +10,6 @@ from ..models.base import utcnow
 from ..models.text import TruncatedText
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
 from . import gate
-from .gate import DoneChoice
 from .runner_parts import RunnerParts
 from .shell import ShellResult
 
@@ -124,7 +123,7 @@ class ExecutionSteps(RunnerParts):
         self.save()
         return on_retry if choice == gate.Recovery.retry else ""
 
-    def _done_without_command(self, state: WorkflowStepState, summary: str) -> DoneChoice:
+    def _done_without_command(self, state: WorkflowStepState, summary: str) -> gate.DoneChoice:
         """The model judges the step done and nothing ran: show its reason; the user may agree
         (accept), disagree (run: ask for a command) or skip / abort. Under --yes: accept."""
         reason = summary.strip() or "(the model gave no reason)"

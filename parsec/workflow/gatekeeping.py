@@ -90,17 +90,17 @@ class GateSteps(RunnerParts):
 
         if self.options.auto_yes:
             decision = gate.auto_decision(verdict, up_to=self.options.auto_level)
-            if decision.choice == gate.Choice.run:
+            if decision.choice == Choice.run:
                 return GateResult(Choice.run, verdict, candidate.command, Approval.auto_approved)
             self.ui.say(decision.message, style="red")
             return GateResult(Choice.abort, verdict)
         shown = candidate
         while True:
             decision = gate.interpret(self.ui.ask(gate.prompt_for(verdict)), verdict)
-            if decision.choice == gate.Choice.run:
+            if decision.choice == Choice.run:
                 edited = shown.command != candidate.command
                 return GateResult(Choice.run, verdict, shown.command, Approval.edited if edited else Approval.approved)
-            if decision.choice == gate.Choice.edit:
+            if decision.choice == Choice.edit:
                 text = self.ui.edit(shown.command).strip()
                 if text and text != shown.command:
                     shell = self._shell()
@@ -108,10 +108,10 @@ class GateSteps(RunnerParts):
                     verdict = assess(text, cwd=shell.cwd, home=shell.env.get("HOME"))
                     self.ui.show_candidate(shown, verdict)
                 continue
-            if decision.choice == gate.Choice.explain:
+            if decision.choice == Choice.explain:
                 self._explain(shown, verdict)
                 continue
-            if decision.choice == gate.Choice.ask_again:
+            if decision.choice == Choice.ask_again:
                 self.ui.say(decision.message, style="yellow")
                 continue
             return GateResult(decision.choice, verdict)  # alternative, skip or abort

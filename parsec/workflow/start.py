@@ -10,10 +10,13 @@ import logging
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, UsageError
 from ..models.workflow import Conversation, ConversationStatus
+
+if TYPE_CHECKING:
+    from .runner_parts import WorkflowUI
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +88,7 @@ def build_runner(
     *,
     prompt: str | None,
     store: Any,
-    ui: Any,
+    ui: WorkflowUI,
     auto_yes: bool,
     auto_level: str = "medium",
     provider_name: str | None = None,

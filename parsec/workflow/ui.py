@@ -11,7 +11,6 @@ from typing import Any, TextIO
 
 from ..models.workflow import Conversation
 from .risk import RiskVerdict
-from .runner_parts import WorkflowUI
 from .schemas import CommandCandidate
 
 _LEVEL_STYLE = {"low": "green", "medium": "yellow", "high": "bold red"}
@@ -184,7 +183,3 @@ class Spinner:
             self.out.write(f"\r{self.FRAMES[frame % len(self.FRAMES)]} {self.label}… {elapsed:.1f}s")
             self.out.flush()
             frame += 1
-
-
-def _conforms(terminal: TerminalUI, unattended: UnattendedUI) -> tuple[WorkflowUI, WorkflowUI]:
-    return terminal, unattended  # for the type checker: both are what the runner asks of a UI

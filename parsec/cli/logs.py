@@ -34,11 +34,15 @@ class _QuietFileHandler(logging.handlers.RotatingFileHandler):
         pass
 
 
+_configured = False  # once per process, whichever entry asks first
+
+
 def configure_cli_logging(debug: bool) -> None:
-    logger = logging.getLogger("parsec")
-    if getattr(logger, "_parsec_cli_configured", False):
+    global _configured
+    if _configured:
         return
-    logger._parsec_cli_configured = True  # type: ignore[attr-defined]
+    _configured = True
+    logger = logging.getLogger("parsec")
     logger.setLevel(logging.DEBUG if debug else logging.WARNING)
     log_file = _QuietFileHandler(paths.state_dir() / "cli.log", maxBytes=MAX_BYTES, backupCount=1, delay=True)
     log_file.setLevel(logging.WARNING)

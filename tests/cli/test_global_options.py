@@ -17,12 +17,13 @@ from parsec.errors import UsageError
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _parsec(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+def _parsec(tmp_path: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess:
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
         "XDG_RUNTIME_DIR": str(tmp_path / "run"),
         "PYTHONPATH": str(REPO),
+        **extra_env,
     }
     return subprocess.run(
         [sys.executable, "-m", "parsec.cli.entry", *args],
@@ -46,6 +47,18 @@ def test_ask_options_mean_the_same_after_global_options(tmp_path, leading, refus
     done = _parsec(tmp_path, *leading, "ask", "--yes=low", "--json=full", "list the files")
     assert "does not take a value" not in done.stderr
     assert refusal in done.stdout + done.stderr  # parsed, then refused for the right reason
+
+
+def test_set_before_ask_does_what_the_same_setting_does_from_the_environment(tmp_path):
+    # The outside truth: the line without a global option, the setting given another way.
+    words = ("ask", "--yes=low", "--json=full", "list the files")
+    with_set = _parsec(tmp_path, "--set", "llm.model=gpt-4o-mini", *words)
+    from_env = _parsec(tmp_path, *words, PARSEC_LLM_MODEL="gpt-4o-mini")
+    assert (with_set.returncode, with_set.stdout, with_set.stderr) == (
+        from_env.returncode,
+        from_env.stdout,
+        from_env.stderr,
+    )
 
 
 def test_set_before_ask_reaches_the_config(tmp_path):

@@ -2,9 +2,8 @@
 
 `parsec history` and `parsec sessions` must answer in well under 150 ms end to end, and importing
 SQLAlchemy and pydantic alone costs more than that. So for the default SQLite store these two
-read the tables with the standard library's `sqlite3` (same SQL meaning as `queries.py` and
-`fts.py`: newest first, cwd subtree as an index range, trigram full-text search) and return plain
-dicts. Any other backend, or a database this code does not recognise, goes through the store
+read the tables with the standard library's `sqlite3` and return plain dicts: the same SQL and
+plans as the store's (execution_sql.py for the filters, newest_first.py for the order). Any other backend, or a database this code does not recognise, goes through the store
 (`open_store`) and gets the same dicts. Stats are not on the hot path and use SQLAlchemy.
 
 Nothing heavy is imported at module level.
@@ -21,7 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import unquote
 
-from .micros import from_micros, to_micros
+from .micros import from_micros
+from .newest_first import EXECUTION_COLUMNS, newest_executions
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
 if TYPE_CHECKING:
@@ -29,22 +29,9 @@ if TYPE_CHECKING:
 
 # Schema revisions whose tables this module's raw SQL was written against (see migrate.py).
 FAST_PATH_REVISIONS = {"0002"}
-TRIGRAM_MIN = 3
 
-EXECUTION_FIELDS = (
-    "id",
-    "session_id",
-    "command",
-    "executed_at",
-    "duration_ms",
-    "exit_status",
-    "pipeline_statuses",
-    "cwd",
-    "cwd_after",
-    "host",
-    "user",
-    "source",
-)
+# The columns `parsec history` shows: all but the captured output (read only when asked: it can be large).
+EXECUTION_FIELDS = tuple(name for name in EXECUTION_COLUMNS if name not in ("stdout", "stderr"))
 
 
 # The filters of `parsec history`; the same meaning as store.base.ExecutionQuery. A namedtuple,
@@ -94,76 +81,9 @@ def fast_connection(path: Path, busy_timeout_ms: int = 5000) -> Iterator[sqlite3
         yield connection
 
 
-def _like(term: str) -> str:
-    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _where(query: HistoryQuery, seq_range: tuple[int, int] | None = None) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    if query.session_id is not None:
-        clauses.append("session_id = ?")
-        params.append(query.session_id)
-    if query.cwd is not None:
-        base = query.cwd.rstrip("/") if query.cwd_subtree else query.cwd
-        if not query.cwd_subtree:
-            clauses.append("cwd = ?")
-            params.append(query.cwd)
-        elif base == "":
-            clauses.append("cwd >= '/' AND cwd < '0'")
-        else:  # the directory, and everything below it as an index range ("0" follows "/")
-            clauses.append("(cwd = ? OR (cwd >= ? AND cwd < ?))")
-            params += [base, base + "/", base + "0"]
-    if query.exit_status is not None:
-        clauses.append("exit_status = ?")
-        params.append(query.exit_status)
-    if query.failed is True:
-        clauses.append("exit_status != 0")
-    elif query.failed is False:
-        clauses.append("exit_status = 0")
-    if query.host is not None:
-        clauses.append("host = ?")
-        params.append(query.host)
-    if query.since is not None:
-        clauses.append("executed_at >= ?")
-        params.append(to_micros(query.since))
-    if query.until is not None:
-        clauses.append("executed_at < ?")
-        params.append(to_micros(query.until))
-    terms = (query.search or "").split()
-    long_terms = [t for t in terms if len(t) >= TRIGRAM_MIN]
-    if long_terms:
-        match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
-        if seq_range is None:
-            clauses.append("seq IN (SELECT rowid FROM executions_fts WHERE executions_fts MATCH ?)")
-            params.append(match)
-        else:  # FTS5 seeks straight to a rowid range
-            clauses.append(
-                "seq IN (SELECT rowid FROM executions_fts WHERE executions_fts MATCH ? AND rowid > ? AND rowid <= ?)"
-            )
-            params += [match, *seq_range]
-    for term in terms:
-        if len(term) < TRIGRAM_MIN:
-            clauses.append("command LIKE ? ESCAPE '\\'")
-            params.append(_like(term))
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
-
-
-# Full-text search newest first without sorting every match: the same slices as the store's
-# windowed.py (its docstring explains why the answer stays exact).
-FIRST_SLICE = 20_000
-
-
 def history_sqlite(connection: sqlite3.Connection, query: HistoryQuery) -> list[dict[str, Any]]:
-    if query.limit and query.limit > 0 and any(len(t) >= TRIGRAM_MIN for t in (query.search or "").split()):
-        return [_execution_dict(row[:-1]) for row in _windowed(connection, query)]
-    where, params = _where(query)
-    source = "executions INDEXED BY ix_executions_time" if _large_subtree(connection, query) else "executions"
-    sql = f"SELECT {', '.join(EXECUTION_FIELDS)} FROM {source}{where} ORDER BY executed_at DESC, seq DESC"
-    if query.limit and query.limit > 0:
-        sql += " LIMIT ?"
-        params.append(query.limit)
-    return [_execution_dict(row) for row in connection.execute(sql, params).fetchall()]
+    rows = newest_executions(lambda sql, params: connection.execute(sql, params).fetchall(), query, EXECUTION_FIELDS)
+    return [_execution_dict(row[:-1]) for row in rows]  # the plan adds seq last
 
 
 def outputs_sqlite(connection: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[Any, Any]]:
@@ -178,58 +98,6 @@ def outputs_sqlite(connection: sqlite3.Connection, ids: list[str]) -> dict[str, 
         ):
             found[eid] = (json.loads(stdout) if stdout else None, json.loads(stderr) if stderr else None)
     return found
-
-
-def _windowed(connection: sqlite3.Connection, query: HistoryQuery) -> list[tuple]:
-    """Search slices of recent rows (by seq), newest first, each four times larger than the last,
-    until no older slice can hold a row newer than the oldest of the `limit` found."""
-    top = connection.execute("SELECT max(seq) FROM executions").fetchone()[0]
-    if top is None:
-        return []
-    columns = ", ".join(EXECUTION_FIELDS)
-    at, seq = EXECUTION_FIELDS.index("executed_at"), len(EXECUTION_FIELDS)
-    found: list[tuple] = []
-    high, size = top, FIRST_SLICE
-    while True:
-        low = max(0, high - size)
-        where, params = _where(query, seq_range=(low, high))
-        rows = connection.execute(
-            f"SELECT {columns}, seq FROM executions{where} ORDER BY executed_at DESC, seq DESC LIMIT ?",
-            [*params, query.limit],
-        ).fetchall()
-        found = sorted(found + rows, key=lambda row: (row[at], row[seq]), reverse=True)[: query.limit]
-        if low == 0:
-            return found
-        if len(found) >= query.limit:
-            newest_below = connection.execute(
-                "SELECT executed_at FROM executions INDEXED BY ix_executions_time WHERE seq <= ? "
-                "ORDER BY executed_at DESC LIMIT 1",
-                (low,),
-            ).fetchone()
-            if newest_below is None or newest_below[0] <= found[-1][at]:
-                return found
-        high, size = low, size * 4
-
-
-SUBTREE_FACTOR = 20  # "many": more than this many times the limit
-
-
-def _large_subtree(connection: sqlite3.Connection, query: HistoryQuery) -> bool:
-    """Same idea for `--cwd D --subtree`: the (cwd, time) index serves one directory in time order,
-    but a subtree is many directories, so SQLite sorts all of its rows (29 ms for 100,000 of
-    1,000,000). When a capped count finds many rows there, reading the time index newest first
-    stops after `limit` of them."""
-    if not query.cwd_subtree or query.cwd is None or query.search or not query.limit:
-        return False
-    if query.session_id or query.exit_status is not None:
-        return False
-    base = query.cwd.rstrip("/")
-    cap = query.limit * SUBTREE_FACTOR
-    found = connection.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM executions WHERE cwd >= ? AND cwd < ? LIMIT ?)",
-        (base + "/", base + "0", cap + 1),
-    ).fetchone()[0]
-    return found > cap
 
 
 def _execution_dict(row: tuple) -> dict[str, Any]:

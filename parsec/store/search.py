@@ -2,7 +2,7 @@
 
 The search redraws on every keystroke, so it never asks SQLite for "every match, newest first"
 (a rare word scans a million rows). It asks for one slice of the newest rows at a time, by `seq`
-(the rowid: a range read, no sort), with the scope filters of `parsec history` (`history._where`,
+(the rowid: a range read, no sort), with the scope filters of `parsec history` (`execution_sql`,
 the one definition of what a directory, subtree, session, host or failure filter means) and the
 text conditions below. The caller draws after the first slice and asks for older ones while the
 user is not typing.
@@ -15,7 +15,8 @@ from __future__ import annotations
 import sqlite3
 from collections import namedtuple
 
-from .history import HistoryQuery, _where
+from .execution_sql import Positional, filter_conditions, like_escape, where
+from .history import HistoryQuery
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
 if TYPE_CHECKING:
@@ -44,10 +45,6 @@ ROW_FIELDS = (
 TextMatch = namedtuple("TextMatch", ["include", "exclude", "mode", "case_sensitive"], defaults=((), (), "fuzzy", False))
 
 
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def _glob_escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
@@ -55,7 +52,7 @@ def _glob_escape(text: str) -> str:
 def _pattern(text: str, shape: str, case_sensitive: bool) -> tuple[str, str]:
     """(SQL operator, pattern) matching `text` as a substring, a prefix or fuzzily. LIKE ignores
     ASCII case in SQLite; GLOB does not, so it serves the case-sensitive queries."""
-    escape, anything = (_glob_escape, "*") if case_sensitive else (_like_escape, "%")
+    escape, anything = (_glob_escape, "*") if case_sensitive else (like_escape, "%")
     if shape == "fuzzy":
         body = anything.join(escape(c) for c in text)
     else:
@@ -99,20 +96,16 @@ def search_slice(
 ) -> list[tuple]:
     """Executions with low < seq <= high matching the scope and the text, newest (by seq) first,
     as tuples in ROW_FIELDS order."""
-    where, params = _where(
-        HistoryQuery(
-            session_id=scope.session_id,
-            cwd=scope.cwd,
-            cwd_subtree=scope.cwd_subtree,
-            failed=scope.failed,
-            host=scope.host,
-        )
+    bind = Positional()
+    scope_only = HistoryQuery(
+        session_id=scope.session_id, cwd=scope.cwd, cwd_subtree=scope.cwd_subtree, failed=scope.failed, host=scope.host
     )
+    conditions = filter_conditions(scope_only, bind)
+    conditions += [f"seq > {bind(low)}", f"seq <= {bind(high)}"]
     clauses, text_params = text_clauses(text)
-    clauses = ["seq > ?", "seq <= ?", *clauses]
-    where = (where + " AND " if where else " WHERE ") + " AND ".join(clauses)
-    sql = f"SELECT {', '.join(ROW_FIELDS)} FROM executions{where} ORDER BY seq DESC LIMIT ?"
-    return connection.execute(sql, [*params, low, high, *text_params, limit]).fetchall()
+    bind.values += text_params
+    sql = f"SELECT {', '.join(ROW_FIELDS)} FROM executions{where([*conditions, *clauses])} ORDER BY seq DESC LIMIT ?"
+    return connection.execute(sql, [*bind.values, limit]).fetchall()
 
 
 def previous_in_session(connection: sqlite3.Connection, session_id: str, executed_at: int) -> tuple | None:

@@ -7,11 +7,11 @@ front (BEGIN IMMEDIATE) so concurrent writers wait on the busy timeout instead o
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, RowMapping, case, delete, func, select
+from sqlalchemy import Connection, Engine, case, delete, func, select
 
 from ..errors import NotFound
 from ..models.base import utcnow
@@ -23,8 +23,8 @@ from . import rows
 from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
 from .database import Database
 from .forgetting import Forgetting
-from .fts import uses_full_text_index
-from .queries import NEWEST_FIRST, cwd_condition, execution_conditions, under_directory
+from .newest_first import EXECUTION_COLUMNS, newest_executions
+from .queries import NEWEST_FIRST, execution_conditions, under_directory
 from .schema import (
     achievements,
     conversations,
@@ -35,7 +35,6 @@ from .schema import (
     sessions,
     to_micros,
 )
-from .windowed import newest_in_subtree, windowed_search
 
 INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one transaction per call
 
@@ -181,23 +180,14 @@ class SqlStore(Forgetting):
         connection.execute(statement, list(spans.values()))
 
     def query_executions(self, query: ExecutionQuery) -> list[DirectCommandExecution]:
-        # SQLite plans that avoid sorting every candidate row (see windowed.py).
-        limited = bool(query.limit and query.limit > 0) and self.dialect == "sqlite"
-        search, cwd = query.search or "", query.cwd
-        windowed = limited and bool(search) and uses_full_text_index(search)
-        per_directory = limited and not windowed and cwd is not None and query.cwd_subtree
+        found: Sequence[Mapping[Any, Any]]
         with self.db.read() as connection:
-            conditions = execution_conditions(connection, query, search=not windowed, cwd=not per_directory)
-            if conditions is None:
-                return []
-            found: Sequence[RowMapping] | None = None
-            if windowed:
-                found = windowed_search(connection, conditions, search, query.limit)
-            elif per_directory and cwd is not None:
-                found = newest_in_subtree(connection, conditions, cwd, query.limit)
-                if found is None:  # too many directories: the plain plan, with the cwd range
-                    conditions.append(cwd_condition(cwd, True))
-            if found is None:
+            if self.dialect == "sqlite":  # the plans `parsec history` runs with sqlite3 (newest_first.py)
+                found = _newest_on_sqlite(connection, query)
+            else:
+                conditions = execution_conditions(connection, query)
+                if conditions is None:
+                    return []
                 statement = select(executions).where(*conditions).order_by(*NEWEST_FIRST)
                 if query.limit and query.limit > 0:
                     statement = statement.limit(query.limit)
@@ -382,7 +372,7 @@ class SqlStore(Forgetting):
         c = achievements_table.c
         statement = select(achievements_table).order_by(c.completed_at.desc()).limit(limit)
         if cwd is not None:
-            statement = statement.where(under_directory(c.working_directory, cwd))
+            statement = statement.where(under_directory("working_directory", cwd))
         with self.db.read() as connection:
             found = connection.execute(statement).mappings().all()
         return [
@@ -437,6 +427,24 @@ def _sqlite_payloads(batch: list[DirectCommandExecution]) -> Iterator[str]:
 
 
 achievements_table = achievements  # the method argument `achievements` shadows the table name
+
+
+def _newest_on_sqlite(connection: Connection, query: ExecutionQuery) -> list[dict[str, Any]]:
+    def run(sql: str, params: Sequence[Any]) -> Sequence[Sequence[Any]]:
+        return connection.exec_driver_sql(sql, tuple(params)).fetchall()
+
+    before = None
+    if query.before_id is not None:
+        anchor = run("SELECT executed_at, seq FROM executions WHERE id = ?", (query.before_id,))
+        if not anchor:
+            return []
+        before = (anchor[0][0], anchor[0][1])
+    found = []
+    for row in newest_executions(run, query, EXECUTION_COLUMNS, before):
+        item = dict(zip(EXECUTION_COLUMNS, row))
+        item["executed_at"] = from_micros(item["executed_at"])
+        found.append(item)
+    return found
 
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]

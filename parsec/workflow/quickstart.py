@@ -6,7 +6,7 @@ another ~200 ms; the budget from Enter to the first model request is 200 ms in a
 - `DeferredStore` answers the reads the planning context needs (the session and its history,
   executions to learn preferences from, recent achievements) straight from a SQLite store with
   the standard library's `sqlite3` (read-only, the same schema revision as `store.history`'s fast
-  path), and holds the writes made before the request (a new session, the planning conversation)
+  path, the store's own SQL: `store.execution_sql`, `store.newest_first`), and holds the writes made before the request (a new session, the planning conversation)
   as copies. `claim_opening()`, called as the planning request goes out, hands a background
   thread the job of opening the real store and writing them; every later call waits for the real
   store, so the conversation is saved after every change from then on, before any command runs.
@@ -29,11 +29,9 @@ from typing import Any
 
 from ..context.tokens import _MessageCounting, get_token_counter
 from ..errors import NotFound
-
-_EXECUTION_COLUMNS = (
-    "id, session_id, command, executed_at, duration_ms, exit_status, pipeline_statuses, stdout, "
-    "stderr, cwd, cwd_after, host, user, source"
-)
+from ..store.execution_sql import Positional, under_directory
+from ..store.history import HistoryQuery
+from ..store.newest_first import EXECUTION_COLUMNS, newest_executions
 
 
 class Utf8BoundCounter(_MessageCounting):
@@ -217,12 +215,8 @@ class DeferredStore:
             row = connection.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
                 return NotFound(f"no session {session_id}; `parsec sessions` lists them")
-            history = connection.execute(
-                f"SELECT {_EXECUTION_COLUMNS} FROM executions WHERE session_id = ? "
-                "ORDER BY executed_at DESC, seq DESC LIMIT ?",
-                (session_id, history_limit),
-            ).fetchall()
-            return _session_from_row(row, [_execution_from_row(r) for r in reversed(history)])
+            history = _newest(connection, HistoryQuery(session_id=session_id, limit=history_limit))
+            return _session_from_row(row, history[::-1])
 
         found = self._raw(read)
         if found is None:
@@ -232,44 +226,17 @@ class DeferredStore:
         return found
 
     def query_executions(self, query: Any) -> list[Any]:
-        simple = (
-            query.cwd is None
-            and query.exit_status is None
-            and query.failed is None
-            and query.host is None
-            and query.since is None
-            and query.until is None
-            and not query.search
-            and query.before_id is None
-        )
-
-        def read(connection: sqlite3.Connection) -> list[Any]:
-            connection.row_factory = sqlite3.Row
-            where, args = ("WHERE session_id = ? ", [query.session_id]) if query.session_id is not None else ("", [])
-            limit = " LIMIT ?" if query.limit and query.limit > 0 else ""
-            if limit:
-                args.append(query.limit)
-            found = connection.execute(
-                f"SELECT {_EXECUTION_COLUMNS} FROM executions {where}ORDER BY executed_at DESC, seq DESC{limit}", args
-            ).fetchall()
-            return [_execution_from_row(r) for r in found]
-
-        found = self._raw(read) if simple else None
+        # The store's own plans (newest_first.py); a page goes to the store.
+        found = self._raw(lambda connection: _newest(connection, query)) if query.before_id is None else None
         return self.result().query_executions(query) if found is None else found
 
     def recent_achievements(self, cwd: str | None = None, limit: int = 10) -> list[dict]:
         def read(connection: sqlite3.Connection) -> list[dict]:
             connection.row_factory = sqlite3.Row
-            where, args = "", []
-            if cwd is not None:  # the same index range as queries.under_directory
-                base = cwd.rstrip("/")
-                where = "WHERE (working_directory >= ? AND working_directory < ?)"
-                args = [base + "/", base + "0"]
-                if base:
-                    where = "WHERE (working_directory = ? OR (working_directory >= ? AND working_directory < ?))"
-                    args.insert(0, base)
+            bind = Positional()
+            inside = f" WHERE {under_directory('working_directory', cwd, bind)}" if cwd is not None else ""
             found = connection.execute(
-                f"SELECT * FROM achievements {where} ORDER BY completed_at DESC LIMIT ?", [*args, limit]
+                f"SELECT * FROM achievements{inside} ORDER BY completed_at DESC LIMIT {bind(limit)}", bind.values
             ).fetchall()
             return [
                 {
@@ -294,10 +261,17 @@ def _from_micros(value: int | None) -> Any:
     return None if value is None else from_micros(value)
 
 
-def _execution_from_row(row: sqlite3.Row) -> Any:
+def _newest(connection: sqlite3.Connection, query: Any) -> list[Any]:
     from ..store.rows import execution_from_row
 
-    return execution_from_row({**dict(row), "executed_at": _from_micros(row["executed_at"])})
+    found = []
+    for row in newest_executions(
+        lambda sql, params: connection.execute(sql, params).fetchall(), query, EXECUTION_COLUMNS
+    ):
+        item = dict(zip(EXECUTION_COLUMNS, row))  # and seq, last, left out
+        item["executed_at"] = _from_micros(item["executed_at"])
+        found.append(execution_from_row(item))
+    return found
 
 
 def _session_from_row(row: sqlite3.Row, history: list[Any]) -> Any:

@@ -144,7 +144,7 @@ def test_fast_path_and_store_agree_with_the_reference(filled, sqlite_url, query)
 def test_windowed_search_with_small_slices_and_rows_out_of_order(filled, sqlite_url, monkeypatch, query) -> None:
     """Slices of 25 rows force many windows; old imported rows appended last (high seq, old time)
     must not hide newer rows or jump ahead of them."""
-    import parsec.store.history as history
+    from parsec.store import newest_first
 
     store, items, sessions = filled
     late = [
@@ -159,18 +159,22 @@ def test_windowed_search_with_small_slices_and_rows_out_of_order(filled, sqlite_
         for i in range(30)
     ]
     store.append_executions(late)
-    monkeypatch.setattr(history, "FIRST_SLICE", 25)
+    monkeypatch.setattr(newest_first, "FIRST_SLICE", 25)
     with fast_connection(sqlite_file(sqlite_url)) as connection:
         assert [r["id"] for r in history_sqlite(connection, query)] == _reference(items + late, query)
 
 
 def test_large_subtree_takes_the_newest_first_plan(filled, sqlite_url) -> None:
-    from parsec.store.history import _large_subtree
+    from parsec.store.newest_first import _large_subtree
 
     with fast_connection(sqlite_file(sqlite_url)) as connection:
-        assert _large_subtree(connection, HistoryQuery(cwd="/home/me", cwd_subtree=True, limit=3))
-        assert not _large_subtree(connection, HistoryQuery(cwd="/home/me", cwd_subtree=True, limit=50))
-        assert not _large_subtree(connection, HistoryQuery(cwd="/home/me", limit=3))
+
+        def run(sql, params):
+            return connection.execute(sql, params).fetchall()
+
+        assert _large_subtree(run, HistoryQuery(cwd="/home/me", cwd_subtree=True, limit=3))
+        assert not _large_subtree(run, HistoryQuery(cwd="/home/me", cwd_subtree=True, limit=50))
+        assert not _large_subtree(run, HistoryQuery(cwd="/home/me", limit=3))
 
 
 def test_session_filter(filled, sqlite_url) -> None:

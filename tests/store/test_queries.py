@@ -89,6 +89,26 @@ def test_paging_with_before_id(store, rows):
     assert store.query_executions(ExecutionQuery(before_id=new_id())) == []
 
 
+def test_paging_through_a_search(store):
+    # On SQLite a limited search reads slices (newest_first.py); the page's anchor applies in each.
+    session = new_id()
+    store.append_executions(
+        [
+            DirectCommandExecution(session_id=session, command=f"{'git log' if i % 3 else 'make'} {i}", executed_at=T0)
+            for i in range(40)
+        ]
+    )
+    everything = store.query_executions(ExecutionQuery(search="git", limit=0))
+    pages, before = [], None
+    while True:
+        page = store.query_executions(ExecutionQuery(search="git", limit=4, before_id=before))
+        if not page:
+            break
+        pages += page
+        before = page[-1].id
+    assert len(everything) == 26 and ids_of(pages) == ids_of(everything)
+
+
 def test_same_instant_ties_keep_insertion_order(store):
     session = new_id()
     batch = [DirectCommandExecution(session_id=session, command=f"c{i}", executed_at=T0) for i in range(5)]
@@ -159,13 +179,13 @@ def test_forget_removes_the_text_from_the_sqlite_file(sqlite_url):
 
 
 def test_search_is_exact_when_history_is_imported_out_of_order(store, monkeypatch):
-    # SQLite searches slices of recent rows (parsec/store/windowed.py); tiny slices and rows whose
-    # time does not follow insertion order must still give exactly the newest matches.
+    # SQLite searches slices of recent rows (parsec/store/newest_first.py); tiny slices and rows
+    # whose time does not follow insertion order must still give exactly the newest matches.
     import random
 
-    from parsec.store import windowed
+    from parsec.store import newest_first
 
-    monkeypatch.setattr(windowed, "FIRST_SLICE", 7)
+    monkeypatch.setattr(newest_first, "FIRST_SLICE", 7)
     rng = random.Random(3)
     session = new_id()
     items = [
@@ -197,13 +217,14 @@ def test_search_is_exact_when_history_is_imported_out_of_order(store, monkeypatc
         assert ids_of(got) == wanted, search
 
 
-@pytest.mark.parametrize("max_directories", [64, 3])  # 3: too many directories, the plain plan
-def test_subtree_newest_first_matches_brute_force(store, monkeypatch, max_directories):
+# 0: every subtree is "large" (SQLite reads the time index newest first); 10**6: never (it sorts)
+@pytest.mark.parametrize("subtree_factor", [0, 10**6])
+def test_subtree_newest_first_matches_brute_force(store, monkeypatch, subtree_factor):
     import random
 
-    from parsec.store import windowed
+    from parsec.store import newest_first
 
-    monkeypatch.setattr(windowed, "MAX_DIRECTORIES", max_directories)
+    monkeypatch.setattr(newest_first, "SUBTREE_FACTOR", subtree_factor)
     rng = random.Random(5)
     directories = ["/w", "/w/a", "/w/a/b", "/w/b", "/w-x", "/w.d", "/wa", "/v", "/w/c/d/e"]
     session = new_id()

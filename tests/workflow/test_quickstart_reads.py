@@ -1,0 +1,121 @@
+"""The start of `parsec ask` reads the planning context with sqlite3 (workflow/quickstart.py's
+DeferredStore) before SQLAlchemy is loaded. It must answer exactly what the store answers on the
+same SQLite file: the same filters (store/execution_sql.py), the same order, the same rows."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from parsec.models.session import DirectCommandExecution, Session
+from parsec.store import open_store
+from parsec.store.base import ExecutionQuery
+from parsec.workflow.quickstart import DeferredStore
+
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
+DIRS = ["/home/me/app", "/home/me/app/src", "/home/me/apple", "/home/me", "/tmp", "/"]
+
+
+@pytest.fixture
+def filled(sqlite_url):
+    store = open_store(sqlite_url)
+    rng = random.Random(4)
+    sessions = [Session(shell="zsh", host="laptop", user="me", created_at=T0, last_active=T0) for _ in range(2)]
+    for session in sessions:
+        store.save_session(session)
+    store.append_executions(
+        [
+            DirectCommandExecution(
+                session_id=rng.choice(sessions).id,
+                command=f"{rng.choice(['make test', 'git status', 'ls -la', 'echo 50%_off'])} {i}",
+                executed_at=T0 + timedelta(seconds=i * 11 + rng.randint(0, 3)),
+                exit_status=rng.choice([0, 0, 1, 127, None]),
+                duration_ms=rng.randint(0, 900),
+                working_directory=rng.choice(DIRS),
+                host=rng.choice(["laptop", "server"]),
+                user="me",
+            )
+            for i in range(300)
+        ]
+    )
+    for n, directory in enumerate([*DIRS, "/home/me/app/"]):
+        store.save_achievements(
+            f"conv{n}", f"task {n}", directory, [f"did {n}"], [f"{directory}/f{n}"], T0 + timedelta(minutes=n)
+        )
+    yield store, sessions
+    store.close()
+
+
+def _deferred(store, url: str) -> DeferredStore:
+    return DeferredStore(lambda: store, url)
+
+
+def _queries(sessions: list[Session]) -> list[ExecutionQuery]:
+    return [
+        ExecutionQuery(limit=200),
+        ExecutionQuery(limit=0),
+        ExecutionQuery(session_id=sessions[0].id, limit=40),
+        ExecutionQuery(cwd="/home/me/app", limit=0),
+        ExecutionQuery(cwd="/home/me/app", cwd_subtree=True, limit=25),
+        ExecutionQuery(cwd="/home/me/app/", cwd_subtree=True, failed=True, limit=0),
+        ExecutionQuery(cwd="/", cwd_subtree=True, exit_status=127, limit=10),
+        ExecutionQuery(failed=False, host="server", limit=30),
+        ExecutionQuery(since=T0 + timedelta(minutes=5), until=T0 + timedelta(minutes=20), limit=0),
+    ]
+
+
+def test_executions_read_by_sqlite3_are_the_stores(filled, sqlite_url) -> None:
+    store, sessions = filled
+    for query in _queries(sessions):
+        deferred = _deferred(store, sqlite_url)
+        fast = deferred.query_executions(query)
+        assert not deferred.opened, "the read went to the store, not sqlite3"
+        assert fast == store.query_executions(query), query
+        assert fast, f"no rows: a query that tests nothing ({query})"
+
+
+def test_achievements_read_by_sqlite3_are_the_stores(filled, sqlite_url) -> None:
+    store, _ = filled
+    for cwd in (None, "/home/me/app", "/home/me/app/", "/home/me", "/", "/nowhere"):
+        deferred = _deferred(store, sqlite_url)
+        fast = deferred.recent_achievements(cwd, limit=5)
+        assert not deferred.opened
+        assert fast == store.recent_achievements(cwd, limit=5), cwd
+    assert {a["working_directory"] for a in store.recent_achievements("/home/me/app", limit=20)} == {
+        "/home/me/app",
+        "/home/me/app/src",
+        "/home/me/app/",
+    }
+
+
+def test_session_read_by_sqlite3_is_the_stores(filled, sqlite_url) -> None:
+    store, sessions = filled
+    deferred = _deferred(store, sqlite_url)
+    fast = deferred.load_session(sessions[1].id, history_limit=30)
+    assert not deferred.opened
+    assert fast == store.load_session(sessions[1].id, history_limit=30)
+    assert len(fast.command_history) == 30
+
+
+def test_searches_read_by_sqlite3_are_the_stores(filled, sqlite_url) -> None:
+    store, _ = filled
+    for query in (
+        ExecutionQuery(search="50%_ 1", limit=0),
+        ExecutionQuery(search="make test", limit=7),  # the windowed plan
+        ExecutionQuery(search="git", cwd="/home/me", cwd_subtree=True, failed=True, limit=5),
+    ):
+        deferred = _deferred(store, sqlite_url)
+        fast = deferred.query_executions(query)
+        assert not deferred.opened
+        assert fast == store.query_executions(query) and fast, query
+
+
+def test_a_page_goes_to_the_store(filled, sqlite_url) -> None:
+    store, _ = filled
+    first = store.query_executions(ExecutionQuery(limit=5))
+    deferred = _deferred(store, sqlite_url)
+    query = ExecutionQuery(limit=5, before_id=first[-1].id)
+    assert deferred.query_executions(query) == store.query_executions(query)
+    assert deferred.opened

@@ -29,7 +29,6 @@ COMMAND_MODULES = [
     "parsec.cli.shell_cmd",
     "parsec.cli.providers_cmd",
     "parsec.cli.prune_cmd",
-    "parsec.cli.sessions_cmd",
     "parsec.cli.stats_cmd",
 ]
 

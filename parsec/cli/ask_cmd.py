@@ -1,116 +1,64 @@
 """`parsec ask "…"` and `parsec resume [ID]`: run a prompt workflow with the user in control.
 
-`parsec ask` must reach its first model request quickly, so `entry.py` sends plain
-`parsec ask …` / `parsec resume …` lines to `fast_main`, which parses its few options with
-argparse and never imports typer; the typer commands below serve `--help` and every other path.
+`parsec ask` must reach its first model request quickly, so `entry.py` sends `parsec ask …` /
+`parsec resume …` lines to `fast_main`, which never imports typer; the typer app's `ask` and
+`resume` hand their raw arguments to it too, so there is one parser (arguments.py).
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import typer
-
-_YES_HELP = (
-    "Run low- and medium-risk commands without asking; stop at a high-risk one. --yes=low: low-risk commands only."
-)
-_JSON_HELP = (
-    "Print one JSON document on stdout however the run ends (docs/workflow.md § --json); "
-    "--json=full adds the whole conversation."
-)
+from typing import Any
 
 
-def register(app: typer.Typer) -> None:
-    import typer
+def register(app: Any) -> None:
+    from .app import state
+    from .arguments import raw_command
 
-    @app.command("ask")
-    def ask(
-        request: list[str] = typer.Argument(..., metavar="REQUEST...", help="What you want done, in plain words."),
-        yes: bool = typer.Option(False, "--yes", "-y", help=_YES_HELP),
-        json_output: bool = typer.Option(False, "--json", help=_JSON_HELP),
-        provider: str | None = typer.Option(None, "--provider", help="LLM provider for this run."),
-        model: str | None = typer.Option(None, "--model", help="Model for this run."),
-    ) -> None:
-        """Plan the request, then carry it out step by step, asking before each command."""
-        from .app import load_settings
-
-        code = run_workflow(
-            load_settings().settings,
-            prompt=" ".join(request),
-            conversation_id=None,
-            yes=yes,
-            json_output=json_output,
-            provider=provider,
-            model=model,
-        )
-        if code:
-            raise typer.Exit(code)
-
-    @app.command("resume")
-    def resume(
-        conversation_id: str | None = typer.Argument(
-            None, metavar="[ID]", help="Conversation id (default: the newest open one)."
-        ),
-        yes: bool = typer.Option(False, "--yes", "-y", help=_YES_HELP),
-        json_output: bool = typer.Option(False, "--json", help=_JSON_HELP),
-    ) -> None:
-        """Continue an interrupted conversation from its last completed step."""
-        from .app import load_settings
-
-        code = run_workflow(
-            load_settings().settings,
-            prompt=None,
-            conversation_id=conversation_id or "",
-            yes=yes,
-            json_output=json_output,
-            provider=None,
-            model=None,
-        )
-        if code:
-            raise typer.Exit(code)
+    raw_command(
+        app,
+        "ask",
+        "Plan the request, then carry it out step by step, asking before each command.",
+        lambda args: fast_main(["ask", *args], debug=state.debug, overrides=state.overrides),
+    )
+    raw_command(
+        app,
+        "resume",
+        "Continue an interrupted conversation from its last completed step.",
+        lambda args: fast_main(["resume", *args], debug=state.debug, overrides=state.overrides),
+    )
 
 
-def fast_main(args: list[str], *, debug: bool = False, sets: list[str] | None = None) -> int | None:
-    """`parsec ask|resume …` without typer (`debug` and `sets`: the global options given before
-    the command); None when the line needs the full app (e.g. --help)."""
-    import argparse
-
-    if any(a in ("-h", "--help") for a in args[1:]):
-        return None
-    debug = debug or "--debug" in args
-    parser = argparse.ArgumentParser(prog=f"parsec {args[0]}", add_help=False)
-    parser.add_argument("words", nargs="*")
-    parser.add_argument("--yes", "-y", action="store_true")
-    parser.add_argument("--yes-level", choices=("low", "medium"))
-    parser.add_argument("--json", dest="json_output", action="store_true")
-    parser.add_argument("--json-level", choices=("full",))
-    if args[0] == "ask":
-        parser.add_argument("--provider")
-        parser.add_argument("--model")
-    try:
-        options, unknown = parser.parse_known_args(_valued_flags(args[1:]))
-    except SystemExit:
-        return None
-    if unknown or (args[0] == "resume" and len(options.words) > 1):
-        return None  # let the full app explain the usage error
-    yes = options.yes_level or ("medium" if options.yes else None)
-    json_output = options.json_level or options.json_output
+def fast_main(
+    args: list[str],
+    *,
+    debug: bool = False,
+    sets: list[str] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> int:
+    """`parsec ask|resume …` (`args` from the command name on): parse (arguments.py), run, and
+    return the exit code. The global options given before the command: `debug`, and `overrides`
+    (parsed) or `sets` (the raw `--set` items)."""
     from .failures import run_reporting_errors
+
+    debug = debug or "--debug" in args
 
     def run() -> int:
         from ..config import load_config
+        from .arguments import parse_workflow
         from .global_options import parse_overrides
 
-        settings = load_config(parse_overrides(sets or [])).settings
+        options = parse_workflow(args[0], [arg for arg in args[1:] if arg != "--debug"])
+        if options is None:
+            return 0  # the help, printed
+        settings = load_config(overrides if overrides is not None else parse_overrides(sets or [])).settings
         if args[0] == "ask":
             return run_workflow(
                 settings,
                 prompt=" ".join(options.words),
                 conversation_id=None,
-                yes=yes,
-                json_output=json_output,
+                yes=options.yes,
+                json_output=options.json_output,
                 provider=options.provider,
                 model=options.model,
             )
@@ -118,27 +66,13 @@ def fast_main(args: list[str], *, debug: bool = False, sets: list[str] | None = 
             settings,
             prompt=None,
             conversation_id=options.words[0] if options.words else "",
-            yes=yes,
-            json_output=json_output,
+            yes=options.yes,
+            json_output=options.json_output,
             provider=None,
             model=None,
         )
 
     return run_reporting_errors(run, debug=debug)
-
-
-def _valued_flags(args: list[str]) -> list[str]:
-    """`--yes=low` → `--yes-level low`: the value only ever comes after `=`, so `--yes list
-    files` keeps `list` as a word of the request."""
-    out: list[str] = []
-    for arg in args:
-        if arg.startswith("--yes="):
-            out += ["--yes-level", arg[len("--yes=") :]]
-        elif arg.startswith("--json="):
-            out += ["--json-level", arg[len("--json=") :]]
-        else:
-            out.append(arg)
-    return out
 
 
 def run_workflow(

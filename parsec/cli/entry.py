@@ -1,7 +1,9 @@
 """Console-script entry point.
 
 `parsec init <shell>` runs once per new shell, so it is answered here without importing typer,
-pydantic or anything heavy. Everything else goes to the typer app.
+pydantic or anything heavy; `ask`, `resume`, `search`, `history` and `sessions` have start-up
+budgets too and go straight to their own entries (their arguments: arguments.py, parsed the same
+way when the typer app hands them over). Everything else goes to the typer app.
 """
 
 from __future__ import annotations
@@ -21,19 +23,15 @@ def main(argv: list[str] | None = None) -> int:
     if command[:1] in (["ask"], ["resume"]):  # the workflow's start-up budget has no room for typer
         from .ask_cmd import fast_main
 
-        code = fast_main(command, debug=debug, sets=sets)
-        if code is not None:
-            return code
+        return fast_main(command, debug=debug, sets=sets)
     if args[:1] == ["search"]:  # Ctrl-R: first frame within 100 ms, so no typer
         from .search.main import main as search_main
 
         return search_main(args[1:])
-    if args[:1] in (["history"], ["sessions"]):  # kept under 150 ms: no typer (it imports pydantic)
-        from .history_fast import try_fast
+    if command[:1] in (["history"], ["sessions"]):  # kept under 150 ms: no typer (it imports pydantic)
+        from .history_entry import run as run_history_command
 
-        code = try_fast(args)
-        if code is not None:
-            return code
+        return run_history_command(command, debug=debug, sets=sets)
     from .app import run
 
     return run(args)

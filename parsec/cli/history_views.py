@@ -1,7 +1,5 @@
-"""What `parsec history` and `parsec sessions` do and print, without typer (see history_fast.py).
-
-Shared by the typer commands (history_cmd.py, sessions_cmd.py) and the fast entry path.
-"""
+"""What `parsec history`, `parsec sessions` and `parsec sessions show` do and print, without
+typer (their arguments: arguments.py; their entry: history_entry.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +8,11 @@ import os
 import re
 import sys
 
+from .arguments import HISTORY_FIELDS as FIELDS
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
 if TYPE_CHECKING:
     from typing import Any
-
-FIELDS = ("id", "session", "time", "exit", "duration", "cwd", "host", "user", "source", "command")
-DEFAULT_FORMAT = "{time}  {exit:>4}  {command}"
 
 
 def _echo(text: str) -> None:
@@ -252,3 +249,62 @@ def _print_sessions(rows: list[dict[str, Any]], as_json: bool) -> None:
             for r in rows
         ],
     )
+
+
+def run_session_show(session_id: str, *, limit: int = 200, as_json: bool = False) -> None:
+    """The body of `parsec sessions show ID`: the session, its commands oldest first, its conversations."""
+    from ..store.history import HistoryQuery, history_via_store, resolve_session_id
+    from .history_common import human_duration, local_time, open_configured_store, to_json
+
+    with open_configured_store() as store:  # the --set overrides: load_settings reads them
+        full_id = current_session_id() if session_id == "current" else resolve_session_id(store, session_id)
+        session = store.load_session(full_id, history_limit=1)
+        newest = history_via_store(store, HistoryQuery(session_id=full_id, limit=limit), with_output=True)
+        commands = list(reversed(newest))
+        conversations = store.list_conversations(limit=1000, session_id=full_id)
+    for row in commands:
+        describe_output(row)  # the captured output, and which streams it holds
+    if as_json:
+        payload = {
+            "session": session.model_dump(mode="json", exclude={"command_history"}),
+            "commands": [{**row, "executed_at": row["executed_at"].isoformat()} for row in commands],
+            "conversations": [
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "prompt": c.original_prompt,
+                    "status": c.status.value,
+                    "created_at": c.created_at.isoformat(),
+                    "steps": c.step_count,
+                    "cwd": c.working_directory,
+                }
+                for c in conversations
+            ],
+        }
+        _echo(json.dumps(payload, indent=1, ensure_ascii=False, default=to_json))
+        return
+    end = session.ended_at or session.last_active
+    _echo(
+        f"session {session.id}  {session.shell or '?'} on {session.user}@{session.host}  "
+        f"pid {session.pid or '-'}  {session.tty}"
+    )
+    _echo(
+        f"started {local_time(session.created_at)}, "
+        f"{'ended' if session.ended_at else 'last active'} {local_time(end)} "
+        f"({human_duration((end - session.created_at).total_seconds())})"
+    )
+    if session.global_context.working_directory:
+        _echo(f"cwd {session.global_context.working_directory}")
+    _echo("")
+    print_executions(commands, output=True)
+    if conversations:
+        from .render import table
+
+        _echo("")
+        table(
+            ["conversation", "started", "status", "steps", "prompt"],
+            [
+                (c.id, local_time(c.created_at), c.status.value, c.step_count, c.original_prompt[:80])
+                for c in conversations
+            ],
+        )

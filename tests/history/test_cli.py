@@ -289,6 +289,8 @@ def run_via_typer(env: dict, *args: str) -> subprocess.CompletedProcess:
         ("history", "--format", "{id} {exit} {command}", "--search", "cargo", "--since", "2030-01-01"),
         ("history", "--exit", "maybe"),
         ("sessions", "--json"),
+        ("sessions", "show", "current", "--json"),
+        ("--set", "store.busy_timeout_ms=250", "history", "-n", "3", "--json"),
     ],
 )
 def test_fast_entry_and_typer_app_give_the_same_answer(env, recorded, args) -> None:
@@ -296,10 +298,44 @@ def test_fast_entry_and_typer_app_give_the_same_answer(env, recorded, args) -> N
     assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
 
 
-def test_fast_entry_leaves_help_and_typos_to_typer(env, recorded) -> None:
-    assert "Usage: parsec history" in run(env, "history", "--help").stdout
-    typo = run(env, "history", "--limt", "3")
-    assert typo.returncode != 0 and "--limt" in typo.stderr
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("history", "--help"),
+        ("sessions", "-h"),
+        ("sessions", "show", "--help"),
+        ("ask", "--help"),
+        ("resume", "--help"),
+    ],
+)
+def test_help_comes_from_the_one_parser_on_both_paths(env, recorded, args) -> None:
+    fast, slow = run(env, *args), run_via_typer(env, *args)
+    assert (
+        (fast.returncode, fast.stdout, fast.stderr)
+        == (slow.returncode, slow.stdout, slow.stderr)
+        == (0, fast.stdout, "")
+    )
+    assert fast.stdout.startswith(f"usage: parsec {' '.join(a for a in args if not a.startswith('-'))} ")
+    assert "--limit" in fast.stdout or "--yes" in fast.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("history", "--limt", "3"), "unrecognized arguments: --limt 3 (see parsec history --help)"),
+        (("history", "-n", "x"), "argument --limit/-n: expected a whole number, got 'x'"),
+        (("history", "--cwd", "a", "b"), "unrecognized arguments: b"),
+        (("sessions", "show"), "the following arguments are required: ID"),
+        (("sessions", "--json", "extra"), "unrecognized arguments: extra (see parsec sessions --help)"),
+        (("ask", "--yes=high", "x"), "--yes=high: use --yes=low or --yes=medium (see parsec ask --help)"),
+        (("ask", "--json=all", "x"), "--json=all: use --json=full"),
+        (("resume", "a", "b"), "unrecognized arguments: b (see parsec resume --help)"),
+    ],
+)
+def test_usage_errors_are_one_line_and_the_same_on_both_paths(env, recorded, args, message) -> None:
+    fast, slow = run(env, *args), run_via_typer(env, *args)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
+    assert fast.returncode == 2 and fast.stderr.count("\n") == 1 and message in fast.stderr, fast.stderr
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,173 @@
+"""The arguments of the commands that start without typer: `history`, `sessions`, `ask`, `resume`.
+
+These commands have start-up budgets that typer (which imports pydantic) does not fit in, so
+their options are declared once, here, for argparse, and parsed by it on every path: `entry.py`
+calls them directly, and the typer app registers them as commands that hand over their raw
+arguments (`raw_command`), so `parsec --set k=v history …` parses the same way. Help (`-h`,
+`--help`) is printed from these declarations; a usage error is a UsageError (one line, exit 2).
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import UsageError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
+HISTORY_FIELDS = ("id", "session", "time", "exit", "duration", "cwd", "host", "user", "source", "command")
+DEFAULT_FORMAT = "{time}  {exit:>4}  {command}"
+
+YES_HELP = "Run low- and medium-risk commands without asking; stop at a high-risk one. --yes=low: low-risk only."
+JSON_HELP = (
+    "Print one JSON document on stdout however the run ends (docs/workflow.md § --json); "
+    "--json=full adds the whole conversation."
+)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors as Parsec's usage errors and no abbreviated options."""
+
+    def __init__(self, prog: str, description: str) -> None:
+        super().__init__(prog=prog, description=description, allow_abbrev=False)
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def _int(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+
+
+def history_parser() -> Parser:
+    parser = Parser("parsec history", "Show recorded commands, newest first.")
+    add = parser.add_argument
+    add("--session", metavar="ID", help="'current' or a session id.")
+    add(
+        "--cwd",
+        nargs="?",
+        const=".",
+        metavar="PATH",
+        help="Only this directory; without PATH (or '.') the current one.",
+    )
+    add("--here", action="store_true", help="Only the current directory (same as --cwd .).")
+    add("--subtree", action="store_true", help="With --cwd: also every directory below it.")
+    add("--exit", dest="exit_filter", metavar="STATUS", help="ok, fail, or an exit status.")
+    add("--since", metavar="WHEN", help="2h, 3d, yesterday, 2024-05-01 ...")
+    add("--until", metavar="WHEN", help="Same forms as --since (exclusive).")
+    add("--host", help="Only commands run on this host.")
+    add("--search", "-s", metavar="TEXT", help="Full text: every word must appear.")
+    add("--limit", "-n", type=_int, default=50, metavar="N", help="How many (0: all; default 50).")
+    add("--json", dest="as_json", action="store_true", help="A JSON array of executions (with captured output).")
+    add("--output", action="store_true", help="Show captured output (parsec shell: stdout and stderr merged).")
+    add(
+        "--format",
+        dest="fmt",
+        metavar="TEMPLATE",
+        help=f"A template with fields {{{', '.join(HISTORY_FIELDS)}}}, e.g. '{DEFAULT_FORMAT}'.".replace("%", "%%"),
+    )
+    return parser
+
+
+def sessions_parser() -> Parser:
+    parser = Parser(
+        "parsec sessions", "Shell sessions, most recently active first: counts, duration, cwd, shell, host."
+    )
+    parser.add_argument("--limit", "-n", type=_int, default=50, help="How many sessions (default 50).")
+    parser.add_argument("--json", dest="as_json", action="store_true", help="A JSON array.")
+    return parser
+
+
+def sessions_show_parser() -> Parser:
+    parser = Parser("parsec sessions show", "One session: its details, its commands (oldest first), its conversations.")
+    parser.add_argument("session_id", metavar="ID", help="A session id, a unique prefix of one, or 'current'.")
+    parser.add_argument(
+        "--limit", "-n", type=_int, default=200, metavar="N", help="Newest commands to show (0: all; default 200)."
+    )
+    parser.add_argument(
+        "--json", dest="as_json", action="store_true", help="JSON: the session, its commands and conversations."
+    )
+    return parser
+
+
+def workflow_parser(command: str) -> Parser:
+    """`parsec ask REQUEST...` or `parsec resume [ID]`; read them with parse_workflow."""
+    if command == "ask":
+        parser = Parser("parsec ask", "Plan the request, then carry it out step by step, asking before each command.")
+        parser.add_argument("words", nargs="*", metavar="REQUEST", help="What you want done, in plain words.")
+    else:
+        parser = Parser("parsec resume", "Continue an interrupted conversation from its last completed step.")
+        parser.add_argument("words", nargs="?", metavar="ID", help="Conversation id (default: the newest open one).")
+    parser.add_argument("--yes", "-y", action="store_true", help=YES_HELP)
+    parser.add_argument("--yes-level", help=argparse.SUPPRESS)
+    parser.add_argument("--json", dest="json_output", action="store_true", help=JSON_HELP)
+    parser.add_argument("--json-level", help=argparse.SUPPRESS)
+    if command == "ask":
+        parser.add_argument("--provider", metavar="NAME", help="LLM provider for this run.")
+        parser.add_argument("--model", metavar="NAME", help="Model for this run.")
+    return parser
+
+
+def parse_workflow(command: str, args: list[str]) -> argparse.Namespace | None:
+    """The options of `parsec ask|resume` (None after printing help): `yes` is None, "low" or
+    "medium"; `json_output` False, True or "full"; `words` a list."""
+    parser = workflow_parser(command)
+    # A value only after `=` (`--yes=low`, `--json=full`), so `--yes list files` keeps `list` as a
+    # word of the request.
+    options = parse(parser, [_level_flag(arg) for arg in args])
+    if options is None:
+        return None
+    for flag, value, allowed in (
+        ("--yes", options.yes_level, ("low", "medium")),
+        ("--json", options.json_level, ("full",)),
+    ):
+        if value is not None and value not in allowed:
+            raise UsageError(
+                f"{flag}={value}: use {' or '.join(f'{flag}={a}' for a in allowed)} (see {parser.prog} --help)"
+            )
+    options.yes = options.yes_level or ("medium" if options.yes else None)
+    options.json_output = options.json_level or options.json_output
+    if not isinstance(options.words, list):
+        options.words = [] if options.words is None else [options.words]
+    return options
+
+
+def _level_flag(arg: str) -> str:
+    for flag in ("--yes", "--json"):
+        if arg.startswith(flag + "="):
+            return f"{flag}-level={arg[len(flag) + 1 :]}"
+    return arg
+
+
+def parse(parser: Parser, args: list[str]) -> argparse.Namespace | None:
+    """The options, or None after printing the help that -h/--help asked for."""
+    if any(arg in ("-h", "--help") for arg in args):
+        sys.stdout.write(parser.format_help())
+        return None
+    return parser.parse_intermixed_args(args)
+
+
+def raw_command(app: Any, name: str, help_text: str, run: Any) -> None:
+    """Register `name` on the typer app as a command that hands its raw arguments to `run(args)`
+    (which parses them with this module) and exits with the code it returns."""
+    import typer
+
+    def command(ctx: Any) -> None:
+        code = run(list(ctx.args))
+        if code:
+            raise typer.Exit(code)
+
+    command.__annotations__ = {"ctx": typer.Context, "return": None}  # typer reads the real classes
+    app.command(
+        name,
+        help=help_text,
+        add_help_option=False,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )(command)

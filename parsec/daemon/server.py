@@ -24,6 +24,7 @@ from .. import __version__
 from ..config import Settings
 from ..protocol import endpoints
 from ..protocol import messages as m
+from ..protocol import replies as r
 from ..protocol.framing import ConnectionClosed, MessageTooLarge, read_line
 from ..routing import Classifier, reads_like_prose
 from .hook_channel import HookChannel
@@ -89,7 +90,7 @@ class Daemon:
         self._process = psutil.Process()
         self._process.cpu_percent(None)  # the first reading is always 0; start the clock now
         # One handler per request type, `_<type>`: a type without one fails here, at start-up.
-        self._handlers: dict[str, Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
+        self._handlers: dict[str, Callable[[Any, dict[str, Any]], Awaitable[r.Reply | r.ErrorReply]]] = {
             kind: getattr(self, f"_{kind}") for kind in m.REQUEST_TYPES
         }
 
@@ -167,7 +168,9 @@ class Daemon:
             # The peer's uid is checked before a byte of it is read: another user (were the
             # directory's modes loosened) is answered once and closed, holding nothing.
             if not self._same_user(writer):
-                writer.write(m.encode(m.error_reply(None, "unauthorized", "this daemon belongs to another user")))
+                writer.write(
+                    m.encode(r.ErrorReply.of(None, "unauthorized", "this daemon belongs to another user").wire())
+                )
                 async with asyncio.timeout(1.0):
                     await writer.drain()
                 return
@@ -178,7 +181,9 @@ class Daemon:
                         line = await read_line(reader)
                 except MessageTooLarge:
                     writer.write(
-                        m.encode(m.error_reply(None, "too_large", f"messages are limited to {self.limit} bytes"))
+                        m.encode(
+                            r.ErrorReply.of(None, "too_large", f"messages are limited to {self.limit} bytes").wire()
+                        )
                     )
                     return
                 except (ConnectionClosed, TimeoutError):
@@ -220,88 +225,89 @@ class Daemon:
             request = m.parse_request(line)
         except m.BadMessage as err:
             req_id, noreply = m.envelope(line)
-            return None if noreply and not conn.get("sees_refusals") else m.error_reply(req_id, err.code, str(err))
+            refused = r.ErrorReply.of(req_id, err.code, str(err))
+            return None if noreply and not conn.get("sees_refusals") else refused.wire()
         try:
             reply = await self._handlers[request.type](request, conn)
         except JournalError as err:
             self.last_error = f"{time.strftime('%H:%M:%S')} {err}"
-            reply = m.error_reply(request.id, "unavailable", str(err))
+            reply = r.ErrorReply.of(request.id, "unavailable", str(err))
         except Exception as err:  # a bug in one handler must not take the daemon down
             log.exception("internal error handling %s", request.type)
-            reply = m.error_reply(request.id, "internal", f"{type(err).__name__}: {err}"[:300])
+            reply = r.ErrorReply.of(request.id, "internal", f"{type(err).__name__}: {err}"[:300])
         if request.noreply and not conn.get("sees_refusals"):  # the spool and FIFO readers retry refusals
-            if not reply.get("ok"):
-                log.debug("noreply %s refused: %s", request.type, reply["error"]["code"])
+            if isinstance(reply, r.ErrorReply):
+                log.debug("noreply %s refused: %s", request.type, reply.error.code)
             return None  # the hook is not reading: a reply would be taken for the next answer
-        return reply
+        return reply.wire()
 
     # --- handlers --------------------------------------------------------------------------
-    async def _hello(self, req: m.Hello, conn: dict[str, Any]) -> dict[str, Any]:
-        return m.ok_reply(req.id, version=__version__)
+    async def _hello(self, req: m.Hello, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+        return r.HelloReply(id=req.id, version=__version__)
 
-    async def _ping(self, req: m.Ping, conn: dict[str, Any]) -> dict[str, Any]:
-        return m.ok_reply(req.id)
+    async def _ping(self, req: m.Ping, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+        return r.Ack(id=req.id)
 
-    async def _session_start(self, req: m.SessionStart, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _session_start(self, req: m.SessionStart, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         session, records = self.recorder.start(req)
         await self._journal(records)
-        return m.ok_reply(req.id, session_id=session.id)
+        return r.SessionStartReply(id=req.id, session_id=session.id)
 
-    async def _command_started(self, req: m.CommandStarted, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _command_started(self, req: m.CommandStarted, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         await self._journal(self.recorder.command_started(req))
-        return m.ok_reply(req.id)
+        return r.Ack(id=req.id)
 
-    async def _command_finished(self, req: m.CommandFinished, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _command_finished(self, req: m.CommandFinished, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         records = await self.recorder.command_finished(req)
         await self._journal(records)
-        return m.ok_reply(req.id, recorded=bool(records.executions))
+        return r.CommandFinishedReply(id=req.id, recorded=bool(records.executions))
 
-    async def _command_output(self, req: m.CommandOutput, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _command_output(self, req: m.CommandOutput, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         self.recorder.command_output(req)
-        return m.ok_reply(req.id)
+        return r.Ack(id=req.id)
 
-    async def _session_end(self, req: m.SessionEnd, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _session_end(self, req: m.SessionEnd, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         await self._journal(await self.recorder.end(req.session))
-        return m.ok_reply(req.id)
+        return r.Ack(id=req.id)
 
-    async def _classify(self, req: m.Classify, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _classify(self, req: m.Classify, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         if req.after_127:  # needs no learned choices, so not the classifier either
             return _after_command_not_found(req)
         classifier = await self._get_classifier()
         if classifier is None:
-            return m.error_reply(req.id, "unavailable", "classifier unavailable")
+            return r.ErrorReply.of(req.id, "unavailable", "classifier unavailable")
         decision = classifier.classify(
             req.text, first_word=req.first_word, parses=req.parses, cwd=req.cwd, shell=req.shell
         )
-        return m.ok_reply(req.id, **decision.as_dict())
+        return r.ClassifyReply(id=req.id, **decision.as_dict())
 
-    async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         classifier = await self._get_classifier()
         if classifier is None:
-            return m.error_reply(req.id, "unavailable", "classifier unavailable")
+            return r.ErrorReply.of(req.id, "unavailable", "classifier unavailable")
         await asyncio.get_running_loop().run_in_executor(None, classifier.learn, req.text, req.first_word, req.chosen)
-        return m.ok_reply(req.id)
+        return r.Ack(id=req.id)
 
-    async def _classifier_reload(self, req: m.ClassifierReload, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _classifier_reload(self, req: m.ClassifierReload, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         if self._classifier is not None and self._classifier.done():  # not loaded yet: nothing stale
             classifier = self._classifier.result()
             if classifier is not None:
                 await asyncio.get_running_loop().run_in_executor(None, classifier.reload)
-        return m.ok_reply(req.id)
+        return r.Ack(id=req.id)
 
-    async def _status(self, req: m.Status, conn: dict[str, Any]) -> dict[str, Any]:
-        return m.ok_reply(req.id, **self.status())
+    async def _status(self, req: m.Status, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+        return r.StatusReply(id=req.id, **self.status())
 
-    async def _current_session(self, req: m.CurrentSession, conn: dict[str, Any]) -> dict[str, Any]:
-        return m.ok_reply(req.id, session_id=self.recorder.session_id(key=req.session, pid=req.pid))
+    async def _current_session(self, req: m.CurrentSession, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+        return r.CurrentSessionReply(id=req.id, session_id=self.recorder.session_id(key=req.session, pid=req.pid))
 
-    async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> dict[str, Any]:
+    async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         in_store = await self.writer.flush_within(self.writer.hung_after_s)
-        return m.ok_reply(
-            req.id,
+        return r.FlushReply(
+            id=req.id,
             in_store=in_store,
             queue_depth=self.journal.depth,
-            **({} if in_store else {"store_problem": self.writer.problem}),
+            store_problem=None if in_store else self.writer.problem,
         )
 
     # --- helpers ---------------------------------------------------------------------------
@@ -375,15 +381,15 @@ class Daemon:
         }
 
 
-def _after_command_not_found(req: m.Classify) -> dict[str, Any]:
+def _after_command_not_found(req: m.Classify) -> r.ClassifyReply:
     """The exit-127 check: stricter than the live decision, so a typo (`gti status`) is never
     offered to Parsec while a sentence (`tidy up the readme`) is."""
     if reads_like_prose(req.text):
-        return m.ok_reply(
-            req.id, decision="prompt", confidence=0.8, reason="command not found, and the line reads like a sentence"
+        return r.ClassifyReply(
+            id=req.id, decision="prompt", confidence=0.8, reason="command not found, and the line reads like a sentence"
         )
-    return m.ok_reply(
-        req.id,
+    return r.ClassifyReply(
+        id=req.id,
         decision="command",
         confidence=0.8,
         reason="command not found, but the line reads like a mistyped command",

@@ -1,4 +1,5 @@
-"""Every daemon message as a pydantic model, shared by the daemon, the client and the tests.
+"""Every daemon request as a pydantic model, shared by the daemon, the client and the tests (the
+replies: replies.py).
 
 The wire format (docs/protocol.md): one JSON object per line with `"v": 1` and `"type"`; an
 optional `"id"` is echoed in the reply; `"noreply": true` asks for no reply. Unknown fields are
@@ -242,14 +243,6 @@ def envelope(line: bytes | str) -> tuple[int | str | None, bool]:
     value = data.get("id")
     req_id = value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
     return req_id, data.get("noreply") is True
-
-
-def ok_reply(req_id: int | str | None, **fields: Any) -> dict[str, Any]:
-    return {"v": PROTOCOL_VERSION, "id": req_id, "ok": True, **fields}
-
-
-def error_reply(req_id: int | str | None, code: ErrorCode, message: str) -> dict[str, Any]:
-    return {"v": PROTOCOL_VERSION, "id": req_id, "ok": False, "error": {"code": code, "message": message}}
 
 
 def request_line(kind: str, **fields: Any) -> bytes:

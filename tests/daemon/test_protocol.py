@@ -359,10 +359,3 @@ def test_every_message_writer_speaks_the_daemons_protocol_version():
     assert {"shell-hooks/parsec.bash", "shell-hooks/parsec.zsh", "shell-hooks/parsec.fish"} <= set(found)
     assert "parsec/cli/hook_relay.py" in found
     assert {path: versions for path, versions in found.items() if versions != {str(PROTOCOL_VERSION)}} == {}
-
-
-def test_every_request_type_has_its_handler():
-    from parsec.daemon.server import Daemon
-    from parsec.protocol.messages import REQUEST_TYPES
-
-    assert all(callable(getattr(Daemon, f"_{kind}", None)) for kind in REQUEST_TYPES)

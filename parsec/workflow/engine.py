@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import ParsecError
 from ..models.base import utcnow
+from ..models.session import Session
 from ..models.workflow import (
     Approval,
     Conversation,
@@ -30,7 +31,7 @@ from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan
 from .quickstart import REQUEST_SETTLE_S, planning_messages, run_later, when_request_sent
-from .runner_parts import RunOptions, WorkflowUI
+from .runner_parts import RunnerContext, RunnerProvider, RunnerStore, RunOptions, WorkflowUI
 from .schemas import CommandCandidate, meets
 from .shell import PersistentShell
 from .stepgen import ask_step, request_overhead, step_request
@@ -67,12 +68,12 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         self,
         conversation: Conversation,
         *,
-        store: Any,
-        provider: Any,
-        context: Any,
+        store: RunnerStore,
+        provider: RunnerProvider,
+        context: RunnerContext,
         ui: WorkflowUI,
         options: RunOptions,
-        session: Any = None,
+        session: Session | None = None,
     ) -> None:
         self.conversation = conversation
         self.store = store
@@ -168,7 +169,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         conversation = self.conversation
         self.ui.say(f"Planning: {conversation.original_prompt}")
         messages = planning_messages(self.context, conversation, self.session)
-        for warning in getattr(self.context, "warnings", []):  # e.g. a failing static context command
+        for warning in self.context.warnings:  # e.g. a failing static context command
             self._warn_once(warning)
         # While the model thinks, not before it is asked: open the store (writing what it held),
         # load the token encoding and the modules the steps need.
@@ -344,16 +345,14 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         summary.environment_changes = [c for s in conversation.steps for c in s.environment_changes]
         conversation.transition(ConversationStatus.finished)
         self.save()
-        saver = getattr(self.store, "save_achievements", None)
-        if saver is not None:
-            saver(
-                conversation.id,
-                conversation.name,
-                conversation.working_directory,
-                summary.key_achievements,
-                [a.path for a in summary.generated_artifacts],
-                conversation.finished_at or utcnow(),
-            )
+        self.store.save_achievements(
+            conversation.id,
+            conversation.name,
+            conversation.working_directory,
+            summary.key_achievements,
+            [a.path for a in summary.generated_artifacts],
+            conversation.finished_at or utcnow(),
+        )
         self.ui.say(f"Finished: {conversation.name}", style="bold green")
         from .wrapup import final_summary
 

@@ -8,17 +8,26 @@ rely on: the runner sets these attributes in its __init__ and defines these meth
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from pydantic import BaseModel
 
 from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import Conversation
 
 if TYPE_CHECKING:
+    from ..context.tokens import TokenCounter
+    from ..models.chat import ChatMessage
+    from ..models.session import Session
+    from ..providers.base import ChatResult
     from .risk import RiskVerdict
     from .schemas import CommandCandidate
     from .shell import PersistentShell
+
+Reply = TypeVar("Reply", bound=BaseModel)
 
 
 @dataclass
@@ -53,12 +62,64 @@ class WorkflowUI(Protocol):
     def command_streams(self) -> tuple[Any, int | None]: ...
 
 
+class RunnerStore(Protocol):
+    """What the runner asks of the store: store.sql_store.SqlStore, or quickstart.DeferredStore
+    while `parsec ask` starts (which may also offer `claim_opening`, see engine._warm_up)."""
+
+    def save_conversation(self, conversation: Conversation) -> None: ...
+    def save_achievements(
+        self,
+        conversation_id: str,
+        name: str,
+        working_directory: str,
+        achievements: list[str],
+        artifacts: list[str],
+        completed_at: datetime,
+    ) -> None: ...
+
+
+class RunnerProvider(Protocol):
+    """What the runner asks of the model (providers.base.Provider: every wire format)."""
+
+    model: str
+
+    def stream(
+        self, messages: Sequence[ChatMessage], *, purpose: str = ..., max_tokens: int | None = ...
+    ) -> Iterator[str]: ...
+    def structured(
+        self,
+        messages: Sequence[ChatMessage],
+        output_model: type[Reply],
+        *,
+        purpose: str = ...,
+        max_tokens: int | None = ...,
+    ) -> tuple[Reply, ChatResult]: ...
+
+
+class RunnerContext(Protocol):
+    """What the runner asks of the context builder (context.engine.ContextEngine)."""
+
+    counter: TokenCounter
+    warnings: list[str]
+
+    def planning_messages(self, conversation: Conversation, session: Session | None) -> list[ChatMessage]: ...
+    def step_messages(
+        self,
+        conversation: Conversation,
+        step_index: int,
+        environment: dict[str, Any] | None = None,
+        reserve: int = 0,
+        dynamic: str | None = None,
+    ) -> tuple[list[ChatMessage], Any, Any]: ...
+    def fit_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]: ...
+
+
 class RunnerParts:
     conversation: Conversation
     options: RunOptions
     ui: WorkflowUI
-    provider: Any  # a providers.base.LLMProvider
-    context: Any  # a context.engine.ContextEngine
+    provider: RunnerProvider
+    context: RunnerContext
     executed_commands: list[str]
     _pending_command: str
     _step_messages: list[Any]

@@ -33,7 +33,7 @@ _LOADING = {"load_config": True}
 
 def _valid_regex(value: str, info: ValidationInfo) -> str:
     """A regex setting must compile here, so `config show` and `doctor` report it, not the daemon later."""
-    from .privacy.engine import RegexError, compile_re2
+    from .privacy.matcher import RegexError, compile_re2
 
     try:
         re.compile(value)

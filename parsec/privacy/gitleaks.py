@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-from .engine import WORD_BYTES, SecretPattern, compile_re2
+from .matcher import WORD_BYTES, SecretPattern, compile_re2
 
 _LAZY_PREFIX = "[\\w.-]{0,50}?"
 

@@ -1,7 +1,7 @@
 """Secret masking: find credentials in text and replace each by `[REDACTED:<kind>]`.
 
 Runs on every command the daemon records and on every byte sent to a model, so it is built to be
-linear and cheap: all patterns are RE2 (no backtracking, see engine.py) and one pass over the text
+linear and cheap: all patterns are RE2 (no backtracking, see matcher.py) and one pass over the text
 with a set of literal keywords decides which patterns can match at all. Two tables are applied:
 Parsec's generic shapes (shapes.py: `--password X`, `NAME=value`, `-u user:pw`, headers …) and
 gitleaks' provider formats (gitleaks.py). Each masks only the secret, so
@@ -43,7 +43,7 @@ def builtin_patterns() -> tuple:
 
 @lru_cache(maxsize=1)
 def _builtin_gate():
-    from .engine import KeywordGate
+    from .matcher import KeywordGate
 
     return KeywordGate(builtin_patterns())
 
@@ -198,7 +198,7 @@ def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] ext
     a group named `s` limits what is masked."""
     if not patterns:
         return ()
-    from .engine import RegexError, SecretPattern, compile_re2
+    from .matcher import RegexError, SecretPattern, compile_re2
 
     compiled = []
     for raw in patterns:

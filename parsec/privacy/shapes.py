@@ -6,7 +6,7 @@ for the tools that read it so, `curl -u user:pw`, `htpasswd -b`, `gh secret set 
 headers of any name, URL credentials, and a few provider prefixes kept with shorter minimum
 lengths than gitleaks' (a truncated token is still a secret).
 
-All patterns are RE2 syntax (no look-around, see engine.py). Each masks its group `s`, or its
+All patterns are RE2 syntax (no look-around, see matcher.py). Each masks its group `s`, or its
 whole match. Keywords gate them: a pattern runs only on text holding one of its keywords.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .engine import WORD_BYTES, SecretPattern, compile_re2
+from .matcher import WORD_BYTES, SecretPattern, compile_re2
 
 # A value after `=`, `--flag ` or `:`: quoted, or up to the next shell separator; not a
 # redirection, a pipe, a reference (`$…`, `` ` ``) or the next flag.

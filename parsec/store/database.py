@@ -2,7 +2,7 @@
 
 Every part of the store (sql_store.py, forgetting.py, prune.py, health.py) reads and writes
 through a Database, so none reaches into another's private names: `read()` is a connection,
-`write()` a transaction (BEGIN IMMEDIATE on SQLite, see engine.py), `errors()` turns driver
+`write()` a transaction (BEGIN IMMEDIATE on SQLite, see sql_engine.py), `errors()` turns driver
 errors into Parsec's (busy, damaged, disk full, unreachable), and `upsert` and `insert` hide the
 two backends' dialects.
 """
@@ -18,8 +18,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
 from ..errors import StoreError, StoreUnavailable
-from .engine import WRITE
 from .faults import not_writable
+from .sql_engine import WRITE
 
 
 class Database:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from ..errors import StoreNotWritable
-from .engine import sqlite_path
+from .sql_engine import sqlite_path
 
 
 def storage_fault(message: str) -> str | None:

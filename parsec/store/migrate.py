@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, inspect, text
 
 from ..errors import SchemaTooNew, StoreError
-from .engine import WRITE
+from .sql_engine import WRITE
 
 HEAD_REVISION = "0002"  # the newest revision in migrations/versions; a test keeps them in step
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"

@@ -6,8 +6,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import StoreError, StoreUnavailable
 from .database import first_line
-from .engine import create_store_engine
 from .migrate import ensure_schema
+from .sql_engine import create_store_engine
 from .sql_store import SqlStore
 
 

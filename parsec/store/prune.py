@@ -35,9 +35,9 @@ from ..models.retention import RetentionPolicy
 from ..models.workflow import Conversation
 from .base import PruneReport
 from .database import Database
-from .engine import WRITE
 from .rows import achievement_row
 from .schema import achievements, conversations, executions, sessions
+from .sql_engine import WRITE
 
 KEYS_PER_STATEMENT = 500  # ids bound into one IN (...) list
 # A writer that finds the store locked sleeps in SQLite's busy handler and retries after 1, 3, 8,

@@ -11,27 +11,25 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, case, delete, func, select
+from sqlalchemy import Connection, Engine, case, func, select
 
 from ..errors import NotFound
-from ..models.base import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
-from ..models.workflow import Conversation, ConversationStatus
-from ..privacy.masking import mask_json, store_gate
 from . import rows
-from .base import ConversationSummary, ExecutionQuery, PruneReport, SessionSummary
+from .achievements import Achievements
+from .base import ExecutionQuery, PruneReport, SessionSummary
+from .conversations import Conversations
 from .database import Database
 from .forgetting import Forgetting
+from .llm_usage import LlmUsage
 from .newest_first import EXECUTION_COLUMNS, newest_executions
-from .queries import NEWEST_FIRST, execution_conditions, under_directory
+from .preferences import Preferences
+from .queries import NEWEST_FIRST, execution_conditions
 from .schema import (
-    achievements,
     conversations,
     executions,
     from_micros,
-    llm_usage,
-    preferences,
     sessions,
     to_micros,
 )
@@ -39,7 +37,10 @@ from .schema import (
 INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one transaction per call
 
 
-class SqlStore(Forgetting):
+class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
+    """Sessions and their commands (here), and by concept: conversations.py, preferences.py,
+    llm_usage.py, achievements.py, forgetting.py (each a part of this class, sharing its `db`)."""
+
     def __init__(self, engine: Engine, url: str) -> None:
         self.db = Database(engine, url)
 
@@ -216,170 +217,6 @@ class SqlStore(Forgetting):
             )
             return [tuple(row) for row in found]
 
-    # --- conversations -----------------------------------------------------------------------
-
-    def save_conversation(self, conversation: Conversation) -> None:
-        statement = self.db.upsert(conversations, rows.conversation_row(conversation), key="id")
-        with self.db.write() as connection:
-            connection.execute(statement)
-
-    def load_conversation(self, conversation_id: str) -> Conversation:
-        with self.db.read() as connection:
-            data = connection.execute(
-                select(conversations.c.data).where(conversations.c.id == conversation_id)
-            ).scalar()
-        if data is None:
-            raise NotFound(f"no conversation {conversation_id}; `parsec conversations` lists them")
-        return rows.conversation_from_row({"data": data})
-
-    def list_conversations(
-        self, limit: int = 50, session_id: str | None = None, cwd: str | None = None
-    ) -> list[ConversationSummary]:
-        c = conversations.c
-        statement = select(
-            c.id,
-            c.session_id,
-            c.name,
-            c.original_prompt,
-            c.status,
-            c.created_at,
-            c.updated_at,
-            c.working_directory,
-            c.step_count,
-        ).order_by(c.updated_at.desc(), c.id.desc())
-        if session_id is not None:
-            statement = statement.where(c.session_id == session_id)
-        if cwd is not None:
-            statement = statement.where(c.working_directory == cwd)
-        with self.db.read() as connection:
-            found = connection.execute(statement.limit(limit)).mappings().all()
-        return [
-            ConversationSummary(
-                id=r["id"],
-                session_id=r["session_id"],
-                name=r["name"],
-                original_prompt=r["original_prompt"],
-                status=ConversationStatus(r["status"]),
-                created_at=r["created_at"],
-                updated_at=r["updated_at"],
-                working_directory=r["working_directory"],
-                step_count=r["step_count"],
-            )
-            for r in found
-        ]
-
-    # --- learned preferences -----------------------------------------------------------------
-
-    def set_preference(self, namespace: str, key: str, value: dict) -> None:
-        row = {
-            "namespace": namespace,
-            "key": store_gate(key),
-            "value": json.dumps(mask_json(value, store_gate)),
-            "updated_at": utcnow(),
-        }
-        statement = self.db.insert(preferences).values(row)
-        statement = statement.on_conflict_do_update(
-            index_elements=["namespace", "key"],
-            set_={"value": statement.excluded.value, "updated_at": statement.excluded.updated_at},
-        )
-        with self.db.write() as connection:
-            connection.execute(statement)
-
-    def get_preferences(self, namespace: str) -> dict[str, dict]:
-        with self.db.read() as connection:
-            found = connection.execute(
-                select(preferences.c.key, preferences.c.value).where(preferences.c.namespace == namespace)
-            ).all()
-        return {key: json.loads(value) for key, value in found}
-
-    def delete_preferences(self, namespace: str, key: str | None = None) -> int:
-        statement = delete(preferences).where(preferences.c.namespace == namespace)
-        if key is not None:
-            statement = statement.where(preferences.c.key == key)
-        with self.db.write() as connection:
-            return connection.execute(statement).rowcount
-
-    # --- LLM usage ---------------------------------------------------------------------------
-
-    def record_llm_usage(
-        self,
-        provider: str,
-        model: str,
-        purpose: str,
-        input_tokens: int,
-        output_tokens: int,
-        conversation_id: str | None = None,
-        at: datetime | None = None,
-    ) -> None:
-        row = {
-            "at": at or utcnow(),
-            "provider": provider,
-            "model": model,
-            "purpose": purpose,
-            "input_tokens": int(input_tokens),
-            "output_tokens": int(output_tokens),
-            "conversation_id": conversation_id,
-        }
-        with self.db.write() as connection:
-            connection.execute(llm_usage.insert().values(row))
-
-    def llm_usage_summary(self, since: datetime | None = None) -> list[dict]:
-        """Per provider and model: calls, input_tokens, output_tokens (since `since`, inclusive)."""
-        c = llm_usage.c
-        statement = (
-            select(
-                c.provider,
-                c.model,
-                func.count().label("calls"),
-                func.coalesce(func.sum(c.input_tokens), 0).label("input_tokens"),
-                func.coalesce(func.sum(c.output_tokens), 0).label("output_tokens"),
-            )
-            .group_by(c.provider, c.model)
-            .order_by(c.provider, c.model)
-        )
-        if since is not None:
-            statement = statement.where(c.at >= since)
-        with self.db.read() as connection:
-            found = connection.execute(statement).mappings().all()
-        return [
-            {
-                **row,
-                "calls": int(row["calls"]),
-                "input_tokens": int(row["input_tokens"]),
-                "output_tokens": int(row["output_tokens"]),
-            }
-            for row in found
-        ]
-
-    # --- achievements (cross-conversation learning) ------------------------------------------
-
-    def save_achievements(
-        self,
-        conversation_id: str,
-        name: str,
-        working_directory: str,
-        achievements: list[str],
-        artifacts: list[str],
-        completed_at: datetime,
-    ) -> None:
-        """Store (or replace) what a conversation achieved; kept when the conversation is pruned."""
-        row = rows.achievement_row(conversation_id, name, working_directory, achievements, artifacts, completed_at)
-        with self.db.write() as connection:
-            connection.execute(self.db.upsert(achievements_table, row, key="conversation_id"))
-
-    def recent_achievements(self, cwd: str | None = None, limit: int = 10) -> list[dict]:
-        """Newest first; with `cwd`, those from that directory or below it."""
-        c = achievements_table.c
-        statement = select(achievements_table).order_by(c.completed_at.desc()).limit(limit)
-        if cwd is not None:
-            statement = statement.where(under_directory("working_directory", cwd))
-        with self.db.read() as connection:
-            found = connection.execute(statement).mappings().all()
-        return [
-            {**row, "achievements": json.loads(row["achievements"]), "artifacts": json.loads(row["artifacts"])}
-            for row in found
-        ]
-
     # --- retention ---------------------------------------------------------------------------
 
     def prune_old_context(self, policy: RetentionPolicy, dry_run: bool = False) -> PruneReport:
@@ -424,9 +261,6 @@ def _sqlite_payloads(batch: list[DirectCommandExecution]) -> Iterator[str]:
             chunk, size = [], 0
     if chunk:
         yield json.dumps(chunk, ensure_ascii=False)
-
-
-achievements_table = achievements  # the method argument `achievements` shadows the table name
 
 
 def _newest_on_sqlite(connection: Connection, query: ExecutionQuery) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """Running an approved command and what follows: results, failures, retries, recovery after a
 crash, and completing a step.
 
-A mixin of WorkflowRunner (engine.py); what it uses of the runner is declared in runner_parts.py.
+A mixin of WorkflowRunner (runner.py); what it uses of the runner is declared in runner_parts.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The gate's side of a step: show a candidate, ask the user (or decide under --yes), explain it.
 
-A mixin of WorkflowRunner (engine.py); what it uses of the runner is declared in runner_parts.py.
+A mixin of WorkflowRunner (runner.py); what it uses of the runner is declared in runner_parts.py.
 """
 
 from __future__ import annotations

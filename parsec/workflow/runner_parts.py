@@ -1,4 +1,4 @@
-"""What the runner's two parts (gatekeeping.py, execution.py) use of WorkflowRunner (engine.py),
+"""What the runner's two parts (gatekeeping.py, execution.py) use of WorkflowRunner (runner.py),
 and the options a run is given.
 
 One declaration of the seam, so that a type checker (and the next reader) sees what the mixins

@@ -102,8 +102,8 @@ def build_runner(
     from ..privacy.memory import SessionMasker
     from ..providers.keys import scrubbed_environment
     from ..providers.select import resolve_provider
-    from .engine import WorkflowRunner
     from .naming import name_from_prompt
+    from .runner import WorkflowRunner
     from .runner_parts import RunOptions
 
     env = dict(os.environ if env is None else env)

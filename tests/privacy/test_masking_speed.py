@@ -55,9 +55,9 @@ def test_keyword_dense_text_runs_only_the_patterns_that_can_match() -> None:
     before, 63 patterns ran over 1 MB of this text."""
     import re2
 
-    from parsec.privacy.engine import relaxed
     from parsec.privacy.gitleaks import rule_data
     from parsec.privacy.masking import _builtin_gate
+    from parsec.privacy.matcher import relaxed
 
     keywords = " ".join(k for rule in rule_data()["rules"] for k in rule["keywords"])
     text = _fill(keywords + " = 'Zx81kQm2Lp0sT7vB9nR4cD6fG1hJ3kL5' ").encode()
@@ -70,7 +70,7 @@ def test_keyword_dense_text_runs_only_the_patterns_that_can_match() -> None:
 def test_allowlists_see_a_window_of_a_long_line_not_all_of_it() -> None:
     """Each candidate's allowlists used to get its whole line: on a 1 MB line dense in secrets,
     1 MB copied and searched per candidate (secret-dense 500 KB line: 640 ms)."""
-    from parsec.privacy.engine import LINE_WINDOW, SecretPattern
+    from parsec.privacy.matcher import LINE_WINDOW, SecretPattern
 
     seen: list[int] = []
 

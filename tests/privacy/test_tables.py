@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from parsec.privacy.engine import compile_re2, relaxed
 from parsec.privacy.gitleaks import rule_data
 from parsec.privacy.masking import builtin_patterns
+from parsec.privacy.matcher import compile_re2, relaxed
 
 
 def test_the_gitleaks_table_records_its_source_version_and_date() -> None:

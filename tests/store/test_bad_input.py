@@ -36,7 +36,7 @@ def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path):
 
 
 def test_a_corrupt_sqlite_file_is_refused_untouched(tmp_path, sqlite_url):
-    from parsec.store.engine import sqlite_path
+    from parsec.store.sql_engine import sqlite_path
 
     store = open_store(sqlite_url)
     store.append_executions([DirectCommandExecution(session_id=new_id(), command=f"ls {i}") for i in range(500)])

@@ -77,7 +77,7 @@ def test_a_newer_schema_is_refused(store_url):
 
 
 def test_a_newer_sqlite_file_is_left_untouched(sqlite_url):
-    from parsec.store.engine import sqlite_path
+    from parsec.store.sql_engine import sqlite_path
 
     _pretend_newer(sqlite_url)
     path = sqlite_path(sqlite_url)

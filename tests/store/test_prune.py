@@ -157,7 +157,7 @@ def test_zero_limits_keep_everything(store):
 
 
 def test_sqlite_prune_gives_space_back_in_short_batches(sqlite_url):
-    from parsec.store.engine import sqlite_path
+    from parsec.store.sql_engine import sqlite_path
 
     store = open_store(sqlite_url)
     old = Session(last_active=days_ago(40))

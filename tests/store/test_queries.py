@@ -159,7 +159,7 @@ def test_forget_rejects_a_bad_regex(store, rows):
 
 def test_forget_removes_the_text_from_the_sqlite_file(sqlite_url):
     from parsec.store import open_store
-    from parsec.store.engine import sqlite_path
+    from parsec.store.sql_engine import sqlite_path
 
     store = open_store(sqlite_url)
     # Private text that is no secret shape (a secret would not reach the file at all: the

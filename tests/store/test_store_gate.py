@@ -15,7 +15,7 @@ from parsec.models.session import DirectCommandExecution, GlobalContext, Session
 from parsec.models.text import TruncatedText
 from parsec.models.workflow import Conversation
 from parsec.privacy.masking import configure_store_gate
-from parsec.store.engine import sqlite_path
+from parsec.store.sql_engine import sqlite_path
 
 GH = "ghp_" + "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2J3k4"
 PW = "Hunter2secretPw"

@@ -14,6 +14,12 @@ import pytest
 
 PG_BASE = os.environ.get("PARSEC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
+# pytest-xdist's workers start with COLUMNS=80 and LINES=24 in their environment, which the
+# programs under test would take for the terminal's size (shutil.get_terminal_size reads them
+# first). A test that wants a size sets it itself.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 
 @pytest.fixture
 def sqlite_url(tmp_path) -> str:

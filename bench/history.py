@@ -149,7 +149,7 @@ def _insert(connection: sqlite3.Connection, batch: list[tuple]) -> None:
 
 
 def integrity(url: str) -> str:
-    from parsec.store.history import sqlite_file
+    from parsec.store.sqlite_url import sqlite_file
 
     with sqlite3.connect(sqlite_file(url)) as check:
         whole = check.execute("PRAGMA integrity_check").fetchone()[0]
@@ -291,7 +291,8 @@ def main() -> None:
             print(f"{label} median {value:7.1f} ms  (+{value - baseline:.1f} ms over baseline)")
 
         from parsec.store import open_store
-        from parsec.store.history import HistoryQuery, fast_connection, history_sqlite, history_via_store, sqlite_file
+        from parsec.store.history import HistoryQuery, fast_connection, history_sqlite, history_via_store
+        from parsec.store.sqlite_url import sqlite_file
 
         queries = {
             "cwd + failures, newest 50": HistoryQuery(cwd=cwd, failed=True),

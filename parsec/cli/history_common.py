@@ -81,7 +81,7 @@ def _store_keys(overrides: dict[str, Any]) -> dict[str, Any] | None:
 def fast_sqlite_target(overrides: dict[str, Any]) -> tuple[Path, int] | None:
     """(database file, busy timeout ms) when the store is a SQLite file we can read directly."""
     from .. import paths
-    from ..store.history import sqlite_file
+    from ..store.sqlite_url import sqlite_file
 
     keys = _store_keys(overrides)
     if keys is None:

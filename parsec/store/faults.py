@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from ..errors import StoreNotWritable
-from .sql_engine import sqlite_path
+from .sqlite_url import sqlite_file
 
 
 def storage_fault(message: str) -> str | None:
@@ -28,7 +28,7 @@ def not_writable(message: str, url: str) -> StoreNotWritable | None:
     fault = storage_fault(message)
     if fault is None:
         return None
-    path = sqlite_path(url)
+    path = sqlite_file(url)
     where = str(path) if path is not None else url.split("@")[-1]
     return StoreNotWritable(f"store not writable: {_disk_says(path, fault)} ({where}; {message})")
 

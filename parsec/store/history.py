@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import unquote
 
 from .micros import from_micros
 from .newest_first import EXECUTION_COLUMNS, newest_executions
@@ -51,15 +50,6 @@ class FastPathUnavailable(Exception):
 # --- times ---------------------------------------------------------------------------------------
 
 # --- the SQLite fast path ------------------------------------------------------------------------
-
-
-def sqlite_file(url: str) -> Path | None:
-    """The database file of a `sqlite:///path` URL; None for memory or other backends."""
-    for prefix in ("sqlite:///", "sqlite+pysqlite:///"):
-        if url.startswith(prefix):
-            path = unquote(url[len(prefix) :].split("?", 1)[0])
-            return Path(path) if path and path != ":memory:" else None
-    return None
 
 
 @contextmanager

@@ -18,20 +18,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from ..errors import StoreError
+from .sqlite_url import sqlite_file
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 WRITE = {"parsec_write": True}  # execution option: this transaction writes (BEGIN IMMEDIATE)
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The file of a SQLite URL, None for other backends or an in-memory database."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
-        return None
-    database = parsed.database or ""
-    if database in ("", ":memory:") or database.startswith("file:"):
-        return None
-    return Path(database).expanduser()
 
 
 def create_store_engine(url: str, *, busy_timeout_ms: int, connect_timeout_s: float) -> Engine:
@@ -41,7 +31,7 @@ def create_store_engine(url: str, *, busy_timeout_ms: int, connect_timeout_s: fl
         raise StoreError(f"store.url {url!r} is not a database URL: use e.g. sqlite:////path/parsec.db") from err
     backend = parsed.get_backend_name()
     if backend == "sqlite":
-        path = sqlite_path(url)
+        path = sqlite_file(url)
         if path is not None:
             _prepare_sqlite_file(path)
         return _sqlite_engine(url, busy_timeout_ms)

@@ -137,7 +137,7 @@ class DeferredStore:
     """The ContextStore for the start of `parsec ask` (see the module docstring)."""
 
     def __init__(self, open_store: Any, url: str, busy_timeout_ms: int = 5000) -> None:
-        from ..store.history import sqlite_file
+        from ..store.sqlite_url import sqlite_file
 
         self._open_store = open_store  # () -> the real store
         self._path = sqlite_file(url)

@@ -74,7 +74,9 @@ class Sandbox:
                 time.sleep(0.02)
         raise AssertionError("daemon did not answer")
 
-    def client(self, timeout: float = 10) -> DaemonClient:
+    # Longer than the daemon's own bound on a flush (writer.HUNG_AFTER_S, 30 s): on a busy machine a
+    # test waits for the answer rather than failing on its own clock.
+    def client(self, timeout: float = 60) -> DaemonClient:
         return DaemonClient.connect(self.runtime, timeout=timeout)
 
     def pid(self) -> int:

@@ -19,8 +19,8 @@ from parsec.store.history import (
     history_via_store,
     sessions_sqlite,
     sessions_via_store,
-    sqlite_file,
 )
+from parsec.store.sqlite_url import sqlite_file
 from parsec.store.stats import stats
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)

@@ -36,13 +36,13 @@ def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path):
 
 
 def test_a_corrupt_sqlite_file_is_refused_untouched(tmp_path, sqlite_url):
-    from parsec.store.sql_engine import sqlite_path
+    from parsec.store.sqlite_url import sqlite_file
 
     store = open_store(sqlite_url)
     store.append_executions([DirectCommandExecution(session_id=new_id(), command=f"ls {i}") for i in range(500)])
     store.close()
     path = tmp_path / "broken.db"
-    data = bytearray(sqlite_path(sqlite_url).read_bytes())
+    data = bytearray(sqlite_file(sqlite_url).read_bytes())
     data[100 : 4096 * 3] = os.urandom(4096 * 3 - 100)  # keep the header, wreck the schema pages
     path.write_bytes(bytes(data))
     before = digest(path)

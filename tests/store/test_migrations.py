@@ -77,10 +77,10 @@ def test_a_newer_schema_is_refused(store_url):
 
 
 def test_a_newer_sqlite_file_is_left_untouched(sqlite_url):
-    from parsec.store.sql_engine import sqlite_path
+    from parsec.store.sqlite_url import sqlite_file
 
     _pretend_newer(sqlite_url)
-    path = sqlite_path(sqlite_url)
+    path = sqlite_file(sqlite_url)
     before = digest(path)
     with pytest.raises(SchemaTooNew):
         open_store(sqlite_url)

@@ -157,7 +157,7 @@ def test_zero_limits_keep_everything(store):
 
 
 def test_sqlite_prune_gives_space_back_in_short_batches(sqlite_url):
-    from parsec.store.sql_engine import sqlite_path
+    from parsec.store.sqlite_url import sqlite_file
 
     store = open_store(sqlite_url)
     old = Session(last_active=days_ago(40))
@@ -168,7 +168,7 @@ def test_sqlite_prune_gives_space_back_in_short_batches(sqlite_url):
     )
     live = Session()
     store.save_session(live)
-    path = sqlite_path(sqlite_url)
+    path = sqlite_file(sqlite_url)
     size_before = path.stat().st_size
 
     # A writer keeps recording during the prune; none of its writes may wait long.

@@ -159,7 +159,7 @@ def test_forget_rejects_a_bad_regex(store, rows):
 
 def test_forget_removes_the_text_from_the_sqlite_file(sqlite_url):
     from parsec.store import open_store
-    from parsec.store.sql_engine import sqlite_path
+    from parsec.store.sqlite_url import sqlite_file
 
     store = open_store(sqlite_url)
     # Private text that is no secret shape (a secret would not reach the file at all: the
@@ -172,7 +172,7 @@ def test_forget_removes_the_text_from_the_sqlite_file(sqlite_url):
     )
     assert store.forget_executions("hunter2") == 1
     store.close()
-    path = sqlite_path(sqlite_url)
+    path = sqlite_file(sqlite_url)
     for candidate in (path, path.with_name(path.name + "-wal")):
         if candidate.exists():
             assert secret.encode() not in candidate.read_bytes()

@@ -15,7 +15,7 @@ from parsec.models.session import DirectCommandExecution, GlobalContext, Session
 from parsec.models.text import TruncatedText
 from parsec.models.workflow import Conversation
 from parsec.privacy.masking import configure_store_gate
-from parsec.store.sql_engine import sqlite_path
+from parsec.store.sqlite_url import sqlite_file
 
 GH = "ghp_" + "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2J3k4"
 PW = "Hunter2secretPw"
@@ -69,7 +69,7 @@ def test_sqlite_file_holds_no_secret_byte(sqlite_url) -> None:
     store = open_store(sqlite_url)
     _write_everything(store)
     store.close()
-    data = b"".join(p.read_bytes() for p in sqlite_path(sqlite_url).parent.glob(sqlite_path(sqlite_url).name + "*"))
+    data = b"".join(p.read_bytes() for p in sqlite_file(sqlite_url).parent.glob(sqlite_file(sqlite_url).name + "*"))
     assert GH.encode() not in data and PW.encode() not in data
 
 

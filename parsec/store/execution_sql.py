@@ -104,17 +104,15 @@ def filter_conditions(
     bind: Any,
     dialect: str = "sqlite",
     *,
-    cwd: bool = True,
-    search: bool = True,
     seq_range: tuple[int, int] | None = None,
 ) -> list[str]:
     """The conditions of `query` (store.base.ExecutionQuery or store.history.HistoryQuery: the
     same filter fields) except paging. failed: True = non-zero exit, False = exit 0; a NULL
-    (unknown) exit is neither. `cwd`/`search` False leave those filters to the caller's plan."""
+    (unknown) exit is neither."""
     conditions = []
     if query.session_id is not None:
         conditions.append(f"session_id = {bind(query.session_id)}")
-    if cwd and query.cwd is not None:
+    if query.cwd is not None:
         if query.cwd_subtree:
             conditions.append(under_directory("cwd", query.cwd, bind))
         else:
@@ -131,9 +129,14 @@ def filter_conditions(
         conditions.append(f"executed_at >= {bind(to_micros(query.since))}")
     if query.until is not None:
         conditions.append(f"executed_at < {bind(to_micros(query.until))}")
-    if search and query.search:
+    if query.search:
         conditions += search_conditions(query.search, bind, dialect, seq_range)
     return conditions
+
+
+def older_than(executed_at: int, seq: int, bind: Any) -> str:
+    """Rows older than the one at (executed_at in µs, seq), in newest-first order: a page's start."""
+    return f"(executed_at < {bind(executed_at)} OR (executed_at = {bind(executed_at)} AND seq < {bind(seq)}))"
 
 
 def where(conditions: list[str]) -> str:

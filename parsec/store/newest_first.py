@@ -20,7 +20,8 @@ executes qmark SQL and returns the rows as tuples. Standard library only.
 
 from __future__ import annotations
 
-from .execution_sql import Positional, filter_conditions, under_directory, uses_full_text_index, where
+from .execution_sql import Positional, filter_conditions, older_than, under_directory, uses_full_text_index, where
+from .micros import from_micros
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def newest_executions(
     bind = Positional()
     conditions = filter_conditions(query, bind)
     if before is not None:
-        conditions.append(_older_than(before, bind))
+        conditions.append(older_than(*before, bind))
     source = "executions INDEXED BY ix_executions_time" if limit and _large_subtree(run, query) else "executions"
     sql = f"SELECT {', '.join(columns)}, seq FROM {source}{where(conditions)}{NEWEST_FIRST}"
     if limit:
@@ -70,9 +71,22 @@ def newest_executions(
     return [tuple(row) for row in run(sql, bind.values)]
 
 
-def _older_than(before: tuple[int, int], bind: Positional) -> str:
-    at, seq = before
-    return f"(executed_at < {bind(at)} OR (executed_at = {bind(at)} AND seq < {bind(seq)}))"
+def newest_execution_rows(run: Run, query: Any, before_id: str | None = None) -> list[dict[str, Any]]:
+    """The rows of `query` newest first, as dicts of every column with `executed_at` an aware
+    datetime: what rows.execution_from_row takes. `before_id`: a page, starting after that
+    execution (an unknown id gives nothing)."""
+    before = None
+    if before_id is not None:
+        anchor = run("SELECT executed_at, seq FROM executions WHERE id = ?", (before_id,))
+        if not anchor:
+            return []
+        before = (anchor[0][0], anchor[0][1])
+    found = []
+    for row in newest_executions(run, query, EXECUTION_COLUMNS, before):
+        item = dict(zip(EXECUTION_COLUMNS, row))  # seq, last in the row, left out
+        item["executed_at"] = from_micros(item["executed_at"])
+        found.append(item)
+    return found
 
 
 def _windowed(run: Run, query: Any, columns: Sequence[str], before: tuple[int, int] | None, limit: int) -> list[tuple]:
@@ -87,7 +101,7 @@ def _windowed(run: Run, query: Any, columns: Sequence[str], before: tuple[int, i
         bind = Positional()
         conditions = filter_conditions(query, bind, seq_range=(low, high))
         if before is not None:
-            conditions.append(_older_than(before, bind))
+            conditions.append(older_than(*before, bind))
         rows = run(
             f"SELECT {', '.join(columns)}, seq FROM executions{where(conditions)}{NEWEST_FIRST} LIMIT {bind(limit)}",
             bind.values,

@@ -3,15 +3,14 @@ definition, shared with the sqlite3 fast paths) as text() clauses, plus paging."
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, Connection, TextClause, and_, or_, select, text
+from sqlalchemy import Connection, TextClause, select, text
 
 from . import execution_sql
 from .base import ExecutionQuery
+from .micros import to_micros
 from .schema import executions
 
 NEWEST_FIRST = (executions.c.executed_at.desc(), executions.c.seq.desc())
-
-Condition = ColumnElement[bool] | TextClause
 
 
 def _text(conditions: list[str], bind: execution_sql.Named) -> TextClause:
@@ -24,23 +23,16 @@ def under_directory(column: str, directory: str) -> TextClause:
     return _text([execution_sql.under_directory(column, directory, bind)], bind)
 
 
-def execution_conditions(
-    connection: Connection,
-    query: ExecutionQuery,
-    *,
-    paging: bool = True,
-    search: bool = True,
-    cwd: bool = True,
-) -> list[Condition] | None:
+def execution_conditions(connection: Connection, query: ExecutionQuery) -> list[TextClause] | None:
     """The conditions for `query`; None when nothing can match (an unknown paging id)."""
     c = executions.c
     bind = execution_sql.Named("filter_")
-    filters = execution_sql.filter_conditions(query, bind, connection.dialect.name, cwd=cwd, search=search)
-    conditions: list[Condition] = [_text(filters, bind)] if filters else []
-    if paging and query.before_id is not None:
+    filters = execution_sql.filter_conditions(query, bind, connection.dialect.name)
+    conditions: list[TextClause] = [_text(filters, bind)] if filters else []
+    if query.before_id is not None:
         anchor = connection.execute(select(c.executed_at, c.seq).where(c.id == query.before_id)).first()
         if anchor is None:
             return None
-        at, seq = anchor
-        conditions.append(or_(c.executed_at < at, and_(c.executed_at == at, c.seq < seq)))
+        page = execution_sql.Named("page_")
+        conditions.append(_text([execution_sql.older_than(to_micros(anchor.executed_at), anchor.seq, page)], page))
     return conditions

@@ -23,7 +23,7 @@ from .conversations import Conversations
 from .database import Database
 from .forgetting import Forgetting
 from .llm_usage import LlmUsage
-from .newest_first import EXECUTION_COLUMNS, newest_executions
+from .newest_first import newest_execution_rows
 from .preferences import Preferences
 from .queries import NEWEST_FIRST, execution_conditions
 from .schema import (
@@ -184,7 +184,11 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
         found: Sequence[Mapping[Any, Any]]
         with self.db.read() as connection:
             if self.dialect == "sqlite":  # the plans `parsec history` runs with sqlite3 (newest_first.py)
-                found = _newest_on_sqlite(connection, query)
+                found = newest_execution_rows(
+                    lambda sql, params: connection.exec_driver_sql(sql, tuple(params)).fetchall(),
+                    query,
+                    query.before_id,
+                )
             else:
                 conditions = execution_conditions(connection, query)
                 if conditions is None:
@@ -261,24 +265,6 @@ def _sqlite_payloads(batch: list[DirectCommandExecution]) -> Iterator[str]:
             chunk, size = [], 0
     if chunk:
         yield json.dumps(chunk, ensure_ascii=False)
-
-
-def _newest_on_sqlite(connection: Connection, query: ExecutionQuery) -> list[dict[str, Any]]:
-    def run(sql: str, params: Sequence[Any]) -> Sequence[Sequence[Any]]:
-        return connection.exec_driver_sql(sql, tuple(params)).fetchall()
-
-    before = None
-    if query.before_id is not None:
-        anchor = run("SELECT executed_at, seq FROM executions WHERE id = ?", (query.before_id,))
-        if not anchor:
-            return []
-        before = (anchor[0][0], anchor[0][1])
-    found = []
-    for row in newest_executions(run, query, EXECUTION_COLUMNS, before):
-        item = dict(zip(EXECUTION_COLUMNS, row))
-        item["executed_at"] = from_micros(item["executed_at"])
-        found.append(item)
-    return found
 
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]

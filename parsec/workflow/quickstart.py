@@ -31,7 +31,7 @@ from ..context.tokens import _MessageCounting, get_token_counter
 from ..errors import NotFound
 from ..store.execution_sql import Positional, under_directory
 from ..store.history import HistoryQuery
-from ..store.newest_first import EXECUTION_COLUMNS, newest_executions
+from ..store.newest_first import newest_execution_rows
 
 
 class Utf8BoundCounter(_MessageCounting):
@@ -264,14 +264,8 @@ def _from_micros(value: int | None) -> Any:
 def _newest(connection: sqlite3.Connection, query: Any) -> list[Any]:
     from ..store.rows import execution_from_row
 
-    found = []
-    for row in newest_executions(
-        lambda sql, params: connection.execute(sql, params).fetchall(), query, EXECUTION_COLUMNS
-    ):
-        item = dict(zip(EXECUTION_COLUMNS, row))  # and seq, last, left out
-        item["executed_at"] = _from_micros(item["executed_at"])
-        found.append(execution_from_row(item))
-    return found
+    rows = newest_execution_rows(lambda sql, params: connection.execute(sql, params).fetchall(), query)
+    return [execution_from_row(row) for row in rows]
 
 
 def _session_from_row(row: sqlite3.Row, history: list[Any]) -> Any:

@@ -257,3 +257,12 @@ def test_subtree_newest_first_matches_brute_force(store, monkeypatch, subtree_fa
         ][:limit]
         got = store.query_executions(ExecutionQuery(cwd=base, cwd_subtree=True, failed=failed, limit=limit))
         assert ids_of(got) == wanted, base
+
+
+def test_the_fast_paths_column_list_is_the_schemas():
+    # newest_first.py cannot import the SQLAlchemy schema (the fast paths load no SQLAlchemy), so
+    # it lists the columns itself: they must be the table's, in its order.
+    from parsec.store.newest_first import EXECUTION_COLUMNS
+    from parsec.store.schema import executions
+
+    assert list(EXECUTION_COLUMNS) == [column.name for column in executions.columns if column.name != "seq"]

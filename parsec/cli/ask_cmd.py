@@ -41,14 +41,12 @@ def fast_main(
     (parsed) or `sets` (the raw `--set` items)."""
     from .failures import run_reporting_errors
 
-    debug = debug or "--debug" in args
-
     def run() -> int:
         from ..config import load_config
         from .arguments import parse_workflow
         from .global_options import parse_overrides
 
-        options = parse_workflow(args[0], [arg for arg in args[1:] if arg != "--debug"])
+        options = parse_workflow(args[0], args[1:])
         if options is None:
             return 0  # the help, printed
         settings = load_config(overrides if overrides is not None else parse_overrides(sets or [])).settings

@@ -18,15 +18,20 @@ from .messages import PROTOCOL_VERSION, ErrorCode
 RequestId = int | str | None
 
 
-class Reply(BaseModel):
+class _Envelope(BaseModel):
+    """What every reply carries: the protocol version and the request's id."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     v: int = PROTOCOL_VERSION
     id: RequestId = None
-    ok: Literal[True] = True
 
     def wire(self) -> dict[str, Any]:
         return self.model_dump()
+
+
+class Reply(_Envelope):
+    ok: Literal[True] = True
 
 
 class Ack(Reply):
@@ -103,22 +108,15 @@ class ErrorBody(BaseModel):
     message: str
 
 
-class ErrorReply(BaseModel):
+class ErrorReply(_Envelope):
     """Any request can get this instead of its reply."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    v: int = PROTOCOL_VERSION
-    id: RequestId = None
     ok: Literal[False] = False
     error: ErrorBody
 
     @classmethod
     def of(cls, req_id: RequestId, code: ErrorCode, message: str) -> ErrorReply:
         return cls(id=req_id, error=ErrorBody(code=code, message=message))
-
-    def wire(self) -> dict[str, Any]:
-        return self.model_dump()
 
 
 REPLY_TYPES: dict[str, type[Reply]] = {

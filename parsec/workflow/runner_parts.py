@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import Conversation
+from ..store.base import AchievementStore, ConversationStore
 
 if TYPE_CHECKING:
     from ..context.tokens import TokenCounter
@@ -62,20 +62,9 @@ class WorkflowUI(Protocol):
     def command_streams(self) -> tuple[Any, int | None]: ...
 
 
-class RunnerStore(Protocol):
+class RunnerStore(ConversationStore, AchievementStore, Protocol):
     """What the runner asks of the store: store.sql_store.SqlStore, or quickstart.DeferredStore
-    while `parsec ask` starts (which may also offer `claim_opening`, see engine._warm_up)."""
-
-    def save_conversation(self, conversation: Conversation) -> None: ...
-    def save_achievements(
-        self,
-        conversation_id: str,
-        name: str,
-        working_directory: str,
-        achievements: list[str],
-        artifacts: list[str],
-        completed_at: datetime,
-    ) -> None: ...
+    while `parsec ask` starts (which may also offer `claim_opening`, see runner._warm_up)."""
 
 
 class RunnerProvider(Protocol):

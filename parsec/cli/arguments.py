@@ -106,44 +106,42 @@ def workflow_parser(command: str) -> Parser:
         parser = Parser("parsec resume", "Continue an interrupted conversation from its last completed step.")
         parser.add_argument("words", nargs="?", metavar="ID", help="Conversation id (default: the newest open one).")
     parser.add_argument("--yes", "-y", action="store_true", help=YES_HELP)
-    parser.add_argument("--yes-level", help=argparse.SUPPRESS)
     parser.add_argument("--json", dest="json_output", action="store_true", help=JSON_HELP)
-    parser.add_argument("--json-level", help=argparse.SUPPRESS)
     if command == "ask":
         parser.add_argument("--provider", metavar="NAME", help="LLM provider for this run.")
         parser.add_argument("--model", metavar="NAME", help="Model for this run.")
     return parser
 
 
+# The values `--yes=` and `--json=` take; only after `=`, so `--yes list files` keeps `list` as a
+# word of the request.
+LEVELS = {"--yes": ("low", "medium"), "--json": ("full",)}
+
+
 def parse_workflow(command: str, args: list[str]) -> argparse.Namespace | None:
     """The options of `parsec ask|resume` (None after printing help): `yes` is None, "low" or
     "medium"; `json_output` False, True or "full"; `words` a list."""
     parser = workflow_parser(command)
-    # A value only after `=` (`--yes=low`, `--json=full`), so `--yes list files` keeps `list` as a
-    # word of the request.
-    options = parse(parser, [_level_flag(arg) for arg in args])
+    levels: dict[str, str] = {}
+    rest = []
+    for arg in args:
+        flag, equals, value = arg.partition("=")
+        if equals and flag in LEVELS:
+            levels[flag] = value
+        else:
+            rest.append(arg)
+    options = parse(parser, rest)
     if options is None:
         return None
-    for flag, value, allowed in (
-        ("--yes", options.yes_level, ("low", "medium")),
-        ("--json", options.json_level, ("full",)),
-    ):
-        if value is not None and value not in allowed:
-            raise UsageError(
-                f"{flag}={value}: use {' or '.join(f'{flag}={a}' for a in allowed)} (see {parser.prog} --help)"
-            )
-    options.yes = options.yes_level or ("medium" if options.yes else None)
-    options.json_output = options.json_level or options.json_output
-    if not isinstance(options.words, list):
+    for flag, value in levels.items():
+        if value not in LEVELS[flag]:
+            choices = " or ".join(f"{flag}={level}" for level in LEVELS[flag])
+            raise UsageError(f"{flag}={value}: use {choices} (see {parser.prog} --help)")
+    options.yes = levels.get("--yes") or ("medium" if options.yes else None)
+    options.json_output = levels.get("--json") or options.json_output
+    if not isinstance(options.words, list):  # resume's one optional ID
         options.words = [] if options.words is None else [options.words]
     return options
-
-
-def _level_flag(arg: str) -> str:
-    for flag in ("--yes", "--json"):
-        if arg.startswith(flag + "="):
-            return f"{flag}-level={arg[len(flag) + 1 :]}"
-    return arg
 
 
 def parse(parser: Parser, args: list[str]) -> argparse.Namespace | None:

@@ -14,6 +14,8 @@ directories, ~12% failures) it measures:
 - the interactive search and `parsec history --search` against Atuin on the same history
   (bench/history_search.py: open to first frame, keystroke to redraw, search end to end; skip
   with --no-search; `python bench/history_search.py DATA_HOME` runs it alone on a kept store).
+The queries alone can be compared across source trees on a kept store with
+bench/history_queries.py.
 """
 
 from __future__ import annotations
@@ -238,6 +240,41 @@ def bench_import(lines: int, workdir: Path) -> float:
     return statistics.median(samples)
 
 
+def time_queries(url: str, cwd: str, runs: int) -> dict[str, tuple[float, float]]:
+    """Median ms of each query alone, (raw sqlite3 fast path, through the store), in this process.
+    Imports parsec here, not at the top: bench/history_queries.py runs it against other trees."""
+    from parsec.store import open_store
+    from parsec.store.history import HistoryQuery, fast_connection, history_sqlite, history_via_store
+
+    try:
+        from parsec.store.sqlite_url import sqlite_file
+    except ImportError:  # a tree from before store/sqlite_url.py
+        from parsec.store.history import sqlite_file  # type: ignore[attr-defined, no-redef]
+
+    queries = {
+        "cwd + failures, newest 50": HistoryQuery(cwd=cwd, failed=True),
+        "cwd subtree, newest 50": HistoryQuery(cwd=cwd.rsplit("/", 1)[0], cwd_subtree=True),
+        "full text, one common term 'docker'": HistoryQuery(search="docker"),
+        "full text 'docker compose'": HistoryQuery(search="docker compose"),
+        "full text, rare 'README.md 123'": HistoryQuery(search="README.md 123"),
+    }
+    figures = {}
+    store = open_store(url)
+    with fast_connection(sqlite_file(url)) as connection:
+        for name, query in queries.items():
+            fast, slow = [], []
+            for _ in range(runs):
+                begin = time.perf_counter()
+                history_sqlite(connection, query)
+                fast.append(time.perf_counter() - begin)
+                begin = time.perf_counter()
+                history_via_store(store, query)
+                slow.append(time.perf_counter() - begin)
+            figures[name] = (median_ms(fast), median_ms(slow))
+    store.close()
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -290,32 +327,8 @@ def main() -> None:
             value = timed[name][0]
             print(f"{label} median {value:7.1f} ms  (+{value - baseline:.1f} ms over baseline)")
 
-        from parsec.store import open_store
-        from parsec.store.history import HistoryQuery, fast_connection, history_sqlite, history_via_store
-        from parsec.store.sqlite_url import sqlite_file
-
-        queries = {
-            "cwd + failures, newest 50": HistoryQuery(cwd=cwd, failed=True),
-            "cwd subtree, newest 50": HistoryQuery(cwd=cwd.rsplit("/", 1)[0], cwd_subtree=True),
-            "full text, one common term 'docker'": HistoryQuery(search="docker"),
-            "full text 'docker compose'": HistoryQuery(search="docker compose"),
-            "full text, rare 'README.md 123'": HistoryQuery(search="README.md 123"),
-        }
-        store = open_store(url)
-        with fast_connection(sqlite_file(url)) as connection:
-            for name, query in queries.items():
-                fast, slow = [], []
-                for _ in range(args.runs):
-                    begin = time.perf_counter()
-                    history_sqlite(connection, query)
-                    fast.append(time.perf_counter() - begin)
-                    begin = time.perf_counter()
-                    history_via_store(store, query)
-                    slow.append(time.perf_counter() - begin)
-                print(
-                    f"query alone: {name:36s} sqlite3 median {median_ms(fast):7.2f} ms   via store {median_ms(slow):7.2f} ms"
-                )
-        store.close()
+        for name, (fast, slow) in time_queries(url, cwd, args.runs).items():
+            print(f"query alone: {name:36s} sqlite3 median {fast:7.2f} ms   via store {slow:7.2f} ms")
 
         stop, result = multiprocessing.Event(), multiprocessing.Queue()
         process = multiprocessing.Process(target=writer, args=(url, stop, result))
@@ -349,6 +362,7 @@ def main() -> None:
         print(f"import of {args.import_lines:,} zsh lines: median {import_s:.2f} s over 3 fresh stores")
         if args.keep:
             shutil.copytree(workdir, args.keep, dirs_exist_ok=True)
+            print(f"kept in {args.keep}; compare trees on it: python bench/history_queries.py {args.keep} {cwd}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

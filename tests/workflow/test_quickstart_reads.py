@@ -8,6 +8,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from history.test_queries import _reference as filtered_by_python
 
 from parsec.models.session import DirectCommandExecution, Session
 from parsec.store import open_store
@@ -25,26 +26,25 @@ def filled(sqlite_url):
     sessions = [Session(shell="zsh", host="laptop", user="me", created_at=T0, last_active=T0) for _ in range(2)]
     for session in sessions:
         store.save_session(session)
-    store.append_executions(
-        [
-            DirectCommandExecution(
-                session_id=rng.choice(sessions).id,
-                command=f"{rng.choice(['make test', 'git status', 'ls -la', 'echo 50%_off'])} {i}",
-                executed_at=T0 + timedelta(seconds=i * 11 + rng.randint(0, 3)),
-                exit_status=rng.choice([0, 0, 1, 127, None]),
-                duration_ms=rng.randint(0, 900),
-                working_directory=rng.choice(DIRS),
-                host=rng.choice(["laptop", "server"]),
-                user="me",
-            )
-            for i in range(300)
-        ]
-    )
+    items = [
+        DirectCommandExecution(
+            session_id=rng.choice(sessions).id,
+            command=f"{rng.choice(['make test', 'git status', 'ls -la', 'echo 50%_off'])} {i}",
+            executed_at=T0 + timedelta(seconds=i * 11 + rng.randint(0, 3)),
+            exit_status=rng.choice([0, 0, 1, 127, None]),
+            duration_ms=rng.randint(0, 900),
+            working_directory=rng.choice(DIRS),
+            host=rng.choice(["laptop", "server"]),
+            user="me",
+        )
+        for i in range(300)
+    ]
+    store.append_executions(items)
     for n, directory in enumerate([*DIRS, "/home/me/app/"]):
         store.save_achievements(
             f"conv{n}", f"task {n}", directory, [f"did {n}"], [f"{directory}/f{n}"], T0 + timedelta(minutes=n)
         )
-    yield store, sessions
+    yield store, sessions, items
     store.close()
 
 
@@ -67,17 +67,20 @@ def _queries(sessions: list[Session]) -> list[ExecutionQuery]:
 
 
 def test_executions_read_by_sqlite3_are_the_stores(filled, sqlite_url) -> None:
-    store, sessions = filled
+    store, sessions, items = filled
     for query in _queries(sessions):
         deferred = _deferred(store, sqlite_url)
         fast = deferred.query_executions(query)
         assert not deferred.opened, "the read went to the store, not sqlite3"
         assert fast == store.query_executions(query), query
+        # The store runs the same SQL (store/execution_sql.py, newest_first.py): the outside
+        # truth is a plain Python filter over what was recorded.
+        assert [e.id for e in fast] == filtered_by_python(items, query), query
         assert fast, f"no rows: a query that tests nothing ({query})"
 
 
 def test_achievements_read_by_sqlite3_are_the_stores(filled, sqlite_url) -> None:
-    store, _ = filled
+    store, *_ = filled
     for cwd in (None, "/home/me/app", "/home/me/app/", "/home/me", "/", "/nowhere"):
         deferred = _deferred(store, sqlite_url)
         fast = deferred.recent_achievements(cwd, limit=5)
@@ -91,7 +94,7 @@ def test_achievements_read_by_sqlite3_are_the_stores(filled, sqlite_url) -> None
 
 
 def test_session_read_by_sqlite3_is_the_stores(filled, sqlite_url) -> None:
-    store, sessions = filled
+    store, sessions, _ = filled
     deferred = _deferred(store, sqlite_url)
     fast = deferred.load_session(sessions[1].id, history_limit=30)
     assert not deferred.opened
@@ -100,7 +103,7 @@ def test_session_read_by_sqlite3_is_the_stores(filled, sqlite_url) -> None:
 
 
 def test_searches_read_by_sqlite3_are_the_stores(filled, sqlite_url) -> None:
-    store, _ = filled
+    store, *_ = filled
     for query in (
         ExecutionQuery(search="50%_ 1", limit=0),
         ExecutionQuery(search="make test", limit=7),  # the windowed plan
@@ -113,7 +116,7 @@ def test_searches_read_by_sqlite3_are_the_stores(filled, sqlite_url) -> None:
 
 
 def test_a_page_goes_to_the_store(filled, sqlite_url) -> None:
-    store, _ = filled
+    store, *_ = filled
     first = store.query_executions(ExecutionQuery(limit=5))
     deferred = _deferred(store, sqlite_url)
     query = ExecutionQuery(limit=5, before_id=first[-1].id)

@@ -23,7 +23,7 @@ STATE_CHANGING_FILE = Path(__file__).with_name("state_changing.txt")
 STATE_CHANGING = frozenset(STATE_CHANGING_FILE.read_text().split())
 PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)
 # Evidence too weak alone to stop a state-changing command (`mv Makefile docs`, `mv a b`).
-NOT_CUES = ("only plain words", "long, with no shell operators", "English function words")
+NOT_CUES = ("only plain words", "long, with no shell operators", "English function words", "words typical of")
 
 
 def prose_cue(analysis: Analysis) -> str | None:

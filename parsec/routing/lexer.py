@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 MAX_CHARS = 4096  # longer input is judged on its start; evidence is plentiful by then
 
 _OPERATOR_CHARS = frozenset("|&;<>()")
+# `print # of in errors`, `skip #! line`: "#" read as a word ("number of", a shebang), not a comment.
+_HASH_WORD = re.compile(r"#(!|\s+of\s)")
+_CURLY_APOSTROPHE = re.compile(r"(?<=[^\W\d_])\u2019(?=[^\W\d_])")
 _PLACEHOLDER = re.compile(r"<[A-Za-z][\w-]*>(?=[\s,.;:!?)'\"]|$)")  # <name>, <file-path>
 _SPECIAL = frozenset("'\"\\|&;<>()$`#")
 
@@ -43,6 +46,8 @@ def _is_contraction(line: str, i: int) -> bool:
 
 def lex(line: str) -> Lexed:
     out = Lexed()
+    if "\u2019" in line:  # `don’t`: a typographic apostrophe inside a word is an apostrophe
+        line = _CURLY_APOSTROPHE.sub("'", line)
     if len(line) > MAX_CHARS:
         line, out.truncated = line[:MAX_CHARS], True
     if not any(ch in _SPECIAL for ch in line):  # the common prose/simple-command case
@@ -62,7 +67,7 @@ def lex(line: str) -> Lexed:
         ch = line[i]
         if ch.isspace():
             flush()
-        elif ch == "#" and not buf and not quoted and out.words:
+        elif ch == "#" and not buf and not quoted and out.words and not _HASH_WORD.match(line, i):
             out.comment = True
             break
         elif ch == "\\":

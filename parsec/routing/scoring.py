@@ -40,6 +40,8 @@ WORD_ODDS_CAP = 2.0
 SETTLED = 1.5
 MAX_ARGS = 40  # the first 40 arguments carry all the evidence a line has
 FREE_TEXT_COMMANDS = frozenset("echo printf say logger notify-send wall banner figlet cowsay espeak toilet".split())
+STREAM_PREPOSITIONS = frozenset("to on into onto from".split())
+STREAMS = frozenset("stdout stderr stdin".split())
 COMPOUND_KEYWORDS = frozenset("if for while until case select function { [[ coproc".split())
 # A complete compound statement ends with its closing word; without it bashlex need not be asked.
 CLOSERS = {
@@ -159,6 +161,8 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
         analysis.add(-0.9, f"'{word}' is a well-known command (not found here)")
     elif fact in ("builtin", "file", "keyword"):
         analysis.add(-1.2, f"'{word}' is a {'command on PATH' if fact == 'file' else 'shell ' + fact}")
+    elif is_plain_word(word) and bare(word) in DETERMINERS:
+        analysis.add(1.5, f"starts with '{bare(word)}', a word that opens a noun phrase")
     elif _SLASH_WORDS.match(word) and word.split("/", 1)[0].lower() not in PROGRAM_DIRS:
         analysis.add(1.2, f"'{word}' joins words with '/' (it is no path to a program)")
     elif word[:1] in "./~" or "/" in word:
@@ -265,6 +269,10 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
             totals[kind] = max(cap, totals.get(kind, 0.0) + per)
     for kind, total in totals.items():
         analysis.add(total, f"{kind} arguments")
+    stream = _stream_in_words(args) if free_text and not (analysis.lexed and analysis.lexed.operators) else None
+    if stream:  # could still be text to print: asked about, never sent to the model unasked
+        analysis.add(1.5, f"'{analysis.head}' names the stream in words ('{stream}') where a command redirects")
+        return
     if free_text:
         analysis.add(-2.0, f"'{analysis.head}' takes free text as its arguments")
         return
@@ -308,11 +316,19 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
             analysis.add(max(-1.6, -0.8 * len(existing)), f"names existing files ({', '.join(existing[:2])})")
 
 
+def _stream_in_words(args: list[Word]) -> str | None:
+    """`echo commands to stderr`, `echo the value on stdout`: a description of what a command
+    does names its stream; the command itself would redirect (`>&2`)."""
+    low = [bare(word.text) for word in args]
+    return next((f"{a} {b}" for a, b in zip(low, low[1:]) if a in STREAM_PREPOSITIONS and b in STREAMS), None)
+
+
 def _word_odds(analysis: Analysis, args: list[Word], kinds: list[str]) -> None:
     """After a verb that opens requests (`print`, `mount`, `sort`, `list` ...), plain argument words
     that lean one way in the tuning corpus (word_odds.py): `information`, `mode` are what
     descriptions are made of; `dev`, `origin`, `status` are what commands take."""
-    if _verb(bare(analysis.head)) not in IMPERATIVE_VERBS:
+    head = bare(analysis.head)
+    if _verb(head) not in IMPERATIVE_VERBS and (head not in ENGLISH_WORDS or _PROGRAM_LIKE.search(head)):
         return  # `systemctl status docker`, `pip install data`: sub-commands and names, not objects
     found = [
         (WORD_ODDS[low], low)

@@ -275,3 +275,36 @@ def test_the_same_syntax_in_commands_still_runs(classifier: Classifier, line: st
 )
 def test_commands_with_english_sub_commands_are_not_sent_to_the_model(classifier: Classifier, line: str) -> None:
     assert classifier.classify(line).decision == "command", classifier.classify(line)
+
+
+# Shapes of the tuning corpus that ran as commands: descriptions of what a command does.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "a pager",  # an article first: a noun phrase, whatever `a` might be on PATH
+        "print # of in errors",  # "# of" is "number of", not a shell comment
+        "skip #! line, disable debugger",  # a shebang named in a sentence
+        "Don\u2019t map uid/gid values by user/group name",  # a typographic apostrophe is an apostrophe
+        "echo commands to stderr",  # the stream named in words, where a command redirects
+        "echo the config value on stdout",
+        "file name matches regex",  # an English first word with words typical of descriptions
+    ],
+)
+def test_descriptions_are_not_run(classifier: Classifier, line: str) -> None:
+    decision = classifier.classify(line)
+    assert decision.decision != "command", decision
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ls -la  # list everything",  # a real comment stays a comment
+        "make  # of course",  # "#" glued to nothing but followed by "of course": still a comment
+        "echo error >&2",
+        "echo hello to you",  # free text that names no stream
+        "killall node",  # an English-looking program name is not a description's first word
+        'chown "$pid_user" "$pipe" || exit 1',  # a statistical nudge alone does not stop chown
+    ],
+)
+def test_their_command_look_alikes_still_run(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "command", classifier.classify(line)

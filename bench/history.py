@@ -330,8 +330,11 @@ def main() -> None:
         for name, (fast, slow) in time_queries(url, cwd, args.runs).items():
             print(f"query alone: {name:36s} sqlite3 median {fast:7.2f} ms   via store {slow:7.2f} ms")
 
-        stop, result = multiprocessing.Event(), multiprocessing.Queue()
-        process = multiprocessing.Process(target=writer, args=(url, stop, result))
+        # spawn, not fork: a forked child would inherit this process's SQLite state (its open files
+        # and locks), which SQLite forbids; the writer opens its own store from scratch.
+        spawn = multiprocessing.get_context("spawn")
+        stop, result = spawn.Event(), spawn.Queue()
+        process = spawn.Process(target=writer, args=(url, stop, result))
         process.start()
         time.sleep(1.5)
         begin = time.perf_counter()

@@ -72,3 +72,25 @@ def test_modules_stay_small():
         and (lines := path.read_text().count("\n")) > MAX_MODULE_LINES
     }
     assert oversized == {}
+
+
+def test_history_search_imports_no_socket_nor_toml_parser(tmp_path):
+    """`parsec history --search` is timed against Atuin: it reads paths from the daemon's endpoints
+    module without its socket import, and parses `--set` values only when there are some."""
+    from parsec.store import open_store
+
+    (tmp_path / "data" / "parsec").mkdir(parents=True)
+    open_store(f"sqlite:///{tmp_path / 'data' / 'parsec' / 'parsec.db'}").close()
+    loaded = _modules_after(
+        "import io, os, contextlib\n"
+        f"os.environ.update(XDG_DATA_HOME={str(tmp_path / 'data')!r}, XDG_CONFIG_HOME={str(tmp_path / 'config')!r},"
+        f" XDG_RUNTIME_DIR={str(tmp_path / 'run')!r})\n"
+        "from parsec.cli.entry import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        "    try:\n"
+        "        main(['history', '--search', 'docker', '--limit', '5'])\n"
+        "    except SystemExit:\n"
+        "        pass"
+    )
+    assert "parsec.cli.history_views" in loaded  # the probe really ran the command
+    assert not [name for name in ("socket", "tomllib", *HEAVY) if name in loaded]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 from .. import paths
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (`parsec history`'s start-up)
+if TYPE_CHECKING:
+    import socket
 
 
 def runtime_dir(socket_dir: str = "") -> Path:
@@ -49,6 +52,8 @@ def runtime_spool_dir(runtime: Path) -> Path:
 def connect_socket(runtime: Path, timeout: float) -> socket.socket:
     """A connected stream socket to the daemon in `runtime` (raises OSError when it is not
     there). The one way in for the CLI's client and `parsec shell`'s relay."""
+    import socket  # here, not above: `parsec history` reads paths from this module, and socket costs ~2 ms
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:

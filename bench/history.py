@@ -283,6 +283,11 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="Keep the work directory here.")
     parser.add_argument("--no-search", action="store_true", help="Skip the search figures against Atuin.")
     parser.add_argument("--e2e-rows", type=int, default=200_000, help="History size for the search against Atuin.")
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        help="Also time the end-to-end search with Parsec installed in this venv (made when missing).",
+    )
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-history-"))
@@ -304,7 +309,9 @@ def main() -> None:
         if not args.no_search:
             from history_search import run as run_search
 
-            run_search(Path(url.removeprefix("sqlite:///")), env, parsec, args.runs, args.e2e_rows, workdir)
+            run_search(
+                Path(url.removeprefix("sqlite:///")), env, parsec, args.runs, args.e2e_rows, workdir, venv=args.venv
+            )
 
         timed = time_processes(
             {

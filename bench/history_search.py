@@ -10,7 +10,8 @@ Figures:
 - keystroke to redrawn results: typing queries into the open search, one key at a time once the
   previous search finished; measured inside (key read → frame written, --trace) and outside
   (key sent → end of the next frame read from the pty);
-- `parsec history --search X --limit 50` against `atuin search --limit 50 X`, end to end.
+- `parsec history --search X --limit 50` against `atuin search --limit 50 X`, end to end; with
+  `--venv DIR` also with Parsec installed as a user installs it (installed_parsec).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+VENV_HELP = "Also time the end-to-end search with Parsec installed in this venv (made when missing)."
 FRAME_END = "\x1b[?25h"  # parsec search ends every frame by showing the cursor again
 TYPED = [
     "docker compose",
@@ -140,10 +142,34 @@ def time_e2e(commands: dict[str, tuple[list[str], dict]], runs: int) -> dict[str
     return samples
 
 
+def installed_parsec(venv: Path) -> Path:
+    """`parsec` as a user installs it: a venv of its own (`pip install .`, not editable), so that
+    neither the editable install's import hook nor this machine's site-packages `.pth` files (each
+    costs every Python start here) are timed. Made when missing, and this tree installed into it
+    again every time (its dependencies only the first time); returns its bin directory."""
+    bin_dir = venv / "bin"
+    root = Path(__file__).resolve().parent.parent
+    if not (bin_dir / "pip").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(bin_dir / "pip"), "install", "-q", str(root)], check=True, capture_output=True)
+    else:
+        again = ["install", "-q", "--no-deps", "--force-reinstall", str(root)]
+        subprocess.run([str(bin_dir / "pip"), *again], check=True, capture_output=True)
+    return bin_dir
+
+
 def run(
-    db: Path, env: dict, parsec: list[str], runs: int, e2e_rows: int, workdir: Path, atuin_home: Path | None = None
+    db: Path,
+    env: dict,
+    parsec: list[str],
+    runs: int,
+    e2e_rows: int,
+    workdir: Path,
+    atuin_home: Path | None = None,
+    venv: Path | None = None,
 ) -> None:  # e2e_rows 0: skip the end-to-end comparison
-    """Print the three figures. `db` holds the large store (its size is the open/keystroke row count)."""
+    """Print the three figures. `db` holds the large store (its size is the open/keystroke row count);
+    with `venv`, the end-to-end search also runs Parsec installed there (installed_parsec)."""
     # An installed Parsec runs from compiled bytecode; with PYTHONDONTWRITEBYTECODE set (as on the
     # shared machine) every run would compile the edited modules again (~80 ms under load).
     env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -195,21 +221,30 @@ def run(
     write_zsh_history(small_db, workdir / "zsh_small", e2e_rows)
     atuin_small = workdir / "atuin-small"
     import_atuin(atuin_small, workdir / "zsh_small")
+    bin_dir = installed_parsec(venv) if venv else None
     for term in ("docker compose", "README"):
-        timed = time_e2e(
-            {
-                "parsec": ([*parsec, "history", "--search", term, "--limit", "50", "--format", "{command}"], small_env),
-                "atuin": (["atuin", "search", "--limit", "50", term], atuin_env(atuin_small)),
-                "python": ([sys.executable, "-c", "print(1)"], small_env),
-            },
-            runs,
-        )
+        search = ["history", "--search", term, "--limit", "50", "--format", "{command}"]
+        commands = {
+            "parsec": ([*parsec, *search], small_env),
+            "atuin": (["atuin", "search", "--limit", "50", term], atuin_env(atuin_small)),
+            "python": ([sys.executable, "-c", "print(1)"], small_env),
+        }
+        if bin_dir:
+            commands["installed"] = ([str(bin_dir / "parsec"), *search], small_env)
+            commands["venv python"] = ([str(bin_dir / "python"), "-c", "print(1)"], small_env)
+        timed = time_e2e(commands, runs)
         p, a, py = (statistics.median(timed[k]) * 1000 for k in ("parsec", "atuin", "python"))
         print(
             f"search {term!r} --limit 50 on {e2e_rows:,} rows, end to end: parsec history median {p:.0f} ms "
             f"(p99 {pct(timed['parsec'], 0.99) * 1000:.0f}), atuin search median {a:.0f} ms "
             f"(p99 {pct(timed['atuin'], 0.99) * 1000:.0f}), ratio {p / a:.2f}x; python -c print(1) {py:.0f} ms"
         )
+        if bin_dir:
+            i, vpy = (statistics.median(timed[k]) * 1000 for k in ("installed", "venv python"))
+            print(
+                f"  the same, Parsec installed in a venv: median {i:.0f} ms (p99 "
+                f"{pct(timed['installed'], 0.99) * 1000:.0f}), ratio {i / a:.2f}x; the venv's python -c print(1) {vpy:.0f} ms"
+            )
 
 
 def main() -> None:
@@ -221,6 +256,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--e2e-rows", type=int, default=200_000)
     parser.add_argument("--atuin-home", type=Path, help="Keep Atuin's copy of the history here (imported once).")
+    parser.add_argument("--venv", type=Path, help=VENV_HELP)
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-search-"))
@@ -241,6 +277,7 @@ def main() -> None:
             args.e2e_rows,
             workdir,
             args.atuin_home,
+            args.venv,
         )
     finally:
         import shutil

@@ -9,7 +9,10 @@ scalars are replaced by the later layer, as in git's and cargo's configuration.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (`parsec history`'s start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def merge_layer(

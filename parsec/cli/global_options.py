@@ -4,9 +4,11 @@ for the typer app and for the fast entries alike, so `parsec --set … ask --yes
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import UsageError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (`parsec history`'s start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:

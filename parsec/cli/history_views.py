@@ -3,7 +3,6 @@ typer (their arguments: arguments.py; their entry: history_entry.py)."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -17,6 +16,14 @@ if TYPE_CHECKING:
 
 def _echo(text: str) -> None:
     sys.stdout.write(text + "\n")
+
+
+def _echo_json(value: Any) -> None:
+    import json  # here: most runs print a table or a --format line (start-up time)
+
+    from .history_common import to_json
+
+    _echo(json.dumps(value, indent=1, ensure_ascii=False, default=to_json))
 
 
 def run_history(
@@ -172,11 +179,9 @@ def execution_fields(row: dict[str, Any]) -> dict[str, Any]:
 def print_executions(
     rows: list[dict[str, Any]], *, as_json: bool = False, fmt: str | None = None, output: bool = False
 ) -> None:
-    from .history_common import to_json
-
     if as_json:
         payload = [{**row, "executed_at": row["executed_at"].isoformat()} for row in rows]
-        _echo(json.dumps(payload, indent=1, ensure_ascii=False, default=to_json))
+        _echo_json(payload)
         return
     if fmt is not None:
         template = fmt.encode().decode("unicode_escape") if "\\" in fmt else fmt
@@ -224,10 +229,10 @@ def run_sessions(*, limit: int = 50, as_json: bool = False, overrides: dict[str,
 
 
 def _print_sessions(rows: list[dict[str, Any]], as_json: bool) -> None:
-    from .history_common import human_duration, local_time, to_json
+    from .history_common import human_duration, local_time
 
     if as_json:
-        _echo(json.dumps(rows, indent=1, ensure_ascii=False, default=to_json))
+        _echo_json(rows)
         return
     from .render import table
 
@@ -254,7 +259,7 @@ def _print_sessions(rows: list[dict[str, Any]], as_json: bool) -> None:
 def run_session_show(session_id: str, *, limit: int = 200, as_json: bool = False) -> None:
     """The body of `parsec sessions show ID`: the session, its commands oldest first, its conversations."""
     from ..store.history import HistoryQuery, history_via_store, resolve_session_id
-    from .history_common import human_duration, local_time, open_configured_store, to_json
+    from .history_common import human_duration, local_time, open_configured_store
 
     with open_configured_store() as store:  # the --set overrides: load_settings reads them
         full_id = current_session_id() if session_id == "current" else resolve_session_id(store, session_id)
@@ -281,7 +286,7 @@ def run_session_show(session_id: str, *, limit: int = 200, as_json: bool = False
                 for c in conversations
             ],
         }
-        _echo(json.dumps(payload, indent=1, ensure_ascii=False, default=to_json))
+        _echo_json(payload)
         return
     end = session.ended_at or session.last_active
     _echo(

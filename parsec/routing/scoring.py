@@ -324,9 +324,11 @@ def _stream_in_words(args: list[Word]) -> str | None:
 
 
 def _word_odds(analysis: Analysis, args: list[Word], kinds: list[str]) -> None:
-    """After a verb that opens requests (`print`, `mount`, `sort`, `list` ...), plain argument words
-    that lean one way in the tuning corpus (word_odds.py): `information`, `mode` are what
-    descriptions are made of; `dev`, `origin`, `status` are what commands take."""
+    """After a verb that opens requests (`print`, `mount`, `sort`, `list` ...) or an English word
+    (`file name matches regex`, `debug mode`), plain argument words that lean one way in the tuning
+    corpus (word_odds.py): `information`, `mode` are what descriptions are made of; `dev`,
+    `origin`, `status` are what commands take. Lexicon words shaped like program names
+    (`systemctl`, `ln`) do not count as English here."""
     head = bare(analysis.head)
     if _verb(head) not in IMPERATIVE_VERBS and (head not in ENGLISH_WORDS or _PROGRAM_LIKE.search(head)):
         return  # `systemctl status docker`, `pip install data`: sub-commands and names, not objects

@@ -175,13 +175,18 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
         analysis.add(0.8, f"starts with the capitalised word '{word}', not a command")
     elif is_plain_word(word) and _verb(bare(word)) in IMPERATIVE_VERBS:
         analysis.add(1.2, f"'{word}' is a verb that opens a request, not a command here")
-    elif is_plain_word(word) and bare(word) in ENGLISH_WORDS and not _PROGRAM_LIKE.search(bare(word)):
+    elif is_plain_word(word) and _english(bare(word)):
         analysis.add(0.7, f"'{word}' is an English word, not a command")
     elif is_plain_word(word):
         analysis.add(-0.3, f"'{word}' is not a command here, nor a common English word")
     else:
         analysis.add(-1.0, f"'{word}' looks like a program name")
     return True
+
+
+def _english(word: str) -> bool:
+    """A word of the man-page lexicon that is not shaped like a program name (`systemctl`, `ln`)."""
+    return word in ENGLISH_WORDS and not _PROGRAM_LIKE.search(word)
 
 
 def _verb(word: str) -> str:
@@ -327,10 +332,9 @@ def _word_odds(analysis: Analysis, args: list[Word], kinds: list[str]) -> None:
     """After a verb that opens requests (`print`, `mount`, `sort`, `list` ...) or an English word
     (`file name matches regex`, `debug mode`), plain argument words that lean one way in the tuning
     corpus (word_odds.py): `information`, `mode` are what descriptions are made of; `dev`,
-    `origin`, `status` are what commands take. Lexicon words shaped like program names
-    (`systemctl`, `ln`) do not count as English here."""
+    `origin`, `status` are what commands take."""
     head = bare(analysis.head)
-    if _verb(head) not in IMPERATIVE_VERBS and (head not in ENGLISH_WORDS or _PROGRAM_LIKE.search(head)):
+    if _verb(head) not in IMPERATIVE_VERBS and not _english(head):
         return  # `systemctl status docker`, `pip install data`: sub-commands and names, not objects
     found = [
         (WORD_ODDS[low], low)

@@ -286,7 +286,9 @@ def main() -> None:
     parser.add_argument(
         "--venv",
         type=Path,
-        help="Also time the end-to-end search with Parsec installed in this venv (made when missing).",
+        action="append",
+        default=[],
+        help="Also time the end-to-end search with the Parsec installed in this venv (repeatable; bench/history_search.py).",
     )
     args = parser.parse_args()
 
@@ -310,7 +312,13 @@ def main() -> None:
             from history_search import run as run_search
 
             run_search(
-                Path(url.removeprefix("sqlite:///")), env, parsec, args.runs, args.e2e_rows, workdir, venv=args.venv
+                Path(url.removeprefix("sqlite:///")),
+                env,
+                parsec,
+                args.runs,
+                args.e2e_rows,
+                workdir,
+                venvs=tuple(args.venv),
             )
 
         timed = time_processes(

@@ -11,7 +11,8 @@ Figures:
   previous search finished; measured inside (key read → frame written, --trace) and outside
   (key sent → end of the next frame read from the pty);
 - `parsec history --search X --limit 50` against `atuin search --limit 50 X`, end to end; with
-  `--venv DIR` also with Parsec installed as a user installs it (installed_parsec).
+  `--venv DIR` (repeatable) also with the Parsec installed in each venv, as a user installs it
+  (installed_parsec), all in the same interleaved rounds.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-VENV_HELP = "Also time the end-to-end search with Parsec installed in this venv (made when missing)."
+VENV_HELP = (
+    "Also time the end-to-end search with the Parsec installed in this venv (made from this tree when"
+    " missing, used as it is otherwise); repeatable, to compare trees in one run."
+)
 FRAME_END = "\x1b[?25h"  # parsec search ends every frame by showing the cursor again
 TYPED = [
     "docker compose",
@@ -145,16 +149,14 @@ def time_e2e(commands: dict[str, tuple[list[str], dict]], runs: int) -> dict[str
 def installed_parsec(venv: Path) -> Path:
     """`parsec` as a user installs it: a venv of its own (`pip install .`, not editable), so that
     neither the editable install's import hook nor this machine's site-packages `.pth` files (each
-    costs every Python start here) are timed. Made when missing, and this tree installed into it
-    again every time (its dependencies only the first time); returns its bin directory."""
+    costs every Python start here) are timed. Made from this tree when missing, used as it is
+    otherwise (to time another tree, install it into a venv of its own first); returns its bin
+    directory."""
     bin_dir = venv / "bin"
-    root = Path(__file__).resolve().parent.parent
-    if not (bin_dir / "pip").exists():
+    if not (bin_dir / "parsec").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        root = Path(__file__).resolve().parent.parent
         subprocess.run([str(bin_dir / "pip"), "install", "-q", str(root)], check=True, capture_output=True)
-    else:
-        again = ["install", "-q", "--no-deps", "--force-reinstall", str(root)]
-        subprocess.run([str(bin_dir / "pip"), *again], check=True, capture_output=True)
     return bin_dir
 
 
@@ -166,10 +168,10 @@ def run(
     e2e_rows: int,
     workdir: Path,
     atuin_home: Path | None = None,
-    venv: Path | None = None,
+    venvs: tuple[Path, ...] = (),
 ) -> None:  # e2e_rows 0: skip the end-to-end comparison
     """Print the three figures. `db` holds the large store (its size is the open/keystroke row count);
-    with `venv`, the end-to-end search also runs Parsec installed there (installed_parsec)."""
+    the end-to-end search also runs Parsec installed in each of `venvs` (installed_parsec)."""
     # An installed Parsec runs from compiled bytecode; with PYTHONDONTWRITEBYTECODE set (as on the
     # shared machine) every run would compile the edited modules again (~80 ms under load).
     env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -221,7 +223,9 @@ def run(
     write_zsh_history(small_db, workdir / "zsh_small", e2e_rows)
     atuin_small = workdir / "atuin-small"
     import_atuin(atuin_small, workdir / "zsh_small")
-    bin_dir = installed_parsec(venv) if venv else None
+    bin_dirs = {str(venv): installed_parsec(venv) for venv in venvs}
+    # Without PYTHONPATH, which points at this tree: a venv runs the Parsec installed in it.
+    venv_env = {k: v for k, v in small_env.items() if k != "PYTHONPATH"}
     for term in ("docker compose", "README"):
         search = ["history", "--search", term, "--limit", "50", "--format", "{command}"]
         commands = {
@@ -229,9 +233,9 @@ def run(
             "atuin": (["atuin", "search", "--limit", "50", term], atuin_env(atuin_small)),
             "python": ([sys.executable, "-c", "print(1)"], small_env),
         }
-        if bin_dir:
-            commands["installed"] = ([str(bin_dir / "parsec"), *search], small_env)
-            commands["venv python"] = ([str(bin_dir / "python"), "-c", "print(1)"], small_env)
+        for name, bin_dir in bin_dirs.items():
+            commands[name] = ([str(bin_dir / "parsec"), *search], venv_env)
+            commands[name + " python"] = ([str(bin_dir / "python"), "-c", "print(1)"], venv_env)
         timed = time_e2e(commands, runs)
         p, a, py = (statistics.median(timed[k]) * 1000 for k in ("parsec", "atuin", "python"))
         print(
@@ -239,11 +243,11 @@ def run(
             f"(p99 {pct(timed['parsec'], 0.99) * 1000:.0f}), atuin search median {a:.0f} ms "
             f"(p99 {pct(timed['atuin'], 0.99) * 1000:.0f}), ratio {p / a:.2f}x; python -c print(1) {py:.0f} ms"
         )
-        if bin_dir:
-            i, vpy = (statistics.median(timed[k]) * 1000 for k in ("installed", "venv python"))
+        for name in bin_dirs:
+            i, vpy = (statistics.median(timed[k]) * 1000 for k in (name, name + " python"))
             print(
-                f"  the same, Parsec installed in a venv: median {i:.0f} ms (p99 "
-                f"{pct(timed['installed'], 0.99) * 1000:.0f}), ratio {i / a:.2f}x; the venv's python -c print(1) {vpy:.0f} ms"
+                f"  the same, Parsec installed in {name}: median {i:.0f} ms (p99 "
+                f"{pct(timed[name], 0.99) * 1000:.0f}), ratio {i / a:.2f}x; its python -c print(1) {vpy:.0f} ms"
             )
 
 
@@ -256,7 +260,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--e2e-rows", type=int, default=200_000)
     parser.add_argument("--atuin-home", type=Path, help="Keep Atuin's copy of the history here (imported once).")
-    parser.add_argument("--venv", type=Path, help=VENV_HELP)
+    parser.add_argument("--venv", type=Path, action="append", default=[], help=VENV_HELP)
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-search-"))
@@ -277,7 +281,7 @@ def main() -> None:
             args.e2e_rows,
             workdir,
             args.atuin_home,
-            args.venv,
+            tuple(args.venv),
         )
     finally:
         import shutil

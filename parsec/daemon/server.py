@@ -225,8 +225,9 @@ class Daemon:
             request = m.parse_request(line)
         except m.BadMessage as err:
             req_id, noreply = m.envelope(line)
-            refused = r.ErrorReply.of(req_id, err.code, str(err))
-            return None if noreply and not conn.get("sees_refusals") else refused.wire()
+            if noreply and not conn.get("sees_refusals"):
+                return None
+            return r.ErrorReply.of(req_id, err.code, str(err)).wire()
         try:
             reply = await self._handlers[request.type](request, conn)
         except JournalError as err:

@@ -74,9 +74,10 @@ def test_modules_stay_small():
     assert oversized == {}
 
 
-def test_history_search_imports_no_socket_nor_toml_parser(tmp_path):
+def test_history_search_imports_no_socket_toml_parser_nor_logging(tmp_path):
     """`parsec history --search` is timed against Atuin: it reads paths from the daemon's endpoints
-    module without its socket import, and parses `--set` values only when there are some."""
+    module without its socket import, parses `--set` values only when there are some, and sets up
+    the CLI log only for an internal error."""
     from parsec.store import open_store
 
     (tmp_path / "data" / "parsec").mkdir(parents=True)
@@ -93,4 +94,4 @@ def test_history_search_imports_no_socket_nor_toml_parser(tmp_path):
         "        pass"
     )
     assert "parsec.cli.history_views" in loaded  # the probe really ran the command
-    assert not [name for name in ("socket", "tomllib", *HEAVY) if name in loaded]
+    assert not [name for name in ("socket", "tomllib", "logging", *HEAVY) if name in loaded]

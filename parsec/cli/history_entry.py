@@ -7,8 +7,6 @@ call it too. One parser (arguments.py), one body (history_views.py), whichever w
 
 from __future__ import annotations
 
-import sys
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
 if TYPE_CHECKING:
     from typing import Any
@@ -20,12 +18,15 @@ def run(
     """`args` from the command name on (`["history", "--json"]`); the exit code. `overrides`: the
     parsed `--set` options (or `sets`, unparsed); `debug`: let errors raise (a traceback)."""
 
-    def call() -> None:
+    from .failures import run_reporting_errors
+
+    def call() -> int:
         from .global_options import parse_overrides
 
         _run(args, overrides if overrides is not None else parse_overrides(sets or []))
+        return 0
 
-    return _reporting_errors(call, debug)
+    return run_reporting_errors(call, debug, log_setup=False)
 
 
 def _run(args: list[str], overrides: dict[str, Any]) -> None:
@@ -58,29 +59,3 @@ def _run(args: list[str], overrides: dict[str, Any]) -> None:
 
         check_limit(options.limit, minimum=1)
         run_sessions(limit=options.limit, as_json=options.as_json, overrides=overrides)
-
-
-def _reporting_errors(call: Any, debug: bool) -> int:
-    # failures.run_reporting_errors without its logging set-up (logging costs these commands'
-    # budget a good part; nothing here logs), plus a reader that went away (`parsec history | head`).
-    import os
-
-    from ..errors import ParsecError
-
-    try:
-        call()
-    except ParsecError as err:
-        if debug or os.environ.get("PARSEC_DEBUG"):
-            raise
-        sys.stderr.write(f"parsec: {err}\n")
-        return err.exit_code
-    except BrokenPipeError:
-        try:
-            sys.stdout.close()
-        except OSError:
-            pass
-        return 0
-    except KeyboardInterrupt:
-        sys.stderr.write("parsec: interrupted\n")
-        return 130
-    return 0

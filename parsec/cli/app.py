@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from typing import Any
 
@@ -63,7 +62,7 @@ def _main(
     ),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
-    state.debug = debug or bool(os.environ.get("PARSEC_DEBUG"))
+    state.debug = debug  # PARSEC_DEBUG too: run_reporting_errors reads it, the one place that does
     state.overrides = parse_overrides(setting or [])
 
 
@@ -83,7 +82,7 @@ for _name in COMMAND_MODULES:
 def run(args: list[str]) -> int:
     from .failures import run_reporting_errors
 
-    debug = "--debug" in args or bool(os.environ.get("PARSEC_DEBUG"))
+    debug = "--debug" in args  # (and PARSEC_DEBUG, read by run_reporting_errors)
     return run_reporting_errors(lambda: _run_app(args), debug)
 
 

@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from history_search import VENV_HELP  # the --venv option is history_search's (this directory)
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -288,7 +290,7 @@ def main() -> None:
         type=Path,
         action="append",
         default=[],
-        help="Also time the end-to-end search with the Parsec installed in this venv (repeatable; bench/history_search.py).",
+        help=VENV_HELP,
     )
     args = parser.parse_args()
 

@@ -37,6 +37,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def shell_of(row: dict) -> str | None:
+    """The shell a line is classified for, as the hook tells the daemon: commands from fish's and
+    zsh's completion files are that shell's (`status full` runs a fish builtin); prose could be
+    typed in any shell, and is measured in bash (the default) here and in each shell by
+    `prose_in_each_shell`."""
+    source = row.get("source", "").split(":", 1)[0]
+    if row.get("shell") or row["label"] != "command":
+        return row.get("shell")
+    return source if source in ("fish", "zsh") else None
+
+
 def run(rows: list[dict], classifier: Classifier) -> tuple[list[str], list[float], list[float]]:
     """Wall time and this thread's CPU time per line (the CPU figure leaves out the time the OS
     gave our core to someone else, which dominates wall p99 on a shared, loaded machine)."""
@@ -44,7 +55,7 @@ def run(rows: list[dict], classifier: Classifier) -> tuple[list[str], list[float
     decisions, wall, cpu = [], [], []
     for row in rows:
         start, start_cpu = time.perf_counter(), time.thread_time()
-        decision = classifier.classify(row["text"], row.get("first_word"))
+        decision = classifier.classify(row["text"], row.get("first_word"), shell=shell_of(row))
         cpu.append(time.thread_time() - start_cpu)
         wall.append(time.perf_counter() - start)
         decisions.append(decision.decision)
@@ -75,12 +86,24 @@ def baseline(rows: list[dict], classifier: Classifier) -> tuple[float, float]:
 CORPORA = ("tests/data/eval_tuning.jsonl", "tests/data/eval_frozen.jsonl", "tests/data/classifier_corpus.jsonl")
 
 
-def dangerous_head(text: str, classifier: Classifier) -> bool:
+def dangerous_head(text: str, classifier: Classifier, shell: str | None = None) -> bool:
     """Whether the line's command (past sudo, env, FOO=1 ...) is one that changes state."""
     from parsec.routing.danger import STATE_CHANGING
     from parsec.routing.scoring import analyse
 
-    return analyse(text, None, None, classifier.path_index).head in STATE_CHANGING
+    return analyse(text, None, None, classifier.path_index, shell=shell).head in STATE_CHANGING
+
+
+def prose_in_each_shell(rows: list[dict], classifier: Classifier) -> str:
+    """Prose run as a command, and how much of it changes state, with each shell's builtins and
+    grammar (`set password` empties $password in fish; `print` is a zsh builtin)."""
+    prose = [row["text"] for row in rows if row["label"] == "prompt"]
+    parts = []
+    for shell in ("bash", "zsh", "fish"):
+        run_prose = [text for text in prose if classifier.classify(text, shell=shell).decision == "command"]
+        dangerous = sum(dangerous_head(text, classifier, shell) for text in run_prose)
+        parts.append(f"{shell} {len(run_prose) / max(1, len(prose)):.2%} ({dangerous} dangerous)")
+    return ", ".join(parts)
 
 
 def offered_after_127(text: str, classifier: Classifier) -> bool:
@@ -122,6 +145,7 @@ def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None
         f"  ambiguous on commands:       {commands.count('ambiguous') / max(1, len(commands)):7.2%}  (target <= 0.5%)"
     )
     print(f"  dangerous prose run:         {len(dangerous):5d}    (target 0)")
+    print(f"  prose run, by the user's shell: {prose_in_each_shell(rows, classifier)}")
     hard = [(r, d) for r, d in zip(rows, decisions) if r.get("hard")]
     if hard:
         right = sum(1 for r, d in hard if d == r["label"])
@@ -156,7 +180,7 @@ def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None
             shown = [r for r, d in zip(rows, decisions) if d == wrong and (label is None or r["label"] == label)]
             print(f"\n--- {label or 'any'} classified {wrong}: {len(shown)}")
             for row in shown[: args.errors]:
-                print(f"  {row['text'][:110]!r}  [{classifier.classify(row['text']).reason}]")
+                print(f"  {row['text'][:110]!r}  [{classifier.classify(row['text'], shell=shell_of(row)).reason}]")
         print()
 
 

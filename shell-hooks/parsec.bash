@@ -369,7 +369,7 @@ __parsec_route() {
     __parsec_json "$line"
     local text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY}" || return 0
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY,\"shell\":\"bash\"}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"([a-z]+)\" ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=${BASH_REMATCH[1]}
     case ${BASH_REMATCH[1]} in

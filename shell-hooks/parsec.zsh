@@ -331,7 +331,7 @@ __parsec_route() {
     local text
     __parsec_json "$line"; text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY}" || return 0
+    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY,\"shell\":\"zsh\"}" || return 0
     [[ $REPLY =~ '"decision": *"([a-z]+)"' ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=$match[1]
     case $match[1] in

@@ -129,19 +129,23 @@ def _command_position(words: list[Word], analysis: Analysis, path_index: PathInd
         j = i + 1
         while j < len(words) - 1 and words[j].text.startswith("-"):
             j += 1
-            if j < len(words) - 1 and not _names_a_program(words[j], path_index):
+            if j < len(words) - 1 and not _names_a_program(words[j], path_index, analysis.shell):
                 j += 1  # the option's value: `sudo -u bob ls`, `watch -n 5 df`
-        if j == i + 1 and not _names_a_program(words[j], path_index):
+        if j == i + 1 and not _names_a_program(words[j], path_index, analysis.shell):
             break  # `watch the logs`, `time how long it takes`: the wrapper is the command word
         i = j
     return i
 
 
-def _names_a_program(word: Word, path_index: PathIndex) -> bool:
+def _names_a_program(word: Word, path_index: PathIndex, shell: str | None) -> bool:
     text = word.text
     if text[:1] in "./~" or "/" in text:
         return True
-    return resolve(text, path_index) != "none" or text in KNOWN_COMMANDS or not (is_plain_word(text) or text.isdigit())
+    return (
+        resolve(text, path_index, shell) != "none"
+        or text in KNOWN_COMMANDS
+        or not (is_plain_word(text) or text.isdigit())
+    )
 
 
 def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
@@ -408,7 +412,7 @@ def _analyse(
     head = words[index].text
     if index == 0 and words[0].quoted:
         fact = fact or "none"
-    kind = fact if (fact and index == 0) else resolve(head, path_index)
+    kind = fact if (fact and index == 0) else resolve(head, path_index, shell)
     args = analysis.args = words[index + 1 : index + 1 + MAX_ARGS]
     low = bare(head)
     if not _first_word(analysis, head, kind, line):

@@ -1,8 +1,10 @@
 """What the first word is to the shell: alias, function, builtin, keyword, file on PATH, or nothing.
 
 The hook sends the real answer (`type -t`); without it (batch mode, tests) the classifier looks
-the word up itself: bash's keyword and builtin lists, then PATH (cached, refreshed when PATH
-changes).
+the word up itself: the shell's keyword and builtin lists (bash's unless the shell is known), then
+PATH (cached, refreshed when PATH changes). zsh's and fish's lists are what zsh 5.9
+(`${(k)reswords}`, `${(k)builtins}`) and fish 3.6 (`builtin -n`) print, so `parsec classify
+--shell fish 'status full'` says what the fish hook, which asks `type -t`, would.
 """
 
 from __future__ import annotations
@@ -18,6 +20,34 @@ BUILTINS = frozenset(
     local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source
     suspend test times trap true type typeset ulimit umask unalias unset wait""".split()
 )
+ZSH_KEYWORDS = frozenset(
+    """! [[ case coproc declare do done elif else end esac export fi float for foreach function if
+    integer local nocorrect readonly repeat select then time typeset until while { }""".split()
+)
+ZSH_BUILTINS = frozenset(
+    """- . : [ alias autoload bg bindkey break builtin bye cd chdir command compadd comparguments compcall
+    compctl compdescribe compfiles compgroups compquote compset comptags comptry compvalues continue
+    declare dirs disable disown echo echotc echoti emulate enable eval exec exit export false fc fg
+    float functions getln getopts hash history integer jobs kill let limit local log logout noglob
+    popd print printf private pushd pushln pwd r read readonly rehash return sched set setopt shift
+    source suspend test times trap true ttyctl type typeset ulimit umask unalias unfunction unhash
+    unlimit unset unsetopt vared wait whence where which zcompile zformat zle zmodload zparseopts
+    zregexparse zstyle""".split()
+)
+# fish's `type -t` calls its keywords (if, for, begin, and ...) builtins too.
+FISH_BUILTINS = frozenset(
+    """. : [ _ abbr and argparse begin bg bind block break breakpoint builtin case cd command
+    commandline complete contains continue count disown echo else emit end eval exec exit false fg
+    for function functions history if jobs math not or path printf pwd random read realpath return
+    set set_color source status string switch test time true type ulimit wait while""".split()
+)
+# (keywords, builtins) of each shell; bash's when the shell is not known
+SHELL_WORDS: dict[str | None, tuple[frozenset[str], frozenset[str]]] = {
+    None: (KEYWORDS, BUILTINS),
+    "bash": (KEYWORDS, BUILTINS),
+    "zsh": (ZSH_KEYWORDS, ZSH_BUILTINS),
+    "fish": (frozenset(), FISH_BUILTINS),
+}
 # Words that only hand the rest of the line to another command; the real command follows them.
 WRAPPERS = frozenset("sudo doas env nohup nice ionice time command exec builtin stdbuf chronic xargs watch".split())
 
@@ -48,11 +78,12 @@ class PathIndex:
         return name in self._names
 
 
-def resolve(word: str, path_index: PathIndex) -> str:
-    """The `type -t`-style kind of `word`: keyword, builtin, file or none."""
-    if word in KEYWORDS:
+def resolve(word: str, path_index: PathIndex, shell: str | None = None) -> str:
+    """The `type -t`-style kind of `word` in `shell` (bash when unknown): keyword, builtin, file or none."""
+    keywords, builtins = SHELL_WORDS.get(shell, SHELL_WORDS[None])
+    if word in keywords:
         return "keyword"
-    if word in BUILTINS:
+    if word in builtins:
         return "builtin"
     if "/" in word:
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .shell_facts import BUILTINS, KEYWORDS
+from .shell_facts import SHELL_WORDS
 
 # Their arguments are numbers, signals, job specs or flags (`exit 1`, `kill %1`, `shutdown now`).
 NUMBERS_ONLY = frozenset("exit logout kill shift return suspend shutdown reboot halt poweroff init telinit".split())
@@ -21,6 +21,21 @@ BUILTIN_NAMES = frozenset("enable help".split())
 # Options come first (`set -e`, `set -o vi`, `set +x`); a plain word first overwrites $1, $2 ...
 OPTIONS_FIRST = frozenset({"set"})
 WORDS_THEY_TAKE = {"shutdown": frozenset({"now"}), "reboot": frozenset({"now"})}
+# Builtins whose grammar is one shell's own. fish's `path` and `string` take a sub-command first
+# (`path exclusion` → "invalid subcommand"); zsh's `disable` takes builtin names as `enable` does
+# (`disable SSL` → "no such hash table element"), its `log` no words ("too many arguments").
+SUBCOMMANDS = {
+    ("fish", "path"): frozenset(
+        "basename change-extension dirname extension filter is mtime normalize resolve sort".split()
+    ),
+    ("fish", "string"): frozenset(
+        """collect escape join join0 length lower match pad repeat replace shorten split split0 sub trim
+        unescape upper""".split()
+    ),
+}
+SHELL_NO_WORDS = {"zsh": frozenset({"log"})}
+SHELL_BUILTIN_NAMES = {"zsh": frozenset({"disable"})}
+FISH_SHORT_NAME = 3  # `set x 1`, `set ok 0`: names this short are variables, not words of a phrase
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(=.*)?$", re.DOTALL)
 
 
@@ -28,16 +43,22 @@ def unexpected_words(head: str, words: list[str], kinds: list[str], shell: str |
     """The plain words after `head` that it never takes as arguments (empty when unknown).
     `shell`: the user's shell, where a builtin's grammar differs (fish's `set NAME VALUE…`)."""
     if head in OPTIONS_FIRST and shell == "fish":  # fish assigns with `set x 1`: a name, then values
-        name = next((w for w in words if not w.startswith(("-", "+"))), None)
-        return [name] if name is not None and not _IDENTIFIER.match(name) else []
+        return _fish_set_misfits(words)
+    subcommands = SUBCOMMANDS.get((shell or "bash", head))
+    if subcommands is not None:
+        first = next((w for w in words if not w.startswith("-")), None)
+        return [first] if first is not None and first not in subcommands else []
     if head in OPTIONS_FIRST:  # `set -- a b` sets $1 $2; `set alias ll` does too, unasked
         return (
             [w for w in words if not w.startswith(("-", "+"))] if words and not words[0].startswith(("-", "+")) else []
         )
-    if head in NUMBERS_ONLY or head in NO_WORDS:
+    if head in NUMBERS_ONLY or head in NO_WORDS or head in SHELL_NO_WORDS.get(shell or "bash", ()):
         allowed: frozenset[str] = WORDS_THEY_TAKE.get(head, frozenset())
-    elif head in BUILTIN_NAMES:
-        allowed = BUILTINS | KEYWORDS
+    elif head in BUILTIN_NAMES or head in SHELL_BUILTIN_NAMES.get(shell or "bash", ()):
+        if any(w.startswith("-") for w in words):  # `disable -a ll`, `enable -f lib.so name`: other names
+            return []
+        keywords, builtins = SHELL_WORDS[shell if shell in SHELL_WORDS else None]
+        allowed = builtins | keywords
     else:
         return []
     return [
@@ -46,6 +67,20 @@ def unexpected_words(head: str, words: list[str], kinds: list[str], shell: str |
         if (k == "word" or (k == "quoted" and head in NUMBERS_ONLY and "$" not in w and any(c.isalpha() for c in w)))
         and w.lower() not in allowed
     ]
+
+
+def _fish_set_misfits(words: list[str]) -> list[str]:
+    """fish's `set NAME VALUE…` assigns (and `set NAME` empties NAME): a name that is no identifier
+    is no argument, and nor is a plain lower-case word with no option to say it is meant as a
+    variable (`set password`, `set condense option`: a phrase, and fish would overwrite
+    $password). `set x 1`, `set fish_greeting`, `set -gx EDITOR vim` are assignments."""
+    name = next((w for w in words if not w.startswith(("-", "+"))), None)
+    if name is None:
+        return []
+    if not _IDENTIFIER.match(name):
+        return [name]
+    options = any(w.startswith(("-", "+")) for w in words)
+    return [name] if not options and len(name) >= FISH_SHORT_NAME and name.isalpha() and name.islower() else []
 
 
 # Their own grammar is made of English words (`ufw allow from 10.0.0.0/8 to any port 22`, `ip a

@@ -98,3 +98,28 @@ def test_fish_set_is_an_assignment_not_prose(classifier, line):
 def test_bash_set_with_plain_words_still_asks(classifier):
     assert classifier.classify("set x 1", "builtin", shell="bash").decision != "command"
     assert classifier.classify("set alias m for command mplayer", "builtin", shell="fish").decision != "command"
+
+
+@pytest.mark.parametrize("line", ["set password", "set condense option [default 60]", "set format"])
+def test_fish_set_with_a_word_for_a_name_is_not_run(classifier, line):
+    """`set password` in fish empties $password (`set -q password` is then true): a description
+    typed as a request must not run unasked."""
+    assert classifier.classify(line, "builtin", shell="fish").decision != "command"
+
+
+@pytest.mark.parametrize(
+    ("line", "shell"),
+    [("path exclusion", "fish"), ("string theory", "fish"), ("disable SSL", "zsh"), ("log on", "zsh")],
+)
+def test_a_builtins_grammar_is_its_shells(classifier, line, shell):
+    """fish: `path: exclusion: invalid subcommand`; zsh: `disable: no such hash table element:
+    SSL`, `log: too many arguments` — words these builtins never take read as a phrase."""
+    assert classifier.classify(line, "builtin", shell=shell).decision != "command"
+
+
+@pytest.mark.parametrize(
+    ("line", "shell"),
+    [("path basename /a/b", "fish"), ("string split , a,b", "fish"), ("disable -a ll", "zsh"), ("log", "zsh")],
+)
+def test_a_builtin_used_as_its_shell_defines_it_runs(classifier, line, shell):
+    assert classifier.classify(line, "builtin", shell=shell).decision == "command"

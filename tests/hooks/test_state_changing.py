@@ -44,3 +44,15 @@ def test_the_hook_gets_the_classifiers_list(sandbox, shell):
     else:  # __parsec_state_changing=' exit logout ... '
         names = line.split("=", 1)[1].strip("'").split()
     assert set(names) == STATE_CHANGING and len(names) == len(STATE_CHANGING)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_hook_names_its_shell(sandbox, fake_daemon, shell):
+    """A builtin's grammar is its shell's (fish's `set password` empties $password, zsh's
+    `disable` takes builtin names), so each hook says which shell is asking."""
+    need(shell)
+    sh = Shell(shell, sandbox)
+    sh.run("set please -x")
+    sh.exit()
+    asked = [m for m in fake_daemon.of_type("classify") if m["text"] == "set please -x"]
+    assert asked and all(m.get("shell") == shell for m in asked)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .language import bare, function_word_weight
-from .usage import NAMES_ONLY, malformed, unexpected_words
+from .usage import NAMES_ONLY, fish_set_word_name, malformed, unexpected_words
 
 if TYPE_CHECKING:
     from .scoring import Analysis
@@ -42,6 +42,8 @@ def prose_cue(analysis: Analysis) -> str | None:
     odd = unexpected_words(head, words, kinds, analysis.shell)
     if odd:
         return f"'{head}' takes no words like '{odd[0]}'"
+    if head == "set" and analysis.shell == "fish" and (name := fish_set_word_name(words)):
+        return f"fish's 'set' would assign the variable '{name}'"
     misfit = malformed(head, words, kinds)
     if misfit:
         return misfit
@@ -54,7 +56,10 @@ def prose_cue(analysis: Analysis) -> str | None:
         return f"'{head}' changes state and '{titled[0]}' reads as a name in a sentence"
     if sum(k == "word" for k in kinds) >= PLAIN_WORDS_CUE and set(kinds) <= {"word", "quoted"} and not existing_files:
         return f"'{head}' changes state and is followed by a phrase of plain words"
-    prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(NOT_CUES)]
+    # fish's `set NAME VALUE…` takes free words as values: words typical of requests there are a
+    # phrase (`set ap_scan parameter`), as they are not after `killall` (`killall node`).
+    not_cues = NOT_CUES[:-1] if head == "set" and analysis.shell == "fish" else NOT_CUES
+    prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(not_cues)]
     if prose:
         return f"'{head}' changes state and {prose[0]}"
     return None

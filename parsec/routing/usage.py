@@ -70,17 +70,19 @@ def unexpected_words(head: str, words: list[str], kinds: list[str], shell: str |
 
 
 def _fish_set_misfits(words: list[str]) -> list[str]:
-    """fish's `set NAME VALUE…` assigns (and `set NAME` empties NAME): a name that is no identifier
-    is no argument, and nor is a plain lower-case word with no option to say it is meant as a
-    variable (`set password`, `set condense option`: a phrase, and fish would overwrite
-    $password). `set x 1`, `set fish_greeting`, `set -gx EDITOR vim` are assignments."""
+    """fish's `set NAME VALUE…` assigns: a name that is no identifier is no argument."""
     name = next((w for w in words if not w.startswith(("-", "+"))), None)
-    if name is None:
-        return []
-    if not _IDENTIFIER.match(name):
-        return [name]
-    options = any(w.startswith(("-", "+")) for w in words)
-    return [name] if not options and len(name) >= FISH_SHORT_NAME and name.isalpha() and name.islower() else []
+    return [name] if name is not None and not _IDENTIFIER.match(name) else []
+
+
+def fish_set_word_name(words: list[str]) -> str | None:
+    """The name fish's `set` would assign when it is a plain lower-case word and no option says
+    a variable is meant (`set password` empties $password; `set condense option` is a phrase).
+    `set x 1`, `set fish_greeting`, `set -gx EDITOR vim` name variables."""
+    if any(w.startswith(("-", "+")) for w in words) or not words:
+        return None
+    name = words[0]
+    return name if len(name) >= FISH_SHORT_NAME and name.isalpha() and name.islower() else None
 
 
 # Their own grammar is made of English words (`ufw allow from 10.0.0.0/8 to any port 22`, `ip a

@@ -100,11 +100,14 @@ def test_bash_set_with_plain_words_still_asks(classifier):
     assert classifier.classify("set alias m for command mplayer", "builtin", shell="fish").decision != "command"
 
 
-@pytest.mark.parametrize("line", ["set password", "set condense option [default 60]", "set format"])
-def test_fish_set_with_a_word_for_a_name_is_not_run(classifier, line):
+@pytest.mark.parametrize(
+    "line",
+    ["set password", "set condense option [default 60]", "set format", "set ap_scan parameter", "set theme dracula"],
+)
+def test_fish_set_with_a_word_for_a_name_asks(classifier, line):
     """`set password` in fish empties $password (`set -q password` is then true): a description
-    typed as a request must not run unasked."""
-    assert classifier.classify(line, "builtin", shell="fish").decision != "command"
+    typed as a request must not run unasked; nor is an assignment sent to the model unasked."""
+    assert classifier.classify(line, "builtin", shell="fish").decision == "ambiguous"
 
 
 @pytest.mark.parametrize(

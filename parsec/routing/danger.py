@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 STATE_CHANGING_FILE = Path(__file__).with_name("state_changing.txt")
 STATE_CHANGING = frozenset(STATE_CHANGING_FILE.read_text().split())
 PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)
+WORD_ODDS_CUE = "words typical of"  # scoring._word_odds: `killall node` is no phrase
 # Evidence too weak alone to stop a state-changing command (`mv Makefile docs`, `mv a b`).
-NOT_CUES = ("only plain words", "long, with no shell operators", "English function words", "words typical of")
+NOT_CUES = ("only plain words", "long, with no shell operators", "English function words", WORD_ODDS_CUE)
 
 
 def prose_cue(analysis: Analysis) -> str | None:
@@ -58,7 +59,8 @@ def prose_cue(analysis: Analysis) -> str | None:
         return f"'{head}' changes state and is followed by a phrase of plain words"
     # fish's `set NAME VALUE…` takes free words as values: words typical of requests there are a
     # phrase (`set ap_scan parameter`), as they are not after `killall` (`killall node`).
-    not_cues = NOT_CUES[:-1] if head == "set" and analysis.shell == "fish" else NOT_CUES
+    fish_set = head == "set" and analysis.shell == "fish"
+    not_cues = tuple(cue for cue in NOT_CUES if cue != WORD_ODDS_CUE) if fish_set else NOT_CUES
     prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(not_cues)]
     if prose:
         return f"'{head}' changes state and {prose[0]}"

@@ -9,6 +9,7 @@ Secrets are masked and the privacy exclusions apply, as for live recording.
 
 from __future__ import annotations
 
+import functools
 import getpass
 import hashlib
 import os
@@ -69,7 +70,7 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror}; pass the history file as an argument") from None
     parsed = PARSERS[shell](data)
-    problem = format_problem(shell, data, parsed, _is_command)
+    problem = format_problem(shell, data, parsed, functools.partial(_is_command, shell=shell))
     if problem is not None:
         raise UsageError(f"{path} is not {shell} history: {problem}; nothing imported")
     source = str(path.resolve())
@@ -172,13 +173,14 @@ def _without_live(store: Any, executions: list, timed_ids: set[str], report: Imp
     return [e for e in executions if e.id not in duplicates]
 
 
-def _is_command(word: str) -> bool:
+def _is_command(word: str, shell: str) -> bool:
+    """Whether `shell` runs `word`: its keywords and builtins (zsh's `setopt`), or a program."""
     from ..routing.shell_facts import PathIndex, resolve
 
     global _PATH_INDEX
     if _PATH_INDEX is None:
         _PATH_INDEX = PathIndex()
-    return resolve(word, _PATH_INDEX) != "none"
+    return resolve(word, _PATH_INDEX, shell) != "none"
 
 
 _PATH_INDEX: Any = None

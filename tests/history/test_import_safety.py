@@ -135,6 +135,16 @@ def test_plain_histories_of_each_shell_are_accepted(box, tmp_path) -> None:
         assert "6 entries" in result.stdout
 
 
+def test_a_plain_zsh_history_of_zsh_builtins_is_zsh_history(box, tmp_path) -> None:
+    """`setopt`, `bindkey`, `zstyle`, `autoload` are zsh builtins, no programs on PATH: the check
+    that tells a history from /etc/passwd knows the named shell's builtins, not only bash's."""
+    path = tmp_path / "zsh_history"
+    path.write_text("setopt extended_glob\nbindkey -v\nzstyle ':completion:*' menu select\nautoload -U compinit\nls\n")
+    result = box.cli("import", "zsh", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "5 entries" in result.stdout
+
+
 def test_import_says_what_a_configured_history_retention_would_remove(box, tmp_path) -> None:
     now = time.time()
     history = tmp_path / "zsh_history"

@@ -27,7 +27,7 @@ from .language import (
 )
 from .lexer import Lexed, Word, lex
 from .lexicon import ENGLISH_WORDS
-from .shell_facts import WRAPPERS, PathIndex, resolve
+from .shell_facts import FISH_FUNCTIONS, WRAPPERS, PathIndex, resolve
 from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
 from .usage import ENGLISH_GRAMMAR, unexpected_words
 from .vocabulary import KNOWN_COMMANDS
@@ -151,7 +151,9 @@ def _names_a_program(word: Word, path_index: PathIndex, shell: str | None) -> bo
 def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
     """Evidence from what the first word is; False when the line is a complete shell compound."""
     analysis.head, analysis.head_kind = word, fact
-    if fact in ("alias", "function"):
+    if fact == "function" and analysis.shell == "fish" and word in FISH_FUNCTIONS:
+        analysis.add(-1.2, f"'{word}' is a function that ships with fish")  # as a builtin: nobody chose it
+    elif fact in ("alias", "function"):
         analysis.add(-2.5, f"'{word}' is a shell {fact}")
     elif fact == "keyword" and word in COMPOUND_KEYWORDS:
         closer = CLOSERS.get(word)

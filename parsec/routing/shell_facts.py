@@ -41,6 +41,22 @@ FISH_BUILTINS = frozenset(
     for function functions history if jobs math not or path printf pwd random read realpath return
     set set_color source status string switch test time true type ulimit wait while""".split()
 )
+# Functions fish 3.6 ships (`$__fish_data_dir/functions`) that `type -t` calls "function" in any
+# fish: fish wraps ls, grep, man, cd and history in functions. They are no sign that the user
+# defined the word, as their own functions are (`open` and `seq` are only defined where no
+# program of that name exists, so they are left to PATH).
+FISH_FUNCTIONS = frozenset(
+    """N_ alias cd cdh contains_seq diff dirh dirs down-or-search edit_command_buffer export
+    fish_add_path fish_breakpoint_prompt fish_clipboard_copy fish_clipboard_paste
+    fish_command_not_found fish_commandline_append fish_commandline_prepend fish_config
+    fish_default_key_bindings fish_default_mode_prompt fish_delta fish_git_prompt fish_greeting
+    fish_hg_prompt fish_hybrid_key_bindings fish_is_root_user fish_job_summary fish_mode_prompt
+    fish_opt fish_print_git_action fish_print_hg_root fish_prompt fish_status_to_signal
+    fish_svn_prompt fish_title fish_update_completions fish_vcs_prompt fish_vi_cursor
+    fish_vi_key_bindings funced funcsave grep help history isatty la ll ls man nextd popd prevd
+    prompt_hostname prompt_login prompt_pwd psub pushd realpath setenv suspend trap umask
+    up-or-search vared""".split()
+)
 # (keywords, builtins) of each shell; bash's when the shell is not known
 SHELL_WORDS: dict[str | None, tuple[frozenset[str], frozenset[str]]] = {
     None: (KEYWORDS, BUILTINS),
@@ -79,8 +95,11 @@ class PathIndex:
 
 
 def resolve(word: str, path_index: PathIndex, shell: str | None = None) -> str:
-    """The `type -t`-style kind of `word` in `shell` (bash when unknown): keyword, builtin, file or none."""
+    """The `type -t`-style kind of `word` in `shell` (bash when unknown): keyword, function (one
+    fish ships), builtin, file or none."""
     keywords, builtins = SHELL_WORDS.get(shell, SHELL_WORDS[None])
+    if shell == "fish" and word in FISH_FUNCTIONS:  # fish's functions shadow its builtins (cd)
+        return "function"
     if word in keywords:
         return "keyword"
     if word in builtins:

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from parsec.routing import Classifier
-from parsec.routing.shell_facts import FISH_BUILTINS, ZSH_BUILTINS, ZSH_KEYWORDS
+from parsec.routing.shell_facts import FISH_BUILTINS, FISH_FUNCTIONS, ZSH_BUILTINS, ZSH_KEYWORDS
 
 LISTING = {
     "zsh": (["zsh", "-fc", "print -l ${(k)builtins}"], ZSH_BUILTINS),
@@ -39,3 +39,38 @@ def test_parsec_classify_resolves_the_shells_builtins():
     assert classifier.classify("zstyle ':completion:*' menu select", shell="zsh").decision == "command"
     if shutil.which("status") is None:
         assert classifier.classify("status full", shell="bash").decision != "command"
+
+
+# Each of fish's own function files, with what `type -t` says of it in a fish without config.
+FISH_FUNCTION_KINDS = r"""for f in $__fish_data_dir/functions/*.fish
+    set -l name (path change-extension '' (path basename $f))
+    echo $name (type -t $name 2>/dev/null; or echo none)
+end"""
+
+
+def test_fish_functions_are_what_fish_ships():
+    """`type -t ls` is "function" in fish (the hook sends that): the list says which functions
+    come with fish, so a line is weighed the same with and without the hook's answer."""
+    if shutil.which("fish") is None:
+        pytest.skip("fish is not installed")
+    out = subprocess.run(["fish", "--no-config", "-c", FISH_FUNCTION_KINDS], capture_output=True, text=True)
+    kinds = dict(line.split(" ", 1) for line in out.stdout.splitlines())
+    shipped = {name for name, kind in kinds.items() if kind == "function" and not name.startswith("_")}
+    assert shipped >= FISH_FUNCTIONS, f"not fish functions here: {sorted(FISH_FUNCTIONS - shipped)}"
+    version = subprocess.run(["fish", "--version"], capture_output=True, text=True).stdout
+    if "3.6." in version:  # `open` and `seq` are functions only where no such program exists
+        assert shipped - {"open", "seq"} == FISH_FUNCTIONS, f"missing from our list: {sorted(shipped - FISH_FUNCTIONS)}"
+
+
+@pytest.mark.parametrize("line", ["umask 022", "trap --print", "vared PATH"])
+def test_fish_functions_resolve_without_the_hook(line):
+    """`parsec classify --shell fish` agrees with the hook, which asks `type -t` (a function)."""
+    assert Classifier().classify(line, shell="fish").decision == "command"
+
+
+@pytest.mark.parametrize("line", ["man page for tar", "ls the biggest files"])
+def test_a_function_fish_ships_weighs_as_a_builtin(line):
+    """The fish hook sends "function" for `man`, `history`, `ls`: no sign the user chose the
+    word, as their own function would be, so prose after it routes as in bash."""
+    in_bash = Classifier().classify(line, "file", shell="bash")
+    assert Classifier().classify(line, "function", shell="fish").decision == in_bash.decision != "command"

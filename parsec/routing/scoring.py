@@ -27,7 +27,7 @@ from .language import (
 )
 from .lexer import Lexed, Word, lex
 from .lexicon import ENGLISH_WORDS
-from .shell_facts import FISH_FUNCTIONS, WRAPPERS, PathIndex, resolve
+from .shell_facts import WRAPPERS, PathIndex, resolve
 from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
 from .usage import ENGLISH_GRAMMAR, unexpected_words
 from .vocabulary import KNOWN_COMMANDS
@@ -148,11 +148,20 @@ def _names_a_program(word: Word, path_index: PathIndex, shell: str | None) -> bo
     )
 
 
-def _first_word(analysis: Analysis, word: str, fact: str, line: str) -> bool:
-    """Evidence from what the first word is; False when the line is a complete shell compound."""
+_ARTICLE = {"alias": "an", "function": "a"}
+_KIND_NAMES = {"file": "program", "builtin": "shell builtin", "keyword": "shell keyword"}
+
+
+def _first_word(analysis: Analysis, word: str, fact: str, line: str, underneath: str) -> bool:
+    """Evidence from what the first word is; False when the line is a complete shell compound.
+    `underneath`: what the word is without the user's aliases and functions (resolve's answer)."""
     analysis.head, analysis.head_kind = word, fact
-    if fact == "function" and analysis.shell == "fish" and word in FISH_FUNCTIONS:
-        analysis.add(-1.2, f"'{word}' is a function that ships with fish")  # as a builtin: nobody chose it
+    if fact in ("alias", "function") and underneath != "none":
+        # `alias ls='ls --color=auto'` (Debian's default .bashrc), fish's own `man` and `umask`
+        # functions: no sign the user chose the word, so it weighs as the command it stands for.
+        what = "a function that ships with fish" if underneath == "function" else f"{_ARTICLE[fact]} {fact}"
+        over = "" if underneath == "function" else f" over the {_KIND_NAMES[underneath]} of that name"
+        analysis.add(-1.2, f"'{word}' is {what}{over}")
     elif fact in ("alias", "function"):
         analysis.add(-2.5, f"'{word}' is a shell {fact}")
     elif fact == "keyword" and word in COMPOUND_KEYWORDS:
@@ -414,10 +423,11 @@ def _analyse(
     head = words[index].text
     if index == 0 and words[0].quoted:
         fact = fact or "none"
-    kind = fact if (fact and index == 0) else resolve(head, path_index, shell)
+    underneath = resolve(head, path_index, shell)
+    kind = fact if (fact and index == 0) else underneath
     args = analysis.args = words[index + 1 : index + 1 + MAX_ARGS]
     low = bare(head)
-    if not _first_word(analysis, head, kind, line):
+    if not _first_word(analysis, head, kind, line, underneath):
         return analysis
     _syntax(analysis, lexed, line, parses)
     if not args:

@@ -122,6 +122,16 @@ def test_a_shell_alias_fact_lowers_the_prose_score(classifier: Classifier) -> No
     assert "alias" in as_alias.reason
 
 
+@pytest.mark.parametrize("line", ["ls the biggest files", "diff between two folders", "ls all files bigger than 1GB"])
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_an_alias_over_a_program_weighs_as_the_program(classifier: Classifier, line: str, shell: str) -> None:
+    """Debian's default .bashrc aliases `ls` to `ls --color=auto`: the hook then sends "alias",
+    which is no sign the user chose the word, so the line routes as it would for the program."""
+    program = classifier.classify(line, first_word="file", shell=shell)
+    aliased = classifier.classify(line, first_word="alias", shell=shell)
+    assert aliased.decision == program.decision == "prompt", aliased
+
+
 def test_a_line_the_shell_cannot_parse_leans_to_prose(classifier: Classifier) -> None:
     parsed = classifier.classify("build docs site", parses=True)
     unparsed = classifier.classify("build docs site", parses=False)

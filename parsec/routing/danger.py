@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .language import bare, function_word_weight
+from .language import bare, function_word_weight, is_plain_word
 from .usage import NAMES_ONLY, fish_set_word_name, malformed, unexpected_words
 
 if TYPE_CHECKING:
@@ -27,12 +27,21 @@ WORD_ODDS_CUE = "words typical of"  # scoring._word_odds: `killall node` is no p
 NOT_CUES = ("only plain words", "long, with no shell operators", "English function words", WORD_ODDS_CUE)
 
 
+def could_do_harm(analysis: Analysis) -> bool:
+    """Whether running the line could change state: its command does, or it carries a command
+    substitution, which the shell runs before it even looks for the command."""
+    return analysis.head in STATE_CHANGING or bool(analysis.lexed and analysis.lexed.substitution)
+
+
 def prose_cue(analysis: Analysis) -> str | None:
     """Why a line whose command changes state may be prose, or None when it reads as a command.
 
     Lower bar than the live decision: any English evidence at all, or arguments the command
     does not take, is enough to ask before running it."""
     head = analysis.head
+    if analysis.head_kind == "none" and analysis.lexed and analysis.lexed.substitution and is_plain_word(head):
+        # `undo `git reset --hard HEAD~1``: bash runs the quoted command, then finds no `undo`
+        return f"'{head}' is no command here: the shell would only run the code in the substitution"
     if head not in STATE_CHANGING:
         return None
     kinds = analysis.arg_kinds

@@ -17,6 +17,7 @@ _OPERATOR_CHARS = frozenset("|&;<>()")
 _HASH_WORD = re.compile(r"#(!|\s+of\s)")
 _CURLY_APOSTROPHE = re.compile(r"(?<=[^\W\d_])\u2019(?=[^\W\d_])")
 _PLACEHOLDER = re.compile(r"<[A-Za-z][\w-]*>(?=[\s,.;:!?)'\"]|$)")  # <name>, <file-path>
+_UNESCAPED_BACKTICK = re.compile(r"(?<!\\)`")  # "\`$user'": a literal backtick inside double quotes
 _SPECIAL = frozenset("'\"\\|&;<>()$`#")
 
 
@@ -86,9 +87,9 @@ def lex(line: str) -> Lexed:
                 quoted = True
                 break
             inner = line[i + 1 : end]
-            if ch == '"' and "$" in inner:
-                out.variable = True
-                out.substitution = out.substitution or "$(" in inner or "`" in inner
+            if ch == '"':  # the shell expands inside double quotes
+                out.variable = out.variable or "$" in inner
+                out.substitution = out.substitution or "$(" in inner or bool(_UNESCAPED_BACKTICK.search(inner))
                 out.dollar_paren = out.dollar_paren or "$(" in inner
             buf.append(inner)
             quoted = True

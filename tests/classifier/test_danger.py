@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from parsec.routing import Classifier
-from parsec.routing.danger import STATE_CHANGING
+from parsec.routing.danger import could_do_harm
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -74,7 +74,7 @@ def test_no_dangerous_prose_is_run_in_any_corpus(classifier: Classifier, part: s
         row = json.loads(raw)
         if row["label"] != "prompt":
             continue
-        if analyse(row["text"], None, None, classifier.path_index).head not in STATE_CHANGING:
+        if not could_do_harm(analyse(row["text"], None, None, classifier.path_index)):
             continue
         if classifier.classify(row["text"]).decision == "command":
             run.append(row["text"])
@@ -126,3 +126,28 @@ def test_a_builtins_grammar_is_its_shells(classifier, line, shell):
 )
 def test_a_builtin_used_as_its_shell_defines_it_runs(classifier, line, shell):
     assert classifier.classify(line, "builtin", shell=shell).decision == "command"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "undo `git reset --hard HEAD~1`",
+        "is `dd if=/dev/zero of=/dev/sda` safe",
+        "meaning of `chmod -R 777 /`",
+        "safe to run `sudo rm -rf /var/cache`?",
+        "translate `find . -delete` to python",
+        "explain `rm -rf build`",
+        "difference between `git reset --hard` and `git checkout .`",
+        "whats $(rm -rf ~/tmp) for",
+    ],
+)
+def test_prose_quoting_code_in_a_substitution_is_never_run(classifier: Classifier, line: str) -> None:
+    """bash runs a command substitution before it looks for the command: run as a command, these
+    lines would wipe a disk or a directory, then report "is: command not found"."""
+    assert classifier.classify(line, "none", shell="bash").decision != "command"
+    assert classifier.classify(line).decision != "command"
+
+
+@pytest.mark.parametrize("line", ["X=$(date)", "echo `date`", "kill `pgrep firefox`", "$(which python) -m pip list"])
+def test_commands_with_a_substitution_still_run(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "command"

@@ -56,3 +56,19 @@ def test_the_hook_names_its_shell(sandbox, fake_daemon, shell):
     sh.exit()
     asked = [m for m in fake_daemon.of_type("classify") if m["text"] == "set please -x"]
     assert asked and all(m.get("shell") == shell for m in asked)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_prose_quoting_a_command_in_backticks_does_not_run_it(sandbox, daemon, shell):
+    """bash and zsh run a command substitution before they look for the command: typed at the
+    prompt, `undo `touch MARK`` would create MARK, then say "undo: command not found". With the
+    real daemon the hook asks first, and keeping the line for editing runs nothing."""
+    need(shell)
+    sh = Shell(shell, sandbox)
+    sh.child.sendline("undo `touch MARK`")
+    sh.child.expect_exact("[a] ask Parsec")
+    sh.child.send("e")  # keep the line for editing
+    sh.child.send("\x15")  # Ctrl-U clears it
+    assert "after" in sh.run("echo after")
+    sh.exit()
+    assert not (sandbox.work / "MARK").exists()

@@ -264,11 +264,13 @@ __parsec_first_word() {
 # it is one word, or uses shell syntax (| ; & < > $ =) or an option (" -x"). Prose never does both,
 # but after a command that changes state the daemon decides even so: `set alias "m" for command
 # "mplayer -loop 0"` has an option and would overwrite $1 (__parsec_state_changing, from
-# `parsec init`: the classifier's list).
+# `parsec init`: the classifier's list). So does a line with a command substitution, which the
+# shell runs first: `help with \`git reset --hard\`` quotes code in a sentence.
 __parsec_plain_command() {
     [[ $__parsec_kind != none ]] || return 1
     [[ $1 != *[[:space:]]*[^[:space:]]* ]] && return 0 # one word
     [[ ${__parsec_state_changing-} != *" $__parsec_word "* ]] || return 1
+    [[ $1 != *'`'* && $1 != *'$('* ]] || return 1
     [[ $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 

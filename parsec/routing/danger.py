@@ -1,4 +1,5 @@
-"""Commands that change state: prose that starts with one of them is never run without asking.
+"""Commands that change state: prose that starts with one of them, or that carries a command
+substitution (which the shell runs first), is never run without asking.
 
 `exit Steam` closes the shell, `kill screen session 23536` still signals 23536, `set alias "m"
 for command "mplayer"` overwrites the positional parameters, `unset a secret` deletes two
@@ -24,7 +25,8 @@ STATE_CHANGING = frozenset(STATE_CHANGING_FILE.read_text().split())
 PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)
 WORD_ODDS_CUE = "words typical of"  # scoring._word_odds: `killall node` is no phrase
 # Evidence too weak alone to stop a state-changing command (`mv Makefile docs`, `mv a b`).
-NOT_CUES = ("only plain words", "long, with no shell operators", "English function words", WORD_ODDS_CUE)
+FUNCTION_WORDS_CUE = "English function words"  # scoring._arguments
+NOT_CUES = ("only plain words", "long, with no shell operators", FUNCTION_WORDS_CUE, WORD_ODDS_CUE)
 
 
 def could_do_harm(analysis: Analysis) -> bool:
@@ -34,7 +36,8 @@ def could_do_harm(analysis: Analysis) -> bool:
 
 
 def prose_cue(analysis: Analysis) -> str | None:
-    """Why a line whose command changes state may be prose, or None when it reads as a command.
+    """Why a line that could do harm if run (could_do_harm) may be prose, or None when it reads
+    as a command.
 
     Lower bar than the live decision: any English evidence at all, or arguments the command
     does not take, is enough to ask before running it."""
@@ -42,13 +45,15 @@ def prose_cue(analysis: Analysis) -> str | None:
     if analysis.head_kind == "none" and analysis.lexed and analysis.lexed.substitution and is_plain_word(head):
         # `undo `git reset --hard HEAD~1``: bash runs the quoted command, then finds no `undo`
         return f"'{head}' is no command here: the shell would only run the code in the substitution"
-    if head not in STATE_CHANGING:
+    if not could_do_harm(analysis):
         return None
+    # what running it would do: its command changes state, or the shell runs a substitution
+    harm = f"'{head}' changes state" if head in STATE_CHANGING else "the shell would run its substitution"
     kinds = analysis.arg_kinds
     words = [w.text for w in analysis.args]
     content = [w for w, k in zip(words, kinds) if k == "word" and len(bare(w)) > 2 and not function_word_weight(w)]
     if analysis.function_words and content:  # `unset a secret`, not `mv a b` or `chown me: /srv`
-        return f"'{head}' changes state and the line has English function words"
+        return f"{harm} and the line has English function words"
     odd = unexpected_words(head, words, kinds, analysis.shell)
     if odd:
         return f"'{head}' takes no words like '{odd[0]}'"
@@ -60,17 +65,19 @@ def prose_cue(analysis: Analysis) -> str | None:
     existing_files = any(weight < 0 and why.startswith("names existing files") for weight, why in analysis.evidence)
     strong = [w for w, k in zip(words, kinds) if k == "word" and w.isalpha() and function_word_weight(w) >= 1.0]
     if strong and len(words) >= 2:
-        return f"'{head}' changes state and '{strong[0]}' reads as English"
+        return f"{harm} and '{strong[0]}' reads as English"
     titled = [w for w, k in zip(words, kinds) if k == "word" and w[:1].isupper() and w[1:].islower()]
     if titled and head in NAMES_ONLY:  # `local Path`: variables are not named like sentence words
-        return f"'{head}' changes state and '{titled[0]}' reads as a name in a sentence"
+        return f"{harm} and '{titled[0]}' reads as a name in a sentence"
     if sum(k == "word" for k in kinds) >= PLAIN_WORDS_CUE and set(kinds) <= {"word", "quoted"} and not existing_files:
-        return f"'{head}' changes state and is followed by a phrase of plain words"
+        return f"{harm} and a phrase of plain words follows '{head}'"
     # fish's `set NAME VALUE…` takes free words as values: words typical of requests there are a
     # phrase (`set ap_scan parameter`), as they are not after `killall` (`killall node`).
     fish_set = head == "set" and analysis.shell == "fish"
     not_cues = tuple(cue for cue in NOT_CUES if cue != WORD_ODDS_CUE) if fish_set else NOT_CUES
+    if analysis.lexed and analysis.lexed.substitution:  # `help with `git reset --hard``: a sentence
+        not_cues = tuple(cue for cue in not_cues if cue != FUNCTION_WORDS_CUE)
     prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(not_cues)]
     if prose:
-        return f"'{head}' changes state and {prose[0]}"
+        return f"{harm} and {prose[0]}"
     return None

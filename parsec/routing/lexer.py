@@ -25,6 +25,7 @@ _SPECIAL = frozenset("'\"\\|&;<>()$`#")
 class Word:
     text: str  # the word as the shell would see it, quotes removed
     quoted: bool = False  # some part of it was inside quotes or escaped
+    in_substitution: bool = False  # some part of it was inside `backticks` or $( ... ): another command's
 
 
 @dataclass(slots=True)
@@ -56,16 +57,19 @@ def lex(line: str) -> Lexed:
         return out
     buf: list[str] = []
     quoted = False
-    i, n = 0, len(line)
+    in_ticks, depth = False, 0  # inside `backticks`; how many $( are open
+    sub_word = False  # the word being built has a part inside a substitution
 
     def flush() -> None:
-        nonlocal buf, quoted
+        nonlocal buf, quoted, sub_word
         if buf or quoted:
-            out.words.append(Word("".join(buf), quoted))
-        buf, quoted = [], False
+            out.words.append(Word("".join(buf), quoted, sub_word))
+        buf, quoted, sub_word = [], False, False
 
+    i, n = 0, len(line)
     while i < n:
         ch = line[i]
+        sub_word = sub_word or in_ticks or depth > 0
         if ch.isspace():
             flush()
         elif ch == "#" and not buf and not quoted and out.words and not _HASH_WORD.match(line, i):
@@ -95,12 +99,23 @@ def lex(line: str) -> Lexed:
             quoted = True
             i = end
         elif ch == "`":
-            out.substitution = True
+            out.substitution = sub_word = True
+            in_ticks = not in_ticks
             buf.append(ch)
         elif ch == "$":
             nxt = line[i + 1] if i + 1 < n else ""
-            if nxt == "(":
-                out.substitution = out.dollar_paren = True
+            if line.startswith("$((", i):  # arithmetic: no command runs
+                out.variable = sub_word = True
+                depth += 2
+                buf.append("$((")
+                i += 3
+                continue
+            if nxt == "(":  # `$(pwd)/bin` stays one word, as it is to the shell
+                out.substitution = out.dollar_paren = sub_word = True
+                depth += 1
+                buf.append("$(")
+                i += 2
+                continue
             elif nxt == "{" or nxt.isalnum() or nxt in "_?#@*!$-":
                 out.variable = True
             buf.append(ch)
@@ -108,6 +123,9 @@ def lex(line: str) -> Lexed:
             buf.append(placeholder.group(0))
             out.placeholders += 1
             i = placeholder.end() - 1
+        elif ch == ")" and depth:
+            depth -= 1
+            buf.append(ch)
         elif ch in _OPERATOR_CHARS:
             if ch in "<>" and buf and "".join(buf).isdigit():
                 buf = []  # "2>file": the descriptor number belongs to the redirection

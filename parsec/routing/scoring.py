@@ -280,7 +280,9 @@ def _describe_ops(lexed: Lexed) -> str:
 
 
 def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str | None) -> None:
-    kinds = _code_spans([arg_kind(word) for word in args], args)
+    # Words in `backticks` or $( ) are another command's (`explain `tar -xzf a.tgz``): their
+    # flags and paths are weighed with the substitution, not as arguments of this command.
+    kinds = ["code" if word.in_substitution else arg_kind(word) for word in args]
     analysis.arg_kinds = kinds
     totals: dict[str, float] = {}
     for kind in kinds:
@@ -334,19 +336,6 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
         ]
         if existing:
             analysis.add(max(-1.6, -0.8 * len(existing)), f"names existing files ({', '.join(existing[:2])})")
-
-
-def _code_spans(kinds: list[str], args: list[Word]) -> list[str]:
-    """Words between backticks are another command's (`explain `tar -xzf a.tgz``): their flags
-    and paths are the substitution's evidence, weighed with it, not arguments of this command."""
-    inside = False
-    for i, word in enumerate(args):
-        ticks = word.text.count("`") if not word.quoted else 0
-        if inside or ticks:
-            kinds[i] = "code"
-        if ticks % 2:
-            inside = not inside
-    return kinds
 
 
 def _stream_in_words(args: list[Word]) -> str | None:

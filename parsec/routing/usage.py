@@ -97,7 +97,7 @@ TWO_OPERANDS = frozenset("cp mv install ln".split())
 def malformed(head: str, words: list[str], kinds: list[str]) -> str | None:
     """Why the arguments do not fit `head`'s usage (`export key/value pairs`, `install package`)."""
     if head in NAMES_ONLY:
-        odd = [w for w, k in zip(words, kinds) if k != "flag" and not _IDENTIFIER.match(w)]
+        odd = [w for w, k in zip(words, kinds) if k not in ("flag", "code") and not _IDENTIFIER.match(w)]
         if odd:
             return f"'{head}' takes variable names, not '{odd[0]}'"
     if head in TWO_OPERANDS and "flag" not in kinds and len(words) == 1 and kinds[0] == "word":

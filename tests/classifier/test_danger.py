@@ -148,6 +148,29 @@ def test_prose_quoting_code_in_a_substitution_is_never_run(classifier: Classifie
     assert classifier.classify(line).decision != "command"
 
 
-@pytest.mark.parametrize("line", ["X=$(date)", "echo `date`", "kill `pgrep firefox`", "$(which python) -m pip list"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "X=$(date)",
+        "echo `date`",
+        "kill `pgrep firefox`",
+        "$(which python) -m pip list",
+        'kill $(pgrep -f "node server")',
+        "export PATH=$(pwd)/bin:$PATH",
+        "cd $(git rev-parse --show-toplevel)",
+        "echo $((1 + 2))",
+    ],
+)
 def test_commands_with_a_substitution_still_run(classifier: Classifier, line: str) -> None:
+    """The words inside `$( )` are the inner command's: `kill` is not given 'pgrep', and
+    `$(pwd)/bin` is one word, as it is to the shell."""
     assert classifier.classify(line).decision == "command"
+
+
+@pytest.mark.parametrize(
+    "line", ["help with `git reset --hard`", "sort out `rm -rf` problems", "ls says `ls -l` is slow"]
+)
+def test_a_sentence_around_a_substitution_asks_even_after_a_command(classifier: Classifier, line: str) -> None:
+    """The first word resolves, but the shell would run the quoted code before it: English
+    function words around it are enough to ask."""
+    assert classifier.classify(line, "builtin" if line.startswith("help") else "file").decision == "ambiguous"

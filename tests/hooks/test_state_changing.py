@@ -72,3 +72,16 @@ def test_prose_quoting_a_command_in_backticks_does_not_run_it(sandbox, daemon, s
     assert "after" in sh.run("echo after")
     sh.exit()
     assert not (sandbox.work / "MARK").exists()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_a_line_with_a_substitution_is_never_plainly_a_command(sandbox, daemon, shell):
+    """`grep` resolves and the line has an option, so the hook used to run it without asking:
+    the shell ran `touch MARK` inside the backticks first. Now the daemon decides (a request)."""
+    need(shell)
+    sh = Shell(shell, sandbox)
+    line = "grep for `touch MARK -c -a` in the scripts"
+    assert f"ASKED<{line}>" in sh.run(line)
+    assert "fine" in sh.run("echo $(echo fine)")  # a real command with a substitution still runs
+    sh.exit()
+    assert not (sandbox.work / "MARK").exists()

@@ -30,9 +30,15 @@ NOT_CUES = ("only plain words", "long, with no shell operators", FUNCTION_WORDS_
 
 
 def could_do_harm(analysis: Analysis) -> bool:
-    """Whether running the line could change state: its command does, or it carries a command
-    substitution, which the shell runs before it even looks for the command."""
-    return analysis.head in STATE_CHANGING or bool(analysis.lexed and analysis.lexed.substitution)
+    """Whether running the line could change state: its command does, or it carries what the
+    shell does before it even looks for the command — a command substitution, or (when there is
+    no such command) a redirection that empties a file."""
+    lexed = analysis.lexed
+    return (
+        analysis.head in STATE_CHANGING
+        or bool(lexed and lexed.substitution)
+        or bool(lexed and lexed.truncates and analysis.head_kind == "none")
+    )
 
 
 def prose_cue(analysis: Analysis) -> str | None:
@@ -42,9 +48,13 @@ def prose_cue(analysis: Analysis) -> str | None:
     Lower bar than the live decision: any English evidence at all, or arguments the command
     does not take, is enough to ask before running it."""
     head = analysis.head
-    if analysis.head_kind == "none" and analysis.lexed and analysis.lexed.substitution and is_plain_word(head):
-        # `undo `git reset --hard HEAD~1``: bash runs the quoted command, then finds no `undo`
-        return f"'{head}' is no command here: the shell would only run the code in the substitution"
+    if analysis.head_kind == "none" and analysis.lexed and is_plain_word(head):
+        # `undo `git reset --hard HEAD~1``, `summarise > summary.md`: the shell runs the quoted
+        # command or empties the file, then finds no `undo`
+        if analysis.lexed.substitution:
+            return f"'{head}' is no command here: the shell would only run the code in the substitution"
+        if analysis.lexed.truncates:
+            return f"'{head}' is no command here: the shell would only empty the file it redirects to"
     if not could_do_harm(analysis):
         return None
     # what running it would do: its command changes state, or the shell runs a substitution

@@ -40,6 +40,7 @@ class Lexed:
     contractions: int = 0  # letter'letter inside an unquoted word
     truncated: bool = False
     comment: bool = False  # an unquoted "#" at the start of a word: the rest is a shell comment
+    truncates: bool = False  # a redirection that empties its file (`> f`, `&> f`), not `>>` or `2>&1`
 
 
 def _is_contraction(line: str, i: int) -> bool:
@@ -131,6 +132,12 @@ def lex(line: str) -> Lexed:
                 buf = []  # "2>file": the descriptor number belongs to the redirection
             flush()
             two = line[i : i + 2]
+            if line.startswith("&>>", i):  # appends both streams
+                out.operators.add(">")
+                i += 3
+                continue
+            # `> file`, `&> file`, `>| file` empty the file, even when no command is found
+            out.truncates = out.truncates or two == "&>" or (ch == ">" and two not in (">>", ">&"))
             if two in ("&&", "||", ">>", "<<", ";;", "&>", ">&", "|&"):
                 out.operators.add(two if two not in (">>", "&>", ">&") else ">")
                 i += 1

@@ -174,3 +174,19 @@ def test_a_sentence_around_a_substitution_asks_even_after_a_command(classifier: 
     """The first word resolves, but the shell would run the quoted code before it: English
     function words around it are enough to ask."""
     assert classifier.classify(line, "builtin" if line.startswith("help") else "file").decision == "ambiguous"
+
+
+@pytest.mark.parametrize(
+    "line", ["summarise > summary.md", "dump the db > backup.sql", "explain foo > bar", "redirect errors 2> errors.log"]
+)
+def test_prose_redirecting_to_a_file_is_never_run_when_its_first_word_is_no_command(
+    classifier: Classifier, line: str
+) -> None:
+    """bash opens `> summary.md` (emptying it) before it finds no `summarise`."""
+    assert classifier.classify(line, "none", shell="bash").decision != "command"
+
+
+@pytest.mark.parametrize("line", ["mycmd >> out.txt", "mycmd 2>&1", "ls > files.txt", "echo hi &>> log"])
+def test_redirections_that_empty_nothing_or_follow_a_command_run(classifier: Classifier, line: str) -> None:
+    fact = "file" if line.startswith(("ls", "echo")) else "none"
+    assert classifier.classify(line, fact, shell="bash").decision == "command"

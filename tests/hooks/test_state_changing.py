@@ -5,6 +5,7 @@ the classifier's state-changing list (routing/state_changing.txt, written into t
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 
 import pytest
@@ -85,3 +86,23 @@ def test_a_line_with_a_substitution_is_never_plainly_a_command(sandbox, daemon, 
     assert "fine" in sh.run("echo $(echo fine)")  # a real command with a substitution still runs
     sh.exit()
     assert not (sandbox.work / "MARK").exists()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_prose_redirecting_to_a_file_does_not_empty_it(sandbox, daemon, shell):
+    """`dump the db > NOTES` with no `dump` installed: the shell opens NOTES first
+    (emptying it), then reports the command missing. The line goes to Parsec, or the hook asks."""
+    need(shell)
+    if shutil.which("dump"):
+        pytest.skip("this machine has a `dump` program")
+    (sandbox.work / "NOTES").write_text("keep me\n")
+    sh = Shell(shell, sandbox)
+    sh.child.sendline("dump the db > NOTES")
+    if sh.child.expect_exact(["[a] ask Parsec", "ASKED<dump the db > NOTES>"]) == 0:
+        sh.child.send("e")  # keep the line for editing
+        sh.child.send("\x15")  # Ctrl-U clears it
+    else:
+        sh.expect_prompt()
+    assert "after" in sh.run("echo after")
+    sh.exit()
+    assert (sandbox.work / "NOTES").read_text() == "keep me\n"

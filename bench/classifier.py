@@ -7,8 +7,9 @@ tuned on; see tests/data/SOURCES.md) and the older classifier_corpus.jsonl. Each
 Prints precision and recall per label, the two costly error rates (commands sent to the LLM,
 prose run by the shell), the ambiguous rate, accuracy on hard cases, and per-line latency
 (p50/p99, the median over --runs runs;
-dangerous prose run = prose lines whose command changes state, or that carry a command
-substitution the shell would run (parsec.routing.danger.could_do_harm), sent straight to the shell; bashlex's parse cache is cleared before each run, so
+dangerous prose run = prose lines whose command changes state, that carry a command
+substitution the shell would run, or whose missing command redirects into a file the shell would
+empty (parsec.routing.danger.could_do_harm), sent straight to the shell; bashlex's parse cache is cleared before each run, so
 every line is classified cold, as a fresh line in the daemon would be).
 """
 
@@ -87,8 +88,8 @@ CORPORA = ("tests/data/eval_tuning.jsonl", "tests/data/eval_frozen.jsonl", "test
 
 
 def dangerous_head(text: str, classifier: Classifier, shell: str | None = None) -> bool:
-    """Whether running the line could change state: its command (past sudo, env, FOO=1 ...) does,
-    or a command substitution in it would run (danger.could_do_harm)."""
+    """Whether running the line could change state (danger.could_do_harm): its command (past
+    sudo, env, FOO=1 ...) does, a command substitution in it would run, or a file be emptied."""
     from parsec.routing.danger import could_do_harm
     from parsec.routing.scoring import analyse
 

@@ -1,5 +1,6 @@
-"""Commands that change state: prose that starts with one of them, or that carries a command
-substitution (which the shell runs first), is never run without asking.
+"""Commands that change state: prose that starts with one of them, that carries a command
+substitution (which the shell runs first), or whose first word is no command and that redirects
+into a file (which the shell empties first), is never run without asking.
 
 `exit Steam` closes the shell, `kill screen session 23536` still signals 23536, `set alias "m"
 for command "mplayer"` overwrites the positional parameters, `unset a secret` deletes two

@@ -10,6 +10,7 @@ PATH (cached, refreshed when PATH changes). zsh's and fish's lists are what zsh 
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 KEYWORDS = frozenset(
     "if then else elif fi case esac for select while until do done in function time coproc { } ! [[ ]]".split()
@@ -57,12 +58,23 @@ FISH_FUNCTIONS = frozenset(
     prompt_hostname prompt_login prompt_pwd psub pushd realpath setenv suspend trap umask
     up-or-search vared""".split()
 )
-# (keywords, builtins) of each shell; bash's when the shell is not known
-SHELL_WORDS: dict[str | None, tuple[frozenset[str], frozenset[str]]] = {
-    None: (KEYWORDS, BUILTINS),
-    "bash": (KEYWORDS, BUILTINS),
-    "zsh": (ZSH_KEYWORDS, ZSH_BUILTINS),
-    "fish": (frozenset(), FISH_BUILTINS),
+
+
+class ShellWords(NamedTuple):
+    """What one shell knows without PATH: `type -t` answers in the order functions, keywords,
+    builtins (fish's `cd` function shadows its builtin)."""
+
+    keywords: frozenset[str]
+    builtins: frozenset[str]
+    functions: frozenset[str] = frozenset()
+
+
+# Each shell's words; bash's when the shell is not known.
+SHELL_WORDS: dict[str | None, ShellWords] = {
+    None: ShellWords(KEYWORDS, BUILTINS),
+    "bash": ShellWords(KEYWORDS, BUILTINS),
+    "zsh": ShellWords(ZSH_KEYWORDS, ZSH_BUILTINS),
+    "fish": ShellWords(frozenset(), FISH_BUILTINS, FISH_FUNCTIONS),
 }
 # Words that only hand the rest of the line to another command; the real command follows them.
 WRAPPERS = frozenset("sudo doas env nohup nice ionice time command exec builtin stdbuf chronic xargs watch".split())
@@ -97,12 +109,12 @@ class PathIndex:
 def resolve(word: str, path_index: PathIndex, shell: str | None = None) -> str:
     """The `type -t`-style kind of `word` in `shell` (bash when unknown): keyword, function (one
     fish ships), builtin, file or none."""
-    keywords, builtins = SHELL_WORDS.get(shell, SHELL_WORDS[None])
-    if shell == "fish" and word in FISH_FUNCTIONS:  # fish's functions shadow its builtins (cd)
+    words = SHELL_WORDS.get(shell, SHELL_WORDS[None])
+    if word in words.functions:
         return "function"
-    if word in keywords:
+    if word in words.keywords:
         return "keyword"
-    if word in builtins:
+    if word in words.builtins:
         return "builtin"
     if "/" in word:
         try:

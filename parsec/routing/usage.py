@@ -57,8 +57,8 @@ def unexpected_words(head: str, words: list[str], kinds: list[str], shell: str |
     elif head in BUILTIN_NAMES or head in SHELL_BUILTIN_NAMES.get(shell or "bash", ()):
         if any(w.startswith("-") for w in words):  # `disable -a ll`, `enable -f lib.so name`: other names
             return []
-        keywords, builtins = SHELL_WORDS[shell if shell in SHELL_WORDS else None]
-        allowed = builtins | keywords
+        words_of_shell = SHELL_WORDS.get(shell, SHELL_WORDS[None])
+        allowed = words_of_shell.builtins | words_of_shell.keywords
     else:
         return []
     return [

@@ -152,11 +152,12 @@ _ARTICLE = {"alias": "an", "function": "a"}
 _KIND_NAMES = {"file": "program", "builtin": "shell builtin", "keyword": "shell keyword"}
 
 
-def _first_word(analysis: Analysis, word: str, fact: str, line: str, underneath: str) -> bool:
-    """Evidence from what the first word is; False when the line is a complete shell compound.
-    `underneath`: what the word is without the user's aliases and functions (resolve's answer)."""
+def _first_word(analysis: Analysis, word: str, fact: str, line: str, path_index: PathIndex) -> bool:
+    """Evidence from what the first word is; False when the line is a complete shell compound."""
     analysis.head, analysis.head_kind = word, fact
-    if fact in ("alias", "function") and underneath != "none":
+    # what an alias or function stands over, without the user's own definitions
+    underneath = resolve(word, path_index, analysis.shell) if fact in ("alias", "function") else "none"
+    if underneath != "none":
         # `alias ls='ls --color=auto'` (Debian's default .bashrc), fish's own `man` and `umask`
         # functions: no sign the user chose the word, so it weighs as the command it stands for.
         what = "a function that ships with fish" if underneath == "function" else f"{_ARTICLE[fact]} {fact}"
@@ -425,11 +426,10 @@ def _analyse(
     head = words[index].text
     if index == 0 and words[0].quoted:
         fact = fact or "none"
-    underneath = resolve(head, path_index, shell)
-    kind = fact if (fact and index == 0) else underneath
+    kind = fact if (fact and index == 0) else resolve(head, path_index, shell)
     args = analysis.args = words[index + 1 : index + 1 + MAX_ARGS]
     low = bare(head)
-    if not _first_word(analysis, head, kind, line, underneath):
+    if not _first_word(analysis, head, kind, line, path_index):
         return analysis
     _syntax(analysis, lexed, line, parses)
     if not args:

@@ -9,8 +9,8 @@ prose run by the shell), the ambiguous rate, accuracy on hard cases, and per-lin
 (p50/p99, the median over --runs runs;
 dangerous prose run = prose lines whose command changes state, that carry a command
 substitution the shell would run, or whose missing command redirects into a file the shell would
-empty (parsec.routing.danger.could_do_harm), sent straight to the shell; bashlex's parse cache is cleared before each run, so
-every line is classified cold, as a fresh line in the daemon would be).
+empty (parsec.routing.danger.could_do_harm), sent straight to the shell; bashlex's parse cache is
+cleared before each run, so every line is classified cold, as a fresh line in the daemon would be).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def baseline(rows: list[dict], classifier: Classifier) -> tuple[float, float]:
 CORPORA = ("tests/data/eval_tuning.jsonl", "tests/data/eval_frozen.jsonl", "tests/data/classifier_corpus.jsonl")
 
 
-def dangerous_head(text: str, classifier: Classifier, shell: str | None = None) -> bool:
+def harmful_if_run(text: str, classifier: Classifier, shell: str | None = None) -> bool:
     """Whether running the line could change state (danger.could_do_harm): its command (past
     sudo, env, FOO=1 ...) does, a command substitution in it would run, or a file be emptied."""
     from parsec.routing.danger import could_do_harm
@@ -103,7 +103,7 @@ def prose_in_each_shell(rows: list[dict], classifier: Classifier) -> str:
     parts = []
     for shell in ("bash", "zsh", "fish"):
         run_prose = [text for text in prose if classifier.classify(text, shell=shell).decision == "command"]
-        dangerous = sum(dangerous_head(text, classifier, shell) for text in run_prose)
+        dangerous = sum(harmful_if_run(text, classifier, shell) for text in run_prose)
         parts.append(f"{shell} {len(run_prose) / max(1, len(prose)):.2%} ({dangerous} dangerous)")
     return ", ".join(parts)
 
@@ -132,7 +132,7 @@ def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None
     dangerous = [
         r["text"]
         for r, d in zip(rows, decisions)
-        if r["label"] == "prompt" and d == "command" and dangerous_head(r["text"], classifier)
+        if r["label"] == "prompt" and d == "command" and harmful_if_run(r["text"], classifier)
     ]
     print(f"corpus: {path.name}: {n} lines ({len(commands)} commands, {len(prompts)} prose)")
     print(f"  commands sent to the model:  {commands.count('prompt') / max(1, len(commands)):7.2%}  (target <= 0.3%)")

@@ -49,10 +49,11 @@ def prose_cue(analysis: Analysis) -> str | None:
     Lower bar than the live decision: any English evidence at all, or arguments the command
     does not take, is enough to ask before running it."""
     head = analysis.head
+    substitution = bool(analysis.lexed and analysis.lexed.substitution)
     if analysis.head_kind == "none" and analysis.lexed and is_plain_word(head):
         # `undo `git reset --hard HEAD~1``, `summarise > summary.md`: the shell runs the quoted
         # command or empties the file, then finds no `undo`
-        if analysis.lexed.substitution:
+        if substitution:
             return f"'{head}' is no command here: the shell would only run the code in the substitution"
         if analysis.lexed.truncates:
             return f"'{head}' is no command here: the shell would only empty the file it redirects to"
@@ -84,10 +85,9 @@ def prose_cue(analysis: Analysis) -> str | None:
         return f"{harm} and a phrase of plain words follows '{head}'"
     # fish's `set NAME VALUE…` takes free words as values: words typical of requests there are a
     # phrase (`set ap_scan parameter`), as they are not after `killall` (`killall node`).
-    fish_set = head == "set" and analysis.shell == "fish"
-    not_cues = tuple(cue for cue in NOT_CUES if cue != WORD_ODDS_CUE) if fish_set else NOT_CUES
-    if analysis.lexed and analysis.lexed.substitution:  # `help with `git reset --hard``: a sentence
-        not_cues = tuple(cue for cue in not_cues if cue != FUNCTION_WORDS_CUE)
+    # Around a substitution, function words make a sentence (`help with `git reset --hard``).
+    cues_here = {WORD_ODDS_CUE: head == "set" and analysis.shell == "fish", FUNCTION_WORDS_CUE: substitution}
+    not_cues = tuple(cue for cue in NOT_CUES if not cues_here.get(cue))
     prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(not_cues)]
     if prose:
         return f"{harm} and {prose[0]}"

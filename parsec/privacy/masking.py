@@ -12,6 +12,8 @@ Overlapping finds are merged, so a secret is masked whole whichever pattern saw 
 from __future__ import annotations
 
 import bisect
+import json
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -164,14 +166,107 @@ def mask_collecting(text: str, extra_patterns: Sequence[str] = (), builtin: bool
 
 
 def mask_json(value: Any, masker: Callable[[str], str]) -> Any:
-    """`value` (decoded JSON) with every string passed through `masker`; keys are names, kept."""
+    """`value` (decoded JSON) with every string masked before it is serialised: masking the
+    serialised text instead let a find run across a closing quote and swallow the fields after it.
+    Keys are names, kept; a credential-named key (`"db_password"`) masks its string value whole; a
+    string that carries JSON documents of its own (a prompt's "Step context (JSON):" block) has
+    them masked string by string too (`mask_string`)."""
     if isinstance(value, str):
-        return masker(value)
+        return mask_string(value, masker)
     if isinstance(value, dict):
-        return {key: mask_json(item, masker) for key, item in value.items()}
+        return {key: _masked_field(key, item, masker) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [mask_json(item, masker) for item in value]
     return value
+
+
+def _masked_field(key: Any, value: Any, masker: Callable[[str], str]) -> Any:
+    if isinstance(value, str) and isinstance(key, str):
+        from .shapes import credential_field
+
+        if credential_field(key, value):
+            return MARKER.format(kind="credential")
+    return mask_json(value, masker)
+
+
+# A JSON document inside a text starts a line with `{` or `[` (how Parsec renders one, and how
+# JSON Lines and pretty-printed output look).
+_DOCUMENT_START = re.compile(r"(?m)^[\[{]")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_DECODER = json.JSONDecoder()
+
+
+def mask_string(text: str, masker: Callable[[str], str]) -> str:
+    """`text` masked by `masker`, except that each JSON object or array starting a line is masked
+    string by string (`mask_json`'s rules) and stays valid JSON with its layout: a secret inside
+    one string never takes the quote, comma and next field with it."""
+    if not text:
+        return text
+    documents = list(_json_documents(text))
+    if not documents:
+        return masker(text)
+    parts: list[str] = []
+    position = 0
+    for start, end in documents:
+        if start > position:
+            parts.append(masker(text[position:start]))
+        parts.append(_mask_document(text[start:end], masker))
+        position = end
+    if position < len(text):
+        parts.append(masker(text[position:]))
+    return "".join(parts)
+
+
+def _json_documents(text: str):
+    """(start, end) of each JSON object or array that starts a line of `text`. A failed decode
+    resumes after the point where it failed, so text full of `{` lines stays linear."""
+    position = 0
+    while (found := _DOCUMENT_START.search(text, position)) is not None:
+        start = found.start()
+        try:
+            _, end = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError as err:
+            position = max(err.pos, start + 1)
+            continue
+        except RecursionError:  # nested past Python's limit: masked as plain text
+            position = start + 1
+            continue
+        yield start, end
+        position = end
+
+
+def _mask_document(document: str, masker: Callable[[str], str]) -> str:
+    """A JSON text with each string literal masked on its own; keys stay, literals that do not
+    change are kept byte for byte, changed ones are re-encoded."""
+    parts: list[str] = []
+    position = 0
+    key: str | None = None
+    for literal in _JSON_STRING.finditer(document):
+        after = document[literal.end() : literal.end() + 64].lstrip()
+        value = json.loads(literal.group())
+        if after.startswith(":"):  # an object's key: a name, kept
+            key = value
+            continue
+        masked = (
+            _masked_field(key, value, masker)
+            if key is not None and _follows_key(document, literal.start())
+            else mask_string(value, masker)
+        )
+        key = None
+        if masked != value:
+            parts.append(document[position : literal.start()])
+            parts.append(json.dumps(masked, ensure_ascii=literal.group().isascii()))
+            position = literal.end()
+    if not parts:
+        return document
+    parts.append(document[position:])
+    return "".join(parts)
+
+
+def _follows_key(document: str, start: int) -> bool:
+    """Whether the literal at `start` is the value right after a key (`"key": "value"`)."""
+    before = document[max(0, start - 64) : start].rstrip()
+    return before.endswith(":")
 
 
 # The store boundary: every text a record carries passes store_gate() as the row is built

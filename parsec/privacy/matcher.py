@@ -32,6 +32,13 @@ _REFERENCE = re.compile(
     rb"""["']?(?:\$\{?[A-Za-z_][A-Za-z0-9_]*(?:[:?#%/-][^}]*)?\}?|\$\(.*\)|`.*`|\$\d|<[^<>]*>|(?:\.\.?|~)/.*)["']?\Z""",
     re.S,
 )
+
+
+def is_reference(value: bytes) -> bool:
+    """Whether `value` points at a secret (`$VAR`, `$(cmd)`, `<placeholder>`, `./file`) rather than holds one."""
+    return _REFERENCE.match(value) is not None
+
+
 LINE_WINDOW = 1024  # bytes of a match's line, either side of it, that allowlists see
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 

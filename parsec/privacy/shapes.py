@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .matcher import WORD_BYTES, SecretPattern, compile_re2
+from .matcher import WORD_BYTES, SecretPattern, compile_re2, is_reference
 
 # A value after `=`, `--flag ` or `:`: quoted, or up to the next shell separator; not a
 # redirection, a pipe, a reference (`$…`, `` ` ``) or the next flag.
@@ -308,3 +308,13 @@ def shape_patterns() -> tuple[SecretPattern, ...]:
         _named("credential", rf"(?:^|[^A-Za-z0-9_.\-]){_ANY_NAME}=(?P<s>{_VALUE})"),
         _named("credential", rf"[?&]{_ANY_NAME}=(?P<s>{_URL_VALUE})"),
     )
+
+
+def credential_field(name: str, value: str) -> bool:
+    """Whether a structured field (`{"db_password": "…"}`) holds a credential by its name alone:
+    the rule the `"NAME": "value"` shape applies to JSON text, for fields masked one by one."""
+    if not value or "\n" in value or value.startswith("[REDACTED:"):
+        return False
+    if is_reference(value.encode("utf-8", "surrogatepass")):
+        return False
+    return _credential_name().fullmatch(name.encode("utf-8", "surrogatepass")) is not None

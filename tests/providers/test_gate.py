@@ -68,3 +68,34 @@ def test_without_the_session_memory_a_bare_value_is_only_masked_by_shape(stub, m
     """The gate is what applies the memory: the same prose without it keeps the bare value."""
     make_provider("openai").chat([ChatMessage(role="user", content="my nickname is Hunter2secret")])
     assert PASSWORD in _everything_sent(stub)
+
+
+def _step_context(stub) -> dict:
+    """The JSON block of the last request's user message, as the server received it."""
+    body = json.dumps(stub.model_requests()[-1].body)
+    content = next(m for m in stub.model_requests()[-1].body["messages"] if m["role"] == "user")["content"]
+    assert GH not in body
+    return json.loads(content.split("Step context (JSON):\n", 1)[1].split("\n\n", 1)[0])
+
+
+def test_json_in_a_message_is_masked_string_by_string_and_stays_valid(stub, make_provider):
+    """Issue 27 item 7: masking the serialised JSON let `token is set","…` swallow the fields
+    after it. Each string is masked on its own; the document the server gets still parses."""
+    from parsec.context.items import to_json
+
+    context = {
+        "current_step": "Check the token is set",
+        "cwd": "in the project directory",
+        "last_attempt": {"command": 'curl -H "Authorization: Bearer $API_TOKEN" https://api.example.com', "exit": 0},
+        "environment": {"DEPLOY_TOKEN": "Zx81mq7Pw0", "EDITOR": "vim"},
+        "output": f"export GITHUB_TOKEN={GH}",
+        "attempt": 1,
+    }
+    content = "Step context (JSON):\n" + to_json(context) + "\n\nIt is 01:00."
+    make_provider("openai").chat([ChatMessage(role="user", content=content)])
+    received = _step_context(stub)
+    assert received["current_step"] == "Check the token is set"
+    assert received["cwd"] == "in the project directory" and received["attempt"] == 1
+    assert received["last_attempt"]["command"] == context["last_attempt"]["command"]
+    assert received["environment"] == {"DEPLOY_TOKEN": "[REDACTED:credential]", "EDITOR": "vim"}
+    assert received["output"] == "export GITHUB_TOKEN=[REDACTED:github_token]"

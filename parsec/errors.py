@@ -49,6 +49,11 @@ class DaemonUnavailable(ParsecError):
     """The daemon is not running or does not answer."""
 
 
+class UnsafeRuntimeDir(DaemonUnavailable):
+    """The runtime directory, or the server behind its socket, is not the user's own (another
+    local user planted `/tmp/parsec-<uid>` to receive what the shells send): nothing talks to it."""
+
+
 class ProviderError(ParsecError):
     """An LLM provider failed; the message says what to do (key, model, endpoint, ...)."""
 

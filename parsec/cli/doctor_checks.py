@@ -123,24 +123,30 @@ def _check_tokens() -> Check:
 
 def _check_daemon() -> Check:
     try:
+        from ..errors import UnsafeRuntimeDir
         from ..protocol.client import DaemonClient
     except ImportError:
         return Check("daemon", "warn", "daemon client not available in this build")
     try:
         with DaemonClient.connect(timeout=1.0) as client:
             status = client.request({"type": "status"})
-        running = f"running (pid {status.get('pid')}, version {status.get('version')})"
-        problem = status.get("store_problem")
-        if problem:
-            return Check(
-                "daemon",
-                "fail",
-                f"{running}; {problem}; {status.get('queue_depth')} records wait in its journal",
-                "free space on that disk, or make it writable; they flow in without a restart",
-            )
-        return Check("daemon", "ok", running)
+    except UnsafeRuntimeDir as err:
+        return Check("daemon", "fail", str(err), "another user may be listening there; see docs/daemon.md")
     except Exception as err:
         return Check("daemon", "warn", f"not reachable ({err})", "parsec daemon start")
+    if not status.get("ok"):
+        error = status.get("error") or {}
+        return Check("daemon", "fail", f"answered status with an error: {error.get('message', status)}")
+    running = f"running (pid {status.get('pid')}, version {status.get('version')})"
+    problem = status.get("store_problem")
+    if problem:
+        return Check(
+            "daemon",
+            "fail",
+            f"{running}; {problem}; {status.get('queue_depth')} records wait in its journal",
+            "free space on that disk, or make it writable; they flow in without a restart",
+        )
+    return Check("daemon", "ok", running)
 
 
 def _check_hooks() -> Iterator[Check]:

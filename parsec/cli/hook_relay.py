@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import paths
+from ..errors import UnsafeRuntimeDir
 from ..fdio import append_private
 from ..protocol import endpoints
 
@@ -39,6 +41,7 @@ class HookRelay:
     _next_connect: float = 0.0
     _buffer: bytes = b""
     _pending: dict = field(default_factory=dict)
+    _refused: bool = False  # the runtime directory or its server is not the user's: nothing goes there
 
     # ---- input from the hooks --------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -123,7 +126,20 @@ class HookRelay:
                 self._sock = None
         self._spool(line)
 
+    def problem(self) -> str | None:
+        """Why nothing will be sent or spooled (said once by `parsec shell`), else None."""
+        try:
+            endpoints.check_runtime_dir(self.runtime)
+        except UnsafeRuntimeDir as err:
+            self._refused = True
+            return str(err)
+        except OSError:
+            pass  # not there yet: made private when first needed
+        return None
+
     def _connection(self) -> socket.socket | None:
+        if self._refused:
+            return None
         if self._sock is not None and not _peer_closed(self._sock):
             return self._sock
         if self._sock is not None:  # the daemon restarted or dropped an idle client
@@ -133,14 +149,24 @@ class HookRelay:
             return None
         try:
             self._sock = endpoints.connect_socket(self.runtime, timeout=0.5)
+        except UnsafeRuntimeDir:
+            self._refused = True
+            return None
         except OSError:
             self._next_connect = time.monotonic() + RECONNECT_EVERY_S
             return None
         return self._sock
 
     def _spool(self, line: bytes) -> None:
+        if self._refused:
+            return
         try:
+            if not os.path.lexists(self.runtime):
+                paths.ensure_private_dir(self.runtime)
+            endpoints.check_runtime_dir(self.runtime)
             append_private(endpoints.runtime_spool_dir(self.runtime) / f"pty-{os.getpid()}.jsonl", line + b"\n")
+        except UnsafeRuntimeDir:
+            self._refused = True
         except OSError:
             pass  # nowhere to keep it: the shell must keep working regardless
 

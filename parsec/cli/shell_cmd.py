@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 
 import typer
 
@@ -36,6 +37,9 @@ def register(app: typer.Typer) -> None:
             exclude=[re.compile(p) for p in privacy.exclude_commands],
             mask=(lambda text: mask(text, privacy.extra_patterns)) if privacy.mask_secrets else None,
         )
+        problem = relay.problem()
+        if problem:
+            print(f"parsec: {problem}", file=sys.stderr)
         # Raw bytes kept per command before ANSI codes are stripped; the daemon keeps
         # max_command_output_length of the plain text (head + tail).
         keep = 4 * settings.context_pruning.max_command_output_length

@@ -28,17 +28,17 @@ class AlreadyRunning(ParsecError):
     exit_code = EXIT_ALREADY_RUNNING
 
 
-class UnsafeRuntimeDir(ParsecError):
-    pass
-
-
 def runtime_for(settings: Settings) -> Path:
-    """The runtime directory, created 0700; refused when someone else owns it (e.g. a
-    `/tmp/parsec-<uid>` planted by another user to catch what the shells send)."""
+    """The runtime directory, created 0700 when missing; refused (UnsafeRuntimeDir) unless it is
+    a private directory of the user's (endpoints.check_runtime_dir)."""
     runtime = endpoints.runtime_dir(settings.daemon.socket_dir)
-    if runtime.is_symlink() or (runtime.exists() and runtime.stat().st_uid != os.getuid()):
-        raise UnsafeRuntimeDir(f"{runtime} is not a directory of yours: remove it, or set [daemon] socket_dir")
-    return paths.ensure_private_dir(runtime)
+    try:
+        mine = runtime.lstat().st_uid == os.getuid() and runtime.is_dir() and not runtime.is_symlink()
+    except FileNotFoundError:
+        mine = True
+    if mine:
+        paths.ensure_private_dir(runtime)  # made, or a loose mode of the user's own tightened
+    return endpoints.check_runtime_dir(runtime)
 
 
 def take_lock(runtime: Path) -> int | None:

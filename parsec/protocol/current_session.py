@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from typing import Any
 
+from ..errors import UnsafeRuntimeDir
 from . import endpoints
 
 PROTOCOL_VERSION = 1  # parsec.protocol.messages.PROTOCOL_VERSION: a test keeps them equal
@@ -21,15 +21,13 @@ REPLY_LIMIT = 1_048_576
 def ask_daemon(key: str = "", pid: int | None = None, timeout: float = 0.5) -> str | None:
     """The session id the daemon knows for the hook's `key` (else for the shell `pid`, default our
     parent); None when there is no daemon or it does not know the shell."""
-    path = endpoints.socket_path(endpoints.runtime_dir())
-    if not path.exists():
+    runtime = endpoints.runtime_dir()
+    if not endpoints.socket_path(runtime).exists():
         return None  # no daemon
     fields: dict[str, Any] = {"session": key} if key else {"pid": os.getppid() if pid is None else pid}
     request = {"v": PROTOCOL_VERSION, "type": "current_session", "id": 1, **fields}
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
-            sock.connect(str(path))
+        with endpoints.connect_socket(runtime, timeout) as sock:
             sock.sendall(json.dumps(request, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
             data = b""
             while not data.endswith(b"\n") and len(data) < REPLY_LIMIT:
@@ -38,7 +36,7 @@ def ask_daemon(key: str = "", pid: int | None = None, timeout: float = 0.5) -> s
                     break
                 data += chunk
         reply = json.loads(data)
-    except (OSError, ValueError):
+    except (OSError, ValueError, UnsafeRuntimeDir):
         return None
     found = reply.get("session_id") if isinstance(reply, dict) and reply.get("ok") else None
     return str(found).upper() if isinstance(found, str) and found else None

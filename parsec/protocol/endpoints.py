@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from .. import paths
+from ..errors import UnsafeRuntimeDir
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (`parsec history`'s start-up)
 if TYPE_CHECKING:
@@ -49,16 +52,40 @@ def runtime_spool_dir(runtime: Path) -> Path:
     return runtime / "spool"
 
 
-def connect_socket(runtime: Path, timeout: float) -> socket.socket:
-    """A connected stream socket to the daemon in `runtime` (raises OSError when it is not
-    there). The one way in for the CLI's client and `parsec shell`'s relay."""
-    import socket  # here, not above: `parsec history` reads paths from this module, and socket costs ~2 ms
+def check_runtime_dir(runtime: Path) -> Path:
+    """`runtime` when it is a real directory (not a symlink) of this user's, mode 0700; else
+    UnsafeRuntimeDir. Every client of the directory goes through here (the hooks say the same in
+    their own language): another local user can make `/tmp/parsec-<uid>` first, with XDG_RUNTIME_DIR
+    unset, to receive every command and its output. OSError when it does not exist."""
+    info = os.lstat(runtime)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise UnsafeRuntimeDir(
+            f"{runtime} is not a private directory of yours (a real directory you own, mode 0700): "
+            "nothing is sent there; remove it, or set [daemon] socket_dir"
+        )
+    return runtime
 
+
+def connect_socket(runtime: Path, timeout: float) -> socket.socket:
+    """A connected stream socket to this user's daemon in `runtime`: OSError when it is not
+    there, UnsafeRuntimeDir when the directory or the process listening is not the user's own
+    (its uid, from SO_PEERCRED). The one way in for the CLI's client, doctor and `parsec shell`."""
+    import socket  # here, not above: `parsec history` reads paths from this module, and socket costs ~2 ms
+    import struct
+
+    check_runtime_dir(runtime)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         sock.connect(str(socket_path(runtime)))
+        _, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
     except OSError:
         sock.close()
         raise
+    if uid != os.getuid():
+        sock.close()
+        raise UnsafeRuntimeDir(
+            f"{socket_path(runtime)} is served by uid {uid}, not by you: nothing is sent there; "
+            "stop that process, or set [daemon] socket_dir"
+        )
     return sock

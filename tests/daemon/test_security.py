@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+from parsec.errors import UnsafeRuntimeDir
+
 from .harness import finished
 
 # Runs as `nobody`: plain sockets, no parsec import (nobody may not read the checkout).
@@ -63,14 +65,17 @@ def test_another_user_cannot_reach_the_socket(sandbox):
 
 def test_another_user_is_refused_by_peer_credentials(sandbox):
     sandbox.run()
+    with sandbox.client() as client:
+        before = client.call("status")["requests_served"]
     # Even when someone loosens the modes, the peer's uid is checked.
     for path in (sandbox.root, sandbox.root / "runtime", sandbox.runtime):
         os.chmod(path, 0o755)
     os.chmod(sandbox.runtime / "daemon.sock", 0o777)
-    with sandbox.client() as client:
-        before = client.call("status")["requests_served"]
     result = as_nobody(str(sandbox.runtime / "daemon.sock"))
     assert [reply["error"]["code"] for reply in result["replies"]] == ["unauthorized"]
+    with pytest.raises(UnsafeRuntimeDir):  # and the user's own clients no longer trust it
+        sandbox.client()
+    os.chmod(sandbox.runtime, 0o700)
     with sandbox.client() as client:
         assert client.call("status")["requests_served"] == before + 1  # this status; nothing of nobody's
         client.call("flush")
@@ -116,7 +121,7 @@ def test_a_runtime_dir_owned_by_someone_else_is_refused(sandbox):
     sandbox.runtime.mkdir(parents=True)
     shutil.chown(sandbox.runtime, "nobody")
     result = sandbox.cli("daemon", "start")
-    assert result.returncode == 1 and "is not a directory of yours" in result.stderr
+    assert result.returncode == 1 and "is not a private directory of yours" in result.stderr
     assert result.stderr.count("\n") == 1 and not (sandbox.runtime / "daemon.sock").exists()
 
 

@@ -112,6 +112,7 @@ class LLMConfig(_Section):
     read_timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(3, ge=0)
     temperature: float | None = Field(None, ge=0.0, le=2.0)
+    structured_output: str = "auto"  # auto, or one mode of the provider's (providers/dialects.py)
     models: dict[str, ModelOverride] = Field(default_factory=dict)
 
 

@@ -2,7 +2,8 @@
 
 System prompt: the top-level `system` parameter (system messages never go in `messages`).
 Key: `x-api-key`, with the required `anthropic-version` header. `max_tokens` is mandatory.
-Structured output: instructions with the schema (no native JSON mode is assumed).
+Structured output: one tool whose input schema is the reply's, forced with `tool_choice` (the
+reply is the tool call's input), then the schema in the prompt.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem, system_and_rest
+from .dialects import Mode
 from .errors import ProviderResponseError, UnknownMessagePart
 from .registry import SPECS
 from .transport import iter_sse
@@ -59,8 +61,16 @@ class AnthropicProvider(Provider):
             body["stream"] = True
         return body
 
+    def _with_schema(self, body: dict[str, Any], mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        tool = {"name": name, "description": "Give your answer as this tool's input.", "input_schema": schema}
+        return {**body, "tools": [tool], "tool_choice": {"type": "tool", "name": name}}
+
     def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
-        text = "".join(block.get("text", "") for block in data["content"] if block.get("type") == "text")
+        calls = [block["input"] for block in data["content"] if block.get("type") == "tool_use"]
+        if calls:  # a forced tool call: its input is the structured reply
+            text = json.dumps(calls[0])
+        else:
+            text = "".join(block.get("text", "") for block in data["content"] if block.get("type") == "text")
         usage = data.get("usage") or {}
         return text, TokenUsage(
             input_tokens=usage.get("input_tokens") or 0, output_tokens=usage.get("output_tokens") or 0
@@ -79,6 +89,8 @@ class AnthropicProvider(Provider):
                 delta = payload.get("delta") or {}
                 if delta.get("type") == "text_delta" and delta.get("text"):
                     yield delta["text"]
+                elif delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+                    yield delta["partial_json"]  # a forced tool call's input, as it is written
             elif kind == "message_delta":
                 output_tokens = (payload.get("usage") or {}).get("output_tokens", output_tokens)
             elif kind == "error":

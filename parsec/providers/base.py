@@ -2,15 +2,15 @@
 message checking, usage accounting, streaming, and structured output with one repair request.
 
 An adapter only says how its wire format looks: `_url`, `_headers`, `_body`, `_parse_reply`,
-`_parse_stream` and, when the provider has a native JSON-schema mode, `_with_schema`.
+`_parse_stream` and, for the structured-output modes it speaks (dialects.LADDERS), `_with_schema`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -20,7 +20,8 @@ from pydantic import BaseModel, ValidationError
 
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
-from .errors import ProviderResponseError, StructuredOutputError, UnknownMessagePart
+from .dialects import LADDERS, PROMPT, Mode, ModeMemory, find_mode, refuses
+from .errors import ProviderResponseError, StructuredModeRefused, StructuredOutputError, UnknownMessagePart
 from .keys import Secret, redact
 from .transport import Endpoint, RetryPolicy, Transport
 
@@ -37,10 +38,10 @@ __all__ = [
 T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger("parsec.providers")
 
-# A 400 that complains about the JSON-schema part of the request, not about the prompt.
-_SCHEMA_REJECTED = re.compile(
-    r"response_format|json_schema|responseJsonSchema|responseMimeType|\bformat\b|schema", re.IGNORECASE
-)
+# Every request says how long the reply may be: a small local model left without a limit may
+# never stop, and an abandoned request keeps the server busy for the next one.
+STRUCTURED_MAX_TOKENS = 1024  # a plan or a step's candidates fit well within this
+CHAT_MAX_TOKENS = 2048
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ class ProviderOptions:
     # A last line of defence: whatever assembled the prompt should have masked secrets already.
     mask_secrets: bool = True
     extra_secret_patterns: tuple[str, ...] = ()
+    structured_output: str = "auto"  # [llm] structured_output: auto, or one mode of the provider's
+    mode_memory: ModeMemory | None = None  # where the mode a server accepted is remembered
 
 
 # A stream yields text, then (once, at the end) the usage it learned.
@@ -97,7 +100,6 @@ StreamItem = str | TokenUsage
 
 class Provider(ABC):
     name: ClassVar[str]
-    native_schema: ClassVar[bool] = False  # True: the request itself carries the JSON schema
 
     def __init__(self, options: ProviderOptions) -> None:
         self.model = options.model
@@ -105,7 +107,14 @@ class Provider(ABC):
         self.limits = options.limits
         self.temperature = options.temperature
         self._api_key = options.api_key
-        self._native_schema_works = True  # until the endpoint refuses a JSON-schema request
+        self._modes = LADDERS.get(self.name, (PROMPT,))
+        self._forced_mode = options.structured_output != "auto"
+        self._mode_memory = options.mode_memory or ModeMemory(None)
+        if self._forced_mode:
+            self._mode = find_mode(self.name, options.structured_output)
+        else:
+            remembered = self._mode_memory.get(self.name, self.base_url)
+            self._mode = next((m for m in self._modes if m.name == remembered), self._modes[0])
         self._mask_secrets = options.mask_secrets
         self._extra_secret_patterns = options.extra_secret_patterns
         self._secret_values: Any = None  # a session's remembered values (privacy.memory.SecretValues)
@@ -132,14 +141,19 @@ class Provider(ABC):
     def chat(
         self, messages: Sequence[ChatMessage], *, purpose: str = "chat", max_tokens: int | None = None
     ) -> ChatResult:
-        return self._complete(self._prepared(messages), purpose=purpose, max_tokens=max_tokens, schema=None)
+        return self._complete(
+            self._prepared(messages),
+            purpose=purpose,
+            max_tokens=self._reply_limit(max_tokens, CHAT_MAX_TOKENS),
+            schema=None,
+        )
 
     def stream(
         self, messages: Sequence[ChatMessage], *, purpose: str = "chat", max_tokens: int | None = None
     ) -> Iterator[str]:
         """Text deltas as they arrive; usage is reported when the stream ends."""
         checked = self._prepared(messages)
-        body = self._body(checked, max_tokens=max_tokens, stream=True)
+        body = self._body(checked, max_tokens=self._reply_limit(max_tokens, CHAT_MAX_TOKENS), stream=True)
         usage: TokenUsage | None = None
         parts: list[str] = []
         answered = False
@@ -177,23 +191,9 @@ class Provider(ABC):
         """A validated `output_model` instance; one repair request quoting the error, then an error."""
         schema = output_model.model_json_schema()
         checked = self._prepared(messages)
-        native = self.native_schema and self._native_schema_works
-        request = _with_json_instructions(checked, schema, include_schema=not native)
-        try:
-            first = self._complete(
-                request,
-                purpose=purpose,
-                max_tokens=max_tokens,
-                schema=(output_model.__name__, schema) if native else None,
-            )
-        except ProviderResponseError as err:
-            if not (native and err.status in (400, 422) and _SCHEMA_REJECTED.search(str(err))):
-                raise
-            # An OpenAI-compatible server (or older API version) without JSON-schema support:
-            # ask with instructions instead, from now on.
-            self._native_schema_works = native = False
-            request = _with_json_instructions(checked, schema, include_schema=True)
-            first = self._complete(request, purpose=purpose, max_tokens=max_tokens, schema=None)
+        wanted = (output_model.__name__, schema)
+        limit = self._reply_limit(max_tokens, STRUCTURED_MAX_TOKENS)
+        first, request = self._ask_structured(checked, wanted, purpose=purpose, max_tokens=limit)
         value, problem = _parse_json(first.text, output_model)
         if value is not None:
             return value, dataclasses.replace(first, sent=tuple(request))
@@ -208,9 +208,7 @@ class Provider(ABC):
                 ),
             ),
         ]
-        second = self._complete(
-            repair, purpose=purpose, max_tokens=max_tokens, schema=(output_model.__name__, schema) if native else None
-        )
+        second = self._complete(repair, purpose=purpose, max_tokens=limit, schema=wanted)
         value, problem = _parse_json(second.text, output_model)
         total = TokenUsage(
             input_tokens=first.usage.input_tokens + second.usage.input_tokens,
@@ -244,7 +242,36 @@ class Provider(ABC):
         """Also mask, at the gate, the values a session has seen as secrets (privacy.memory)."""
         self._secret_values = values
 
+    @property
+    def structured_mode(self) -> str:
+        """The structured-output mode requests go out in now (the server's accepted one, once known)."""
+        return self._mode.name
+
     # -- shared machinery -------------------------------------------------------------------------
+    def _reply_limit(self, asked: int | None, default: int) -> int:
+        return asked or min(self.limits.max_output_tokens, default)
+
+    def _ask_structured(
+        self, checked: list[ChatMessage], wanted: tuple[str, dict[str, Any]], *, purpose: str, max_tokens: int
+    ) -> tuple[ChatResult, list[ChatMessage]]:
+        """The first answer, in the first mode the server accepts: a refusal that names the mode's
+        field moves to the next mode at once, and the server's choice is remembered."""
+        while True:
+            mode = self._mode
+            request = _with_json_instructions(checked, wanted[1], include_schema=not mode.enforced)
+            try:
+                return self._complete(request, purpose=purpose, max_tokens=max_tokens, schema=wanted), request
+            except StructuredModeRefused as err:
+                if self._forced_mode:
+                    raise ProviderResponseError(
+                        f"{self.name} at {self.base_url} refuses structured output '{mode.name}' "
+                        f"([llm] structured_output): set it to auto — {err}",
+                        err.status,
+                    ) from None
+                self._mode = self._modes[self._modes.index(mode) + 1]
+                log.info("%s at %s refused %s; using %s", self.name, self.base_url, mode.name, self._mode.name)
+                self._mode_memory.set(self.name, self.base_url, self._mode.name)
+
     def _outbound(self, text: str) -> str:
         """The gate: every string of every request body passes here, in Transport, right before
         the HTTP request is built (whatever assembled it should have masked secrets already)."""
@@ -269,9 +296,13 @@ class Provider(ABC):
         schema: tuple[str, dict[str, Any]] | None,
     ) -> ChatResult:
         body = self._body(messages, max_tokens=max_tokens, stream=False)
-        if schema is not None:
-            body = self._with_schema(body, *schema)
-        data = self._transport.post_json(self._url(stream=False), self._headers(), body)
+        mode = self._mode
+        if schema is not None and mode is not PROMPT:
+            body = self._with_schema(body, mode, *schema)
+            refused = functools.partial(refuses, mode)
+        else:
+            refused = None
+        data = self._transport.post_json(self._url(stream=False), self._headers(), body, refused=refused)
         try:
             text, usage = self._parse_reply(data)
         except (KeyError, IndexError, TypeError, AttributeError) as err:
@@ -313,7 +344,8 @@ class Provider(ABC):
     @abstractmethod
     def _model_names(self, data: Any) -> list[str]: ...
 
-    def _with_schema(self, body: dict[str, Any], name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    def _with_schema(self, body: dict[str, Any], mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """The body asking for JSON fitting `schema` in `mode` (one of the provider's LADDERS)."""
         return body
 
 

@@ -49,6 +49,11 @@ class ProviderResponseError(ProviderError):
         self.status = status  # the HTTP status, when the error came from one
 
 
+class StructuredModeRefused(ProviderResponseError):
+    """An error answer naming the structured-output field Parsec sent: the server does not speak
+    that mode (dialects.py); never retried, the next mode is tried instead."""
+
+
 class StructuredOutputError(ProviderError):
     """The reply did not match the requested schema, even after one repair request."""
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem, system_and_rest
+from .dialects import Mode
 from .errors import ProviderResponseError, UnknownMessagePart
 from .registry import SPECS
 from .transport import iter_sse
@@ -25,7 +26,6 @@ _ROLES = {"user": "user", "assistant": "model"}
 
 class GeminiProvider(Provider):
     name = "gemini"
-    native_schema = True
 
     def _url(self, *, stream: bool) -> str:
         model = self.model.removeprefix("models/")
@@ -60,7 +60,7 @@ class GeminiProvider(Provider):
             body["generationConfig"] = config
         return body
 
-    def _with_schema(self, body: dict[str, Any], name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    def _with_schema(self, body: dict[str, Any], mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
         config = {
             **body.get("generationConfig", {}),
             "responseMimeType": "application/json",

@@ -1,7 +1,8 @@
 """Ollama `/api/chat` (local, no key).
 
 System prompt: a `system` message at the start of `messages`. Streaming: NDJSON (Ollama streams
-unless told `stream: false`). Structured output: `format` holding the JSON schema. Ollama silently
+unless told `stream: false`). Structured output: `format` holding the JSON schema (Ollama 0.5+), `format: "json"`, then the
+schema in the prompt. Ollama silently
 drops what does not fit `num_ctx`, so Parsec sends the context window it budgets with.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem
+from .dialects import Mode
 from .errors import ProviderResponseError
 from .registry import SPECS
 from .transport import iter_ndjson
@@ -23,7 +25,6 @@ DEFAULT_MODEL = SPECS["ollama"].default_model
 
 class OllamaProvider(Provider):
     name = "ollama"
-    native_schema = True
 
     def _url(self, *, stream: bool) -> str:
         return f"{self.base_url}/api/chat"
@@ -50,8 +51,8 @@ class OllamaProvider(Provider):
             "options": options,
         }
 
-    def _with_schema(self, body: dict[str, Any], name: str, schema: dict[str, Any]) -> dict[str, Any]:
-        return {**body, "format": schema}
+    def _with_schema(self, body: dict[str, Any], mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {**body, "format": schema if mode.name == "format" else "json"}
 
     def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
         if "error" in data:

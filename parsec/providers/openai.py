@@ -1,7 +1,9 @@
 """OpenAI chat completions, and every OpenAI-compatible server (llama.cpp, vLLM, LM Studio, OpenRouter).
 
 System prompt: a `system` message at the start of `messages`. Key: `Authorization: Bearer`.
-Structured output: `response_format` of type `json_schema`.
+Structured output, best first (dialects.py): `response_format` json_schema (strict on OpenAI's own
+API), json_object with a `schema` (llama-cpp-python's server), llama-server's top-level
+`json_schema`, vLLM's `guided_json`, then the schema in the prompt.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .base import Provider, StreamItem
+from .dialects import Mode, strict_schema
 from .errors import ProviderResponseError
 from .registry import SPECS
 from .transport import iter_sse
@@ -23,7 +26,6 @@ DEFAULT_MODEL = SPECS["openai"].default_model
 
 class OpenAIProvider(Provider):
     name = "openai"
-    native_schema = True
 
     def _url(self, *, stream: bool) -> str:
         return f"{self.base_url}/chat/completions"
@@ -52,15 +54,19 @@ class OpenAIProvider(Provider):
             body["stream_options"] = {"include_usage": True}
         return body
 
-    def _with_schema(self, body: dict[str, Any], name: str, schema: dict[str, Any]) -> dict[str, Any]:
-        # strict mode would reject ordinary pydantic schemas (optional fields, defaults); we validate anyway.
-        return {
-            **body,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": name, "schema": schema, "strict": False},
-            },
-        }
+    def _with_schema(self, body: dict[str, Any], mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        if mode.name == "json_schema":
+            # OpenAI's own API enforces a strict schema; compatible servers take the schema as it is.
+            strict = "api.openai.com" in self.base_url
+            spec = {"name": name, "schema": strict_schema(schema) if strict else schema, "strict": strict}
+            return {**body, "response_format": {"type": "json_schema", "json_schema": spec}}
+        if mode.name == "json_object":
+            return {**body, "response_format": {"type": "json_object", "schema": schema}}
+        if mode.name == "llama_json_schema":
+            return {**body, "json_schema": schema}
+        if mode.name == "guided_json":
+            return {**body, "guided_json": schema}
+        return body
 
     def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
         choice = data["choices"][0]

@@ -26,6 +26,7 @@ from .. import paths
 from ..config import LoadedConfig, Settings, private_file_problem
 from ..errors import ConfigError
 from .base import Provider, ProviderOptions, UsageEvent
+from .dialects import ModeMemory, default_memory_path, find_mode
 from .errors import InvalidEndpoint, NoProviderConfigured, ProviderAuthError
 from .keys import KEY_VARIABLES, Secret, key_from_environment, redact
 from .models_meta import model_limits
@@ -120,6 +121,11 @@ def build_provider(
     llm = settings.llm
     if choice.api_key is None and needs_key(choice):
         raise ProviderAuthError(f"{choice.provider} needs an API key: export {choice.key_hint}")
+    if llm.structured_output != "auto":
+        try:
+            find_mode(choice.provider, llm.structured_output)
+        except ValueError as err:
+            raise ConfigError(f"[llm] structured_output: {err}") from None
     options = ProviderOptions(
         model=choice.model,
         base_url=choice.base_url,
@@ -134,6 +140,8 @@ def build_provider(
         http_transport=http_transport,
         mask_secrets=settings.privacy.mask_secrets,
         extra_secret_patterns=tuple(settings.privacy.extra_patterns),
+        structured_output=llm.structured_output,
+        mode_memory=ModeMemory(default_memory_path()),
     )
     return _provider_class(choice.provider)(options)
 

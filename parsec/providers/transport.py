@@ -29,11 +29,13 @@ from .errors import (
     ProviderResponseError,
     ProviderTimeout,
     RateLimited,
+    StructuredModeRefused,
 )
 from .keys import Secret, redact
 from .registry import SPECS
 
 log = logging.getLogger("parsec.providers")
+Refused = Callable[[int, str], bool]
 
 _CONTEXT_TOO_LONG = re.compile(
     r"context[_ ]length|context window|maximum context|prompt is too long|too many tokens|"
@@ -139,8 +141,12 @@ class Transport:
         return f"Transport({self.endpoint.provider} at {self.endpoint.base_url})"
 
     # -- requests -----------------------------------------------------------------------------
-    def post_json(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
-        with self._send("POST", url, headers, body, stream=False) as response:
+    def post_json(
+        self, url: str, headers: dict[str, str], body: dict[str, Any], *, refused: Refused | None = None
+    ) -> Any:
+        """The reply's JSON. `refused(status, error_text)` says an error answer refuses a field of
+        the request: it is raised at once as StructuredModeRefused, whatever the status, never retried."""
+        with self._send("POST", url, headers, body, stream=False, refused=refused) as response:
             try:
                 return response.json()
             except ValueError:
@@ -154,9 +160,11 @@ class Transport:
                 raise self._error("sent a reply that is not JSON") from None
 
     @contextmanager
-    def stream(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Iterator[httpx.Response]:
+    def stream(
+        self, url: str, headers: dict[str, str], body: dict[str, Any], *, refused: Refused | None = None
+    ) -> Iterator[httpx.Response]:
         """The open streaming response; retries happen only before the first byte is read."""
-        with self._send("POST", url, headers, body, stream=True) as response:
+        with self._send("POST", url, headers, body, stream=True, refused=refused) as response:
             try:
                 yield response
             except httpx.ReadTimeout:
@@ -166,7 +174,14 @@ class Transport:
 
     @contextmanager
     def _send(
-        self, method: str, url: str, headers: dict[str, str], body: dict[str, Any] | None, *, stream: bool
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        body: dict[str, Any] | None,
+        *,
+        stream: bool,
+        refused: Refused | None = None,
     ) -> Iterator[httpx.Response]:
         if body is not None and self.outbound is not None:
             from ..privacy.masking import mask_json
@@ -220,6 +235,12 @@ class Transport:
                 text = ""
             finally:
                 response.close()
+            if refused is not None and refused(response.status_code, text):
+                raise StructuredModeRefused(
+                    self._safe(f"{self.endpoint.provider} refused the request (HTTP {response.status_code}): ")
+                    + self._safe(_error_message(text)),
+                    response.status_code,
+                )
             if _retryable(response.status_code) and attempt < self.retry.max_retries:
                 wait = retry_after_seconds(response.headers)
                 if wait is not None and wait > self.retry.max_retry_after_s:

@@ -22,6 +22,12 @@ KEY = "sk-test-Zq8VfR2mXk41pLsT9wYc"  # a fake key; tests assert it never leaks
 PROVIDERS = ["openai", "anthropic", "gemini", "ollama"]
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch) -> None:
+    """The structured-output mode each server accepted is remembered in the cache: per test."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
 @pytest.fixture
 def stub() -> Iterator[LLMStub]:
     with LLMStub(api_key=KEY) as server:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from parsec.models.chat import ChatMessage
+from parsec.providers.base import CHAT_MAX_TOKENS
 from parsec.providers.errors import UnknownMessagePart
 
 from .conftest import KEY
@@ -54,7 +55,7 @@ def test_anthropic_request_puts_the_system_prompt_top_level(stub, make_provider)
         {"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}
     ]
     assert [m["role"] for m in request.body["messages"]] == ["user", "assistant", "user"]
-    assert request.body["max_tokens"] == 8192  # required by the API: the model's limit (capped)
+    assert request.body["max_tokens"] == CHAT_MAX_TOKENS  # required by the API (and sent to every provider)
     assert result.text == "ls -lh" and result.usage.input_tokens == request.tokens
 
 

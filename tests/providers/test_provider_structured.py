@@ -48,21 +48,27 @@ def test_each_provider_asks_for_the_schema_its_own_way(stub, make_provider):
     assert gemini["generationConfig"]["responseMimeType"] == "application/json"
     assert gemini["generationConfig"]["responseJsonSchema"] == schema
     assert ollama["format"] == schema
-    # Anthropic has no JSON mode here: the schema travels in the system prompt, still top-level.
+    # Anthropic: a forced call of one tool whose input is the reply.
+    assert anthropic["tools"] == [
+        {"name": "Plan", "description": "Give your answer as this tool's input.", "input_schema": schema}
+    ]
+    assert anthropic["tool_choice"] == {"type": "tool", "name": "Plan"}
     assert anthropic["system"][0]["text"].startswith("You plan.")
-    assert json.dumps(schema, separators=(",", ":")) in anthropic["system"][0]["text"]
     assert anthropic["system"][-1]["cache_control"] == {"type": "ephemeral"}  # the stable prefix is cached
     assert all(m["role"] != "system" for m in anthropic["messages"])
-    # Native-schema providers do not pay tokens for the schema in the prompt as well.
-    assert '"properties"' not in openai["messages"][0]["content"]
+    # Providers whose request carries the schema do not pay tokens for it in the prompt as well.
+    for body in (openai, anthropic, gemini, ollama):
+        assert '"properties"' not in json.dumps(body.get("messages") or body.get("contents"))
+    assert all(body["max_tokens"] == 1024 for body in (openai, anthropic))  # every request says how long
+    assert gemini["generationConfig"]["maxOutputTokens"] == 1024 and ollama["options"]["num_predict"] == 1024
 
 
 def test_code_fences_and_surrounding_prose_are_tolerated(stub, make_provider):
     stub.reply("Here is the plan:\n```json\n" + json.dumps(PLAN) + "\n```")
-    plan, _ = make_provider("anthropic").structured(MESSAGES, Plan)
+    plan, _ = make_provider("openai").structured(MESSAGES, Plan)
     assert plan.goal == "free disk space"
     stub.reply("Sure! " + json.dumps(PLAN) + " Hope that helps.")
-    plan, _ = make_provider("anthropic").structured(MESSAGES, Plan)
+    plan, _ = make_provider("openai").structured(MESSAGES, Plan)
     assert plan.steps[0].command.startswith("du")
 
 
@@ -94,8 +100,8 @@ def test_a_second_bad_reply_raises_a_typed_error(stub, make_provider):
 @pytest.mark.parametrize(
     "name,complaint",
     [
-        ("openai", "Unrecognized request argument supplied: response_format"),
         ("gemini", "Invalid JSON payload received. Unknown name \"responseJsonSchema\" at 'generation_config'"),
+        ("anthropic", "tools: Extra inputs are not permitted"),
     ],
 )
 def test_a_server_without_json_schema_support_gets_instructions_instead(stub, make_provider, name, complaint):
@@ -104,11 +110,11 @@ def test_a_server_without_json_schema_support_gets_instructions_instead(stub, ma
     stub.reply(json=PLAN)
     provider = make_provider(name)
     plan, _ = provider.structured(MESSAGES, Plan)
-    assert plan.goal == "free disk space"
+    assert plan.goal == "free disk space" and provider.structured_mode == "prompt"
     refused, retried = (r.body for r in stub.model_requests())
-    assert "response_format" in refused or "responseJsonSchema" in refused["generationConfig"]
-    assert "response_format" not in retried and "generationConfig" not in retried
-    prompt_text = json.dumps(retried.get("messages") or retried.get("systemInstruction"))
+    assert "tools" in refused or "responseJsonSchema" in refused["generationConfig"]
+    assert "tools" not in retried and "responseJsonSchema" not in retried.get("generationConfig", {})
+    prompt_text = json.dumps(retried.get("system") or retried.get("systemInstruction"))
     assert "JSON schema" in prompt_text and "properties" in prompt_text  # the schema now travels in the prompt
     provider.structured(MESSAGES, Plan)  # and the provider remembers: no refused request again
     assert len(stub.model_requests()) == 3

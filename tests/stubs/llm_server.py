@@ -24,6 +24,9 @@ Replies come from a scripted queue, shared by every format; each entry is a dict
   {"raw": "..."}                   this body verbatim (garbled JSON, an HTML page, a broken stream)
 When the queue is empty the server answers `default` (a text; None means a 500 error).
 
+`LLMStub(dialect="llama-cpp-python")` (or "dialect" in a script) validates requests as that
+server does (tests/stubs/dialects.py) and answers a refusal with its error.
+
 Every request is recorded (method, path, query, headers, JSON body) and the tokens of the message
 text it carried are counted, so tests assert the exact request and benchmarks count tokens sent.
 
@@ -47,6 +50,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from .dialects import refusal
 
 _GEMINI_PATH = re.compile(
     r"^/v1(?:beta|alpha)?/models/(?P<model>[^:/]+):(?P<verb>generateContent|streamGenerateContent)$"
@@ -113,6 +118,9 @@ class LLMStub:
     requests: list[RecordedRequest] = field(default_factory=list)
     # (api, body) -> reply, asked when the queue is empty: a reply that depends on the request
     responder: Any = None
+    # a server whose request validation to apply (tests/stubs/dialects.py): refused requests get
+    # that server's error and do not take a scripted reply
+    dialect: str | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -346,6 +354,9 @@ class _Handler(BaseHTTPRequestHandler):
     # -- completions ------------------------------------------------------------------------
     def _complete(self, api: str, path: str, body: Any, query: dict[str, list[str]]) -> None:
         stub = self.server_stub
+        refused = refusal(stub.dialect, api, body)
+        if refused is not None:
+            return self._send_json(*refused)
         reply = stub.next_reply(api, body)
         if reply.get("delay"):
             time.sleep(float(reply["delay"]))
@@ -381,10 +392,11 @@ class _Handler(BaseHTTPRequestHandler):
         if gemini:
             model = gemini["model"]
         extra_headers = reply.get("headers", {})
+        tool = _forced_tool(api, body)
         if not streaming:
-            return self._send_json(200, _full_reply(api, model, text, usage), extra_headers)
+            return self._send_json(200, _full_reply(api, model, text, usage, tool), extra_headers)
         chunks = [text[i : i + stub.chunk_size] for i in range(0, len(text), stub.chunk_size)] or [""]
-        events = _stream_events(api, model, chunks, usage, body or {})
+        events = _stream_events(api, model, chunks, usage, body or {}, tool)
         content_type = "application/x-ndjson" if api == "ollama" else "text/event-stream"
         gate = (reply["gate"], json.dumps(chunks[0])) if reply.get("gate") and chunks[0] else None
         self._send_stream(events, content_type, float(reply.get("stream_delay", 0)), extra_headers, gate)
@@ -459,7 +471,23 @@ def _error_body(api: str, status: int, message: str, code: str | None = None) ->
     return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}}
 
 
-def _full_reply(api: str, model: str, text: str, usage: dict[str, int]) -> Any:
+def _forced_tool(api: str, body: Any) -> str | None:
+    """The tool an Anthropic request forces (`tool_choice` of type tool): the reply is its input."""
+    if api != "anthropic" or not isinstance(body, dict):
+        return None
+    choice = body.get("tool_choice") or {}
+    return choice.get("name") if choice.get("type") == "tool" else None
+
+
+def _tool_input(text: str) -> Any:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"text": text}  # the model wrote no JSON; the API would still hand over an object
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _full_reply(api: str, model: str, text: str, usage: dict[str, int], tool: str | None = None) -> Any:
     tokens_in, tokens_out = usage["input_tokens"], usage["output_tokens"]
     if api == "openai":
         return {
@@ -480,8 +508,12 @@ def _full_reply(api: str, model: str, text: str, usage: dict[str, int]) -> Any:
             "type": "message",
             "role": "assistant",
             "model": model,
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "content": (
+                [{"type": "tool_use", "id": "toolu_stub", "name": tool, "input": _tool_input(text)}]
+                if tool
+                else [{"type": "text", "text": text}]
+            ),
+            "stop_reason": "tool_use" if tool else "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
         }
@@ -514,7 +546,7 @@ def _sse(data: Any, event: str | None = None) -> str:
 
 
 def _stream_events(
-    api: str, model: str, chunks: list[str], usage: dict[str, int], body: dict[str, Any]
+    api: str, model: str, chunks: list[str], usage: dict[str, int], body: dict[str, Any], tool: str | None = None
 ) -> Iterator[str]:
     tokens_in, tokens_out = usage["input_tokens"], usage["output_tokens"]
     if api == "openai":
@@ -554,16 +586,18 @@ def _stream_events(
             },
             "message_start",
         )
-        yield _sse(
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-            "content_block_start",
+        block = (
+            {"type": "tool_use", "id": "toolu_stub", "name": tool, "input": {}}
+            if tool
+            else {"type": "text", "text": ""}
         )
+        yield _sse({"type": "content_block_start", "index": 0, "content_block": block}, "content_block_start")
         yield _sse({"type": "ping"}, "ping")
         for chunk in chunks:
-            yield _sse(
-                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": chunk}},
-                "content_block_delta",
+            delta = (
+                {"type": "input_json_delta", "partial_json": chunk} if tool else {"type": "text_delta", "text": chunk}
             )
+            yield _sse({"type": "content_block_delta", "index": 0, "delta": delta}, "content_block_delta")
         yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
         yield _sse(
             {
@@ -655,6 +689,7 @@ def main(argv: list[str] | None = None) -> int:
         chunk_size=int(script.get("chunk_size", 8)),
         models=script.get("models", ["stub-model"]),
         port=args.port,
+        dialect=script.get("dialect"),
     )
     for entry in script.get("replies", []):
         stub.reply(**entry)

@@ -1,5 +1,6 @@
-"""Configuration: built-in defaults ← ~/.config/parsec/config.toml ← ./.parsec.toml ← PARSEC_* env
-← command-line flags. Every key and its default is documented in the repo's `config.toml`.
+"""Configuration: built-in defaults ← ~/.config/parsec/config.toml ← ./.parsec.toml (once trusted,
+see trust.py) ← PARSEC_* env ← command-line flags. Every key and its default is documented in the
+repo's `config.toml`.
 
 Each error names the file (or variable), the key and what was expected, in one line.
 """
@@ -16,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo
 
-from . import paths
+from . import paths, trust
 from .config_merge import merge_layer
 from .errors import ConfigError
 from .models.limits import MAX_PLAN_STEPS
@@ -220,6 +221,7 @@ class LoadedConfig:
     settings: Settings
     sources: dict[str, str] = field(default_factory=dict)  # "section.key" -> where it came from
     files: list[Path] = field(default_factory=list)  # config files that were read
+    ignored: dict[str, str] = field(default_factory=dict)  # "section.key" a project file may not set -> that file
 
     def source_of(self, dotted: str) -> str:
         return self.sources.get(dotted, "default")
@@ -232,25 +234,48 @@ def load_config(
     cwd: Path | None = None,
     user_file: Path | None = None,
 ) -> LoadedConfig:
-    """Merge every layer and validate. `overrides` are dotted keys from command-line flags."""
+    """Merge every layer and validate. `overrides` are dotted keys from command-line flags.
+
+    The project's `.parsec.toml` counts only when the user trusts it (trust.py), never sets the
+    user-only keys (config_merge.USER_ONLY_KEYS), and one that is wrong is reported and left out,
+    never fatal: a file someone else put in the directory must not stop Parsec there."""
     env = os.environ if env is None else env
     explicit = env.get("PARSEC_CONFIG")
     user_path = user_file or (Path(explicit) if explicit else paths.user_config_file())
     layers: list[tuple[str, dict[str, Any]]] = []
     files: list[Path] = []
-    for path in (user_path, paths.project_config_file(cwd)):
-        if path.is_file():
-            layers.append((str(path), _read_toml(path)))
-            files.append(path)
-        elif explicit and path == user_path:
-            raise ConfigError(f"{path}: PARSEC_CONFIG names a file that does not exist")
-    layers.extend(_from_env(env))
-    layers.append(("command line", _nest(overrides or {}, "command line")))
+    if user_path.is_file():
+        layers.append((str(user_path), _read_toml(user_path)))
+        files.append(user_path)
+    elif explicit:
+        raise ConfigError(f"{user_path}: PARSEC_CONFIG names a file that does not exist")
+    project = trust.project_config(cwd)
+    if project is not None:
+        try:
+            _check_keys(project.data, str(project.path))
+        except ConfigError as err:
+            trust.warn(f"ignoring {project.path}: {str(err).removeprefix(f'{project.path}: ')}")
+            project = None
+    tail = [*_from_env(env), ("command line", _nest(overrides or {}, "command line"))]
+    for origin, data in layers + tail:
+        _check_keys(data, origin)
+    if project is not None:
+        try:
+            return _loaded(layers + [(str(project.path), project.data)] + tail, files + [project.path], project)
+        except ConfigError as err:
+            try:
+                loaded = _loaded(layers + tail, files, None)
+            except ConfigError:
+                raise err from None
+            trust.warn(f"ignoring {project.path}: {str(err).removeprefix(f'{project.path}: ')}")
+            return loaded
+    return _loaded(layers + tail, files, None)
 
+
+def _loaded(layers: list[tuple[str, dict[str, Any]]], files: list[Path], project: Any) -> LoadedConfig:
     merged: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for origin, data in layers:
-        _check_keys(data, origin)
         merge_layer(merged, data, origin, sources)
     try:
         settings = Settings.model_validate(merged, context=_LOADING)
@@ -259,7 +284,8 @@ def load_config(
     from .privacy.masking import configure_store_gate
 
     configure_store_gate(settings.privacy.mask_secrets, settings.privacy.extra_patterns)
-    return LoadedConfig(settings=settings, sources=sources, files=files)
+    ignored = {key: str(project.path) for key in project.dropped} if project is not None else {}
+    return LoadedConfig(settings=settings, sources=sources, files=files, ignored=ignored)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

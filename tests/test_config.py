@@ -15,6 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the trust list
     monkeypatch.chdir(tmp_path)
     for var in list(os.environ):
         if var.startswith("PARSEC_"):
@@ -26,6 +27,17 @@ def home(tmp_path, monkeypatch):
 def write_user(home: Path, text: str) -> Path:
     path = home / "config" / "parsec" / "config.toml"
     path.write_text(text)
+    return path
+
+
+def write_project(home: Path, text: str) -> Path:
+    """A project file the user trusts (trust.py): only then does the loader read it."""
+    from parsec import trust
+
+    path = home / ".parsec.toml"
+    path.write_text(text)
+    path.chmod(0o644)
+    trust.trust(path)
     return path
 
 
@@ -57,7 +69,7 @@ def test_reference_config_is_complete_and_valid():
 
 def test_layers_and_sources(home):
     write_user(home, "[store]\nbusy_timeout_ms = 100\nurl = 'sqlite:///user.db'\n")
-    (home / ".parsec.toml").write_text("[store]\nbusy_timeout_ms = 200\n")
+    write_project(home, "[store]\nbusy_timeout_ms = 200\n")
     loaded = load_config(
         {"llm.model": "flag-model"}, env={"PARSEC_MODEL": "env-model", "PARSEC_STORE_URL": "sqlite:///env.db"}
     )
@@ -170,7 +182,7 @@ def test_invalid_regex_in_a_model_built_directly_is_a_config_error():
 def test_tables_merge_across_layers_at_every_depth(home):
     # A project's [llm.models."b"] used to drop the user's [llm.models."a"] (issue 17).
     write_user(home, '[llm.models."a"]\ncontext_window = 1000\n[llm.models."b"]\nmax_output_tokens = 50\n')
-    (home / ".parsec.toml").write_text('[llm.models."b"]\ncontext_window = 2000\n')
+    write_project(home, '[llm.models."b"]\ncontext_window = 2000\n')
     loaded = load_config(env={})
     models = loaded.settings.llm.models
     assert models["a"].context_window == 1000
@@ -179,20 +191,43 @@ def test_tables_merge_across_layers_at_every_depth(home):
 
 
 def test_lists_and_scalars_are_replaced_not_merged(home):
-    write_user(home, "[privacy]\nexclude_commands = ['^vault ']\n[store]\nbusy_timeout_ms = 100\n")
-    (home / ".parsec.toml").write_text("[privacy]\nexclude_commands = ['^pass ']\n")
+    write_user(home, "[[context_commands]]\nname = 'a'\ncommand = 'echo a'\n[store]\nbusy_timeout_ms = 100\n")
+    write_project(home, "[[context_commands]]\nname = 'b'\ncommand = 'echo b'\n")
     settings = load_config(env={}).settings
-    assert settings.privacy.exclude_commands == ["^pass "]
+    assert [c.name for c in settings.context_commands] == ["b"]
     assert settings.store.busy_timeout_ms == 100
 
 
+PROJECT = "[store]\nbusy_timeout_ms = 200\nurl = 'sqlite:///planted.db'\n[search]\ninline_height = 12\n"
+
+
 @pytest.mark.parametrize("section", ["store", "search"])
-def test_the_fast_config_reader_agrees_with_the_full_loader(home, section):
-    # `parsec history` and Ctrl-R read their section without pydantic; same files, same values.
+@pytest.mark.parametrize("project", ["trusted", "untrusted", "changed", "group-writable", "not TOML", "none"])
+def test_the_fast_config_reader_agrees_with_the_full_loader(home, section, project):
+    # `parsec history` and Ctrl-R read their section without pydantic; same files, same values,
+    # the same trust rule and the same user-only keys left out (a planted store.url is not taken).
     from parsec.cli.history_common import config_section
 
     write_user(home, "[store]\nbusy_timeout_ms = 100\nurl = 'sqlite:///user.db'\n[search]\nfilter = 'directory'\n")
-    (home / ".parsec.toml").write_text("[store]\nbusy_timeout_ms = 200\n[search]\ninline_height = 12\n")
+    if project != "none":
+        path = write_project(home, PROJECT)
+        if project == "untrusted":
+            path.write_text(PROJECT)
+            from parsec import trust
+
+            trust.revoke(path)
+        elif project == "changed":
+            path.write_text(PROJECT.replace("200", "300"))
+        elif project == "group-writable":
+            path.chmod(0o664)
+        elif project == "not TOML":
+            path.write_text("[store\n")
+            from parsec import trust
+
+            trust.trust(path)
     fast = config_section(section)
     full = getattr(load_config(env={}).settings, section).model_dump()
     assert fast and {key: full[key] for key in fast} == fast
+    assert full.get("url", "sqlite:///user.db") == "sqlite:///user.db"
+    if section == "store":
+        assert full["busy_timeout_ms"] == (200 if project == "trusted" else 100)

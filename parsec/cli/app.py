@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "parsec.cli.providers_cmd",
     "parsec.cli.prune_cmd",
     "parsec.cli.stats_cmd",
+    "parsec.cli.trust_cmd",
 ]
 
 app = typer.Typer(

@@ -28,10 +28,12 @@ if TYPE_CHECKING:
 
 
 def config_section(name: str, env_keys_read_here: tuple[str, ...] = ()) -> dict[str, Any] | None:
-    """The [name] table merged from the user and project config files, read with tomllib only, or
-    None when anything is unusual (a file that does not parse, a `PARSEC_<NAME>_<KEY>` variable
-    for a key the caller does not read from the environment itself: only the full loader converts
-    those), in which case the caller loads the config the full way."""
+    """The [name] table merged from the user's config file and the project's (once trusted, without
+    the user-only keys: trust.project_config, as the full loader reads it), read with tomllib
+    only, or None when anything is unusual (a user file that does not parse, a
+    `PARSEC_<NAME>_<KEY>` variable for a key the caller does not read from the environment
+    itself: only the full loader converts those), in which case the caller loads the config the
+    full way."""
     from .. import paths
     from ..config_merge import merge_layer
 
@@ -42,21 +44,27 @@ def config_section(name: str, env_keys_read_here: tuple[str, ...] = ()) -> dict[
     merged: dict[str, Any] = {}
     explicit = os.environ.get("PARSEC_CONFIG")
     user_file = Path(explicit) if explicit else paths.user_config_file()
-    for path in (user_file, paths.project_config_file()):
-        if not path.is_file():
-            if explicit and path == user_file:
-                return None
-            continue
+    if user_file.is_file():
         import tomllib  # here: most runs have no config file, and tomllib is slow to import
 
         try:
-            with path.open("rb") as handle:
+            with user_file.open("rb") as handle:
                 section = tomllib.load(handle).get(name, {})
         except (OSError, tomllib.TOMLDecodeError):
             return None
         if not isinstance(section, dict):
             return None
-        merge_layer(merged, section, str(path))  # the full loader's rule (config_merge.py)
+        merge_layer(merged, section, str(user_file))  # the full loader's rule (config_merge.py)
+    elif explicit:
+        return None
+    if paths.project_config_file().exists():  # the trust list is read only when there is one
+        from ..trust import project_config
+
+        project = project_config()
+        section = project.data.get(name, {}) if project is not None else {}
+        if not isinstance(section, dict):
+            return None
+        merge_layer(merged, section, "project")
     return merged
 
 

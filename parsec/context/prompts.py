@@ -1,5 +1,6 @@
 """Layered system prompts: Parsec's own instructions, the personal PARSEC.md, the project's
-PARSEC.md, an environment section and the static context commands' blocks.
+PARSEC.md (once the user trusts it: `parsec trust`), an environment section and the static context
+commands' blocks.
 
 The result is captured once as a conversation's system prompt; a resumed conversation keeps it
 even if the files changed since (cllm ADR-0020).
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from .. import paths
+from .. import paths, trust
 from .environment import repo_root
 from .redact import masked
 
@@ -54,14 +55,21 @@ def project_prompt_path(cwd: str) -> Path | None:
     return None
 
 
-def _read(path: Path | None) -> str | None:
+def _read(path: Path | None, *, needs_trust: bool = False) -> str | None:
+    """The file's text, masked; a project's file only once the user trusts it (trust.py)."""
     if path is None or not path.is_file():
         return None
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_PROMPT_FILE_BYTES)
-    except OSError:
-        return None
+    if needs_trust:
+        content = trust.read_trusted(path)
+        if content is None:
+            return None
+        data = content[:MAX_PROMPT_FILE_BYTES]
+    else:
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_PROMPT_FILE_BYTES)
+        except OSError:
+            return None
     text = data.decode("utf-8", errors="replace").strip()
     return masked(text) if text else None
 
@@ -114,7 +122,7 @@ def build_system_prompt(
     personal = _read(personal_path)
     if personal:
         parts.append(f"# Personal Configuration\n{personal}")
-    project = _read(project_path)
+    project = _read(project_path, needs_trust=True)
     if project:
         parts.append(f"# Project Configuration\n{project}")
     parts.append(environment_section(cwd, shell, mode, now))

@@ -362,7 +362,7 @@ def _files_holding_key(settings: Settings | LoadedConfig, env: Mapping[str, str]
         origin = settings.source_of("llm.api_key")
         return [path for path in settings.files if str(path) == origin]
     explicit = env.get("PARSEC_CONFIG")
-    candidates = [Path(explicit) if explicit else paths.user_config_file(), paths.project_config_file()]
+    candidates = [Path(explicit) if explicit else paths.user_config_file()]  # never from a project file
     found = []
     for path in candidates:
         try:

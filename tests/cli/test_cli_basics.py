@@ -39,7 +39,7 @@ def test_config_show_json_reports_sources(env, tmp_path):
     values = json.loads(result.stdout)["values"]
     assert values["daemon.batch_size"] == {"value": 7, "source": "environment PARSEC_DAEMON_BATCH_SIZE"}
     assert values["llm.model"] == {"value": "m1", "source": "command line"}
-    assert values["store.url"]["source"] == "default"
+    assert values["store.url"] == {"value": "", "source": "default", "user_only": True}
 
 
 @pytest.mark.parametrize(

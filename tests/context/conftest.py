@@ -10,6 +10,7 @@ def isolated_home(tmp_path, monkeypatch):
     """No personal PARSEC.md or config from the machine running the tests."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))  # the trust list (project PARSEC.md)
     return tmp_path
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from parsec import trust
 from parsec.config import ContextCommand
 from parsec.context.engine import ContextEngine
 from parsec.errors import NotFound
@@ -64,6 +65,7 @@ def _assert_clean(messages) -> None:
 
 def test_secrets_in_history_outputs_prompts_and_commands_are_masked(workdir):
     (workdir / "PARSEC.md").write_text(f"deploy key: AWS_SECRET_ACCESS_KEY={PASSWORD}x\n")
+    trust.trust(workdir / "PARSEC.md")
     config = settings(
         context_commands=[
             ContextCommand(name="env", command=f"echo GITHUB_TOKEN={GITHUB}").model_dump(),

@@ -73,6 +73,79 @@ def rule_data() -> dict:
     return json.loads(resources.files(__package__).joinpath("data/gitleaks_rules.json").read_text(encoding="utf-8"))
 
 
+def secret_source(regex: str, group: int) -> str | None:
+    """The source of capturing group `group` (1-based) of a Go regex, or None."""
+    depth_stack, count, i = [], 0, 0
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < len(regex) and regex[j] == "^":
+                j += 1
+            if j < len(regex) and regex[j] == "]":
+                j += 1
+            while j < len(regex) and regex[j] != "]":
+                j += 2 if regex[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            capturing = not regex.startswith("(?", i)
+            if capturing:
+                count += 1
+            depth_stack.append((i, capturing and count == group))
+        elif c == ")":
+            start, wanted = depth_stack.pop()
+            if wanted:
+                return regex[start + 1 : i]
+        i += 1
+    return None
+
+
+# A rule's secret that starts with a literal like `NRAK-`, `glsa_`, `pscale_pw_` is recognisable
+# without the keyword gitleaks wants before it (`newrelic … = NRAK-…`): pasted alone, piped to
+# xclip or written into a JSON "value", it is still that format. Prefixes shorter than this are
+# too common (`sk_`, `00`, `b_`) to be matched alone.
+MIN_PREFIX = 4
+_LITERAL_PREFIX = re.compile(r"(?:\(?\?i\))?((?:[A-Za-z0-9_]|\\?-|\\\.)+)")
+# gitleaks' own end of a secret: a quote, a blank, `;`, an escape like `\n` glued to it, the end.
+_SECRET_END = r"(?:[\x60'\"\s;,)\]}]|\\[nrt]|\z)"
+
+
+def _prefix(source: str) -> str:
+    match = _LITERAL_PREFIX.match(source)
+    return match.group(1).replace("\\", "") if match else ""
+
+
+@lru_cache(maxsize=1)
+def prefix_patterns() -> tuple[SecretPattern, ...]:
+    """Each gitleaks rule that wants a keyword before a secret with a distinctive literal prefix,
+    as a pattern of the secret alone (the rule's entropy, allowlists and kind; a digit required,
+    as random tokens of that length hold one)."""
+    data = rule_data()
+    global_allow = _allow_checks([{"target": "secret", **data["allowlist"]}])
+    patterns = []
+    for rule in data["rules"]:
+        source = secret_source(rule["regex"], rule.get("secret_group") or 1)
+        prefix = _prefix(source or "")
+        if len(prefix) < MIN_PREFIX or _fast_form(rule["regex"])[0].lstrip("(").startswith(prefix[:2]):
+            continue  # no distinctive prefix, or the rule matches the secret alone already
+        patterns.append(
+            SecretPattern(
+                kind=rule["id"].replace("-", "_"),
+                source=("(?i)" if rule["regex"].startswith("(?i)") else "") + f"(?P<s>{source}){_SECRET_END}",
+                keywords=(prefix.lower(),),
+                not_after=WORD_BYTES,
+                min_entropy=rule.get("entropy", 0.0),
+                needs_digit=True,
+                allow=tuple(global_allow + _allow_checks(rule.get("allowlists", []))),
+            )
+        )
+    return tuple(patterns)
+
+
 @lru_cache(maxsize=1)
 def gitleaks_patterns() -> tuple[SecretPattern, ...]:
     data = rule_data()

@@ -37,10 +37,12 @@ CHUNK_BYTES = 64 * 1024
 @lru_cache(maxsize=1)
 def builtin_patterns() -> tuple:
     """Parsec's shapes first: at equal spans their kind names the marker."""
-    from .gitleaks import gitleaks_patterns
+    from .entropy import entropy_patterns
+    from .gitleaks import gitleaks_patterns, prefix_patterns
     from .shapes import shape_patterns
 
-    return shape_patterns() + gitleaks_patterns()
+    # The random-token check last: any rule that knows the format names the marker.
+    return shape_patterns() + gitleaks_patterns() + prefix_patterns() + entropy_patterns()
 
 
 @lru_cache(maxsize=1)

@@ -67,6 +67,9 @@ class SecretPattern:
     allow: Sequence[Callable[[bytes, bytes, bytes], bool]] = field(
         default_factory=tuple
     )  # (secret, match, line) -> allowed
+    # Candidates of its own per text instead of the shared budget: a best-effort check (entropy.py)
+    # that stops quietly when they run out, where a rule would withhold the rest of the text.
+    candidates: int | None = None
 
     _regex: object = None
 
@@ -86,13 +89,18 @@ class SecretPattern:
         """(the secret spans found, the offset where the search stopped: len(text) unless the
         shared `budget` of candidates, budget[0], ran out first)."""
         out: list[tuple[int, int]] = []
+        if self.candidates is not None:
+            budget = [self.candidates]
+            quiet = True
+        else:
+            quiet = False
         match = self.regex._regexp.Match
         end_of_text = len(text)
         position = 0
         while position <= end_of_text:
             if budget is not None:
                 if budget[0] <= 0:
-                    return out, position
+                    return out, end_of_text if quiet else position
                 budget[0] -= 1
             groups = match(_UNANCHORED, text, position, end_of_text)
             start, end = groups[0]

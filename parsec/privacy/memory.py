@@ -23,6 +23,8 @@ _KIND = "[REDACTED:known_secret]"
 # Words: runs without blanks or quotes (a value may hold `&`, `=`, `:`, see _known_part).
 _WORD = re.compile(r"""[^\s'"`]+""")
 _TRAILING = ".!?,;)"  # sentence punctuation a prompt may glue to a value
+# Escapes glued to a value: `printf 'VALUE\n'`, `echo -e "VALUE\t"`.
+_ESCAPES_AT_END = re.compile(r"(?:\\[nrt0])+\Z")
 _SECRET_NAME = re.compile(
     r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION_ID|_PWD$|^PWD_", re.I
 )
@@ -93,7 +95,7 @@ class SecretValues:
 
     def _known_part(self, word: str) -> tuple[int, int] | None:
         lengths, digests, digest = self._lengths, self._digests, self._digest
-        stripped = word.rstrip(_TRAILING)
+        stripped = _ESCAPES_AT_END.sub("", word).rstrip(_TRAILING)
         cut = max(word.rfind("="), word.rfind(":")) + 1
         for start, end in ((0, len(word)), (0, len(stripped)), (cut, len(word)), (cut, len(stripped))):
             if end - start in lengths and digest(word[start:end]) in digests:

@@ -219,6 +219,13 @@ def shape_patterns() -> tuple[SecretPattern, ...]:
         _p("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}\b", ("_v1_",), not_after=w),
         # Telegram bot token anywhere, including the API URL form `/bot<id>:<token>/getUpdates`
         _p("telegram_bot_token", r"(?:^|[^0-9])(?P<s>[0-9]{5,16}:A[A-Za-z0-9_\-]{34})(?:[^A-Za-z0-9_\-]|\z)", (":a",)),
+        # Documented prefixes gitleaks 8.30's rules lack: Supabase, PostHog personal keys, LangSmith.
+        _p(
+            "provider_token",
+            r"(?:sbp_|phx_|lsv2_(?:pt|sk)_)[A-Za-z0-9_]{20,}",
+            ("sbp_", "phx_", "lsv2_"),
+            not_after=w,
+        ),
         _p("jwt", r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*", ("eyj",), not_after=w),
         _p(
             "auth_header",
@@ -301,6 +308,20 @@ def shape_patterns() -> tuple[SecretPattern, ...]:
             not_after=_WORD,
             refine=_value_like,
         ),
+        # Credential files: `.netrc` (`machine h login u password X`, one line or a token per
+        # line), `.pgpass` (`host:port:db:user:password`), INI (`password = X` in .pypirc, .my.cnf).
+        _p(
+            "password",
+            r"(?i:\b(?:machine|default|login|account)\s+\S+\s+(?:\S+\s+\S+\s+)?password)[ \t]+(?P<s>[^\s'\"]+)",
+            ("password",),
+        ),
+        _p("password", r"(?m)^[ \t]*(?i:password)[ \t]+(?P<s>[^\s'\"=:]+)[ \t]*$", ("password",)),
+        _p(
+            "password",
+            r"(?m)^[A-Za-z0-9_.\-*]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(?P<s>[^:\s]+)[ \t]*$",
+            ("5432:", ":*:"),
+        ),
+        _named("credential", rf"(?m)^[ \t]*{_ANY_NAME}[ \t]*=[ \t]*(?P<s>[^\s#;'\"][^\s#;]*)[ \t]*$"),
         # "password": "x" (JSON), password: x (YAML / config output, at the start of a line)
         _named("credential", rf"\"{_ANY_NAME}\"\s*:\s*\"(?P<s>[^\"\n]+)\""),
         _named("credential", rf"(?m)^[ \t-]*{_ANY_NAME}[ \t]*:[ \t]+(?P<s>[^\s#'\"][^\n#]*?)[ \t]*$"),

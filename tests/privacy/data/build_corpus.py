@@ -25,38 +25,10 @@ import tempfile
 import tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+from parsec.privacy.gitleaks import secret_source  # noqa: E402
+
 ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-
-
-def secret_source(regex: str, group: int) -> str | None:
-    """The source of capturing group `group` (1-based) of a Go regex."""
-    depth_stack, count, i = [], 0, 0
-    while i < len(regex):
-        c = regex[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            j = i + 1
-            if j < len(regex) and regex[j] == "^":
-                j += 1
-            if j < len(regex) and regex[j] == "]":
-                j += 1
-            while j < len(regex) and regex[j] != "]":
-                j += 2 if regex[j] == "\\" else 1
-            i = j + 1
-            continue
-        if c == "(":
-            capturing = not regex.startswith("(?", i)
-            if capturing:
-                count += 1
-            depth_stack.append((i, capturing and count == group))
-        elif c == ")":
-            start, wanted = depth_stack.pop()
-            if wanted:
-                return regex[start + 1 : i]
-        i += 1
-    return None
 
 
 def to_python(source: str) -> str:

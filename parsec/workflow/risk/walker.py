@@ -24,7 +24,9 @@ from .commands import (
     USER_SWITCHERS,
     WRITERS,
 )
+from .feeds import DECODED, DOWNLOADED, FILES, TEXT, Output, output_of, piped_into, stdin_of
 from .paths import PathChecks
+from .runners import code_source
 from .syntax import (
     SUBSTITUTIONS,
     assignment_words,
@@ -38,7 +40,7 @@ from .syntax import (
     substitutions_in,
 )
 from .verdict import HIGH, MEDIUM, RiskVerdict
-from .words import command_name, first_word, is_assignment, is_dynamic, operands_of, quote_word, shell_script, unwrapped
+from .words import command_name, first_word, is_assignment, is_dynamic, operands_of, quote_word, unwrapped
 
 UNANALYSED = "could not be analysed; check it by eye"
 _FORK_BOMB = re.compile(r"(\S+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&")
@@ -49,10 +51,29 @@ def _looks_like_fork_bomb(command: str) -> bool:
 
 
 _FD_TARGET = re.compile(r"\d+-?|-")  # the word after >& that names a file descriptor, not a file
+_WHOLE_SUBSTITUTION = re.compile(r'"?(\$\(.*\)|`.*`)"?', re.DOTALL)  # a word that is one $(…)
+_QUOTED_HEREDOC = re.compile(r"""(<<-?\s*)(['"])(\w+)\2""")  # <<'EOF': bashlex only reads <<EOF
+
+
+def parse(command: str) -> list[Any]:
+    """bashlex's trees for `command`; raises what bashlex raises when it cannot be parsed."""
+    import bashlex
+
+    try:
+        return bashlex.parse(command)
+    except Exception:
+        if not _QUOTED_HEREDOC.search(command):
+            raise
+        # A quoted delimiter only stops expansion in the body; the body is read as code either way.
+        return bashlex.parse(_QUOTED_HEREDOC.sub(r"\1\3", command))
 
 
 class Walker(PathChecks):
     """Checks one command line: walks its tree and hands each simple command to its rule."""
+
+    def __init__(self, tree: str, cwd: str | None, home: str) -> None:
+        super().__init__(tree, cwd, home)
+        self.fed: set[int] = set()  # the commands whose standard input was already judged as code
 
     def check(self, command: str) -> RiskVerdict:
         verdict = RiskVerdict()
@@ -62,11 +83,10 @@ class Walker(PathChecks):
         if _looks_like_fork_bomb(command):
             verdict.raise_to(HIGH, "fork bomb: a function that spawns itself endlessly")
         try:
-            import bashlex
-
-            trees = bashlex.parse(command)
-        except Exception:  # bashlex raises several error types, some not exported
+            trees = parse(command)
+        except Exception as err:  # bashlex raises several error types, some not exported
             verdict.raise_to(MEDIUM, "could not be parsed; check it by eye")
+            verdict.parse_error = str(err).splitlines()[0] if str(err) else type(err).__name__
             return verdict
         try:
             for tree in trees:
@@ -77,7 +97,9 @@ class Walker(PathChecks):
 
     def _nested(self, command: str, verdict: RiskVerdict) -> None:
         """Check a command that this one runs (sh -c, su -c, find -exec), from where this one runs."""
-        sub = type(self)(self.tree, self.cwd, self.home).check(command)
+        walker = type(self)(self.tree, self.cwd, self.home)
+        walker.written = self.written
+        sub = walker.check(command)
         for reason in sub.reasons:
             verdict.raise_to(sub.level, reason)
         verdict.raise_to(sub.level, None)
@@ -136,9 +158,49 @@ class Walker(PathChecks):
             head = command_name(args[0]) if args else ""
             if downloaded and (head in SHELLS or head in USER_SWITCHERS or feeds_a_shell(command)):
                 verdict.raise_to(HIGH, "pipes a download straight into a shell")
-            if i > 0 and head in SHELLS and len(args) == 1:
-                verdict.raise_to(MEDIUM, f"feeds text into {head} to execute")
+            source = code_source(head, args[1:]) if i > 0 and head else None
+            if source and source.reads_stdin and stdin_of(command) is None:
+                self.fed.add(id(command))
+            if source and id(command) in self.fed and not downloaded:
+                self._run_code(source.language, piped_into(commands[:i]), head, verdict)
             downloaded = downloaded or head in DOWNLOADERS or has_download_substitution(command)
+
+    def _run_code(self, language: str, code: Output, runner: str, verdict: RiskVerdict) -> None:
+        """`runner` runs `code` (known text, or where it comes from) as `language`."""
+        if code.kind == DOWNLOADED:
+            verdict.raise_to(HIGH, f"{runner} runs code downloaded from the network: it cannot be read before it runs")
+        elif code.kind == DECODED:
+            verdict.raise_to(HIGH, f"{runner} runs code decoded by {code.text}: it cannot be read before it runs")
+        elif code.kind == FILES:
+            for file in code.files:
+                self._run_script(file, runner, verdict)
+        elif code.kind == TEXT and language == "sh":
+            self._nested(code.text, verdict)
+        elif code.kind == TEXT:
+            self._foreign_code(language, code.text, runner, verdict)
+        else:
+            verdict.raise_to(MEDIUM, f"{runner} runs the code that {code.text} prints")
+
+    def _run_file(self, word: str, language: str, runner: str, verdict: RiskVerdict) -> None:
+        """`runner` runs the file `word` as `language`: a script, or a <(…) that prints the code."""
+        subs = [s for s in substitutions_in(self.node) if s.kind == "processsubstitution"]
+        if word.startswith("<(") and subs:
+            self._run_code(language, output_of(subs[0].command), runner, verdict)
+        else:
+            self._run_script(word, runner, verdict)
+
+    def _foreign_code(self, language: str, code: str, runner: str, verdict: RiskVerdict) -> None:
+        from .plain_code import plainly_harmless
+
+        if not plainly_harmless(language, code):
+            verdict.raise_to(HIGH, f"{runner} runs {language} code that may run commands or change files")
+
+    def _run_script(self, script: str, runner: str, verdict: RiskVerdict) -> None:
+        """`runner` runs the file `script`: one this line writes cannot be read before it runs."""
+        if self._resolve(script) in self.written:
+            verdict.raise_to(HIGH, f"{runner} runs {script}, which this line writes: it cannot be read before it runs")
+        else:
+            verdict.raise_to(MEDIUM, f"{runner} runs the script {script}")
 
     def _process_substitution(self, node: Any, verdict: RiskVerdict) -> None:
         if DOWNLOADERS & command_names_under(node.command):
@@ -165,11 +227,19 @@ class Walker(PathChecks):
         if not name:  # '' or "": no such command, but say so rather than name an empty word
             verdict.raise_to(MEDIUM, "the command's name is empty")
             return
+        if "/" in args[0] and self._resolve(args[0]) in self.written:
+            self._run_script(args[0], "the line", verdict)
+        source = code_source(name, rest)
+        fed = stdin_of(node) if source and source.reads_stdin else None
+        if source and fed is not None:
+            self.fed.add(id(node))
+            self._run_code(source.language, fed, name, verdict)
         if name in EXECUTORS and has_download_substitution(node):
             verdict.raise_to(HIGH, "runs a downloaded script")
         if name in DOWNLOADERS and feeds_a_shell(node):  # curl x > >(sh)
             verdict.raise_to(HIGH, "pipes a download straight into a shell")
         handler = self._handler(name)
+        self.node, self.name = node, name  # for rules that need more than the words (a <(…) operand)
         if handler is not None:
             handler(rest, verdict)
         elif name.startswith("mkfs") or name in DISK_TOOLS:
@@ -184,9 +254,6 @@ class Walker(PathChecks):
             verdict.raise_to(MEDIUM, f"{name} may change files or the system")
         if name in WRITERS and name not in ("rm", "chmod", "chown", "chgrp"):
             self._writes(name, rest, verdict)
-        script = shell_script(name, rest)
-        if script:
-            self._nested(script, verdict)
 
     def _handler(self, name: str) -> Any:
         name = HANDLER_NAMES.get(name, name)
@@ -195,9 +262,14 @@ class Walker(PathChecks):
         return getattr(self, "_cmd_" + name.replace("-", "_"), None)
 
     def _dynamic_command(self, node: Any, verdict: RiskVerdict) -> None:
-        # `$(curl x)` runs whatever the server sends; `$CMD` runs something we cannot name.
+        # `$(curl x)` runs whatever the server sends; `$(echo rm -rf ~)` runs `rm -rf ~`;
+        # `$CMD` runs something we cannot name.
+        head = next(p for p in node.parts if getattr(p, "kind", "") == "word")
+        subs = [p for p in getattr(head, "parts", None) or [] if getattr(p, "kind", "") in SUBSTITUTIONS]
         if has_download_substitution(node):
             verdict.raise_to(HIGH, "runs the output of a download as a command")
+        elif len(subs) == 1 and _WHOLE_SUBSTITUTION.fullmatch(head.word):
+            self._run_code("sh", output_of(subs[0].command), "the line", verdict)
         else:
             verdict.raise_to(MEDIUM, "the command's name is only known at run time")
 

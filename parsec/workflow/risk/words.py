@@ -1,6 +1,6 @@
 """Reading a command's words before any rule looks at them: the command behind its wrappers (sudo,
 env, nohup ...), assignments, values only known at run time, options and operands as getopt
-reads them, paths after brace expansion, the script a shell runs from -c, and quoting.
+reads them, paths after brace expansion, and quoting.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 import re
 from collections.abc import Collection, Iterator
 
-from .commands import SH_LIKE, WRAPPER_VALUE_OPTIONS, WRAPPERS
+from .commands import WRAPPER_VALUE_OPTIONS, WRAPPERS
 
 HOME_VARIABLE = re.compile(r"^\$(HOME|\{HOME\})(?=/|$)")
 
@@ -76,17 +76,6 @@ def _skip_wrapper_options(name: str, words: list[str], i: int) -> int:
 def _env_split_strings(options: list[str]) -> list[str]:
     """The values of env's -S / --split-string among its options: env splits each into words."""
     return option_values(options, "S", "--split-string", "uC")
-
-
-def shell_script(name: str, rest: list[str]) -> str:
-    """The script a shell runs from -c (sh -c, bash -lc), or eval's words; "" if none."""
-    if name == "eval":
-        return " ".join(rest)
-    if name in SH_LIKE:
-        for i, arg in enumerate(rest[:-1]):
-            if re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", arg):
-                return rest[i + 1]
-    return ""
 
 
 def word_roles(args: list[str], valued: Collection[str] = (), permute: bool = True) -> Iterator[tuple[str, str]]:

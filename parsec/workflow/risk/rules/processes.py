@@ -1,4 +1,4 @@
-"""Commands that run code as another user or in this shell (su, runuser, source), set variables
+"""Commands that run code as another user (su, runuser), set variables
 for later commands (export), or signal processes (kill)."""
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ RUNUSER_VALUE_OPTIONS = {
 
 
 class ProcessRules(Walker):
-    def _cmd_source(self, rest: list[str], verdict: RiskVerdict) -> None:
-        verdict.raise_to(MEDIUM, "sourcing runs a script in the current shell")
-
     def _cmd_export(self, rest: list[str], verdict: RiskVerdict) -> None:
         for assignment in filter(is_assignment, rest):
             self._assignment(assignment, verdict)

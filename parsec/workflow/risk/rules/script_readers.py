@@ -11,6 +11,11 @@ from ..words import is_option, word_at
 
 # print > "file", printf ... >> file: the target is a quoted name or an expression.
 AWK_OUTPUT = re.compile(r'\bprintf?\b[^;}>|]*(>>?)\s*("[^"]*"|[^\s;}]+)')
+# Where an awk program runs a command: system(…), "cmd" | getline, print … | "cmd".
+AWK_RUNS = re.compile(r"\bsystem\s*\(|(?<!\|)\|(?!\|)")
+AWK_COMMAND = re.compile(
+    r'\bsystem\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)|"((?:[^"\\]|\\.)*)"\s*\|(?!\|)|(?<!\|)\|\s*"((?:[^"\\]|\\.)*)"'
+)
 
 
 def awk_program(args: list[str]) -> str | None:

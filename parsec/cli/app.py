@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "parsec.cli.shell_cmd",
     "parsec.cli.providers_cmd",
     "parsec.cli.prune_cmd",
+    "parsec.cli.risk_cmd",
     "parsec.cli.stats_cmd",
     "parsec.cli.trust_cmd",
 ]

@@ -60,16 +60,14 @@ def _step_view(engine, conversation, index: int):
     asked yet, the request the workflow would send, built by the same functions (stepgen's
     step_request), with the dynamic context commands' last output instead of running them again."""
     from ..context.commands import BLOCK_END
-    from ..workflow.stepgen import request_overhead, step_request
+    from ..workflow.stepgen import request_adds, step_request
 
     title = f"step {index + 1} of {len(conversation.steps)} in conversation {conversation.id}"
     exchanges = [e for s in conversation.steps for e in s.exchanges]
     last_text = exchanges[-1].messages[-1].content if exchanges else ""
     start, end = last_text.find("--- Context: "), last_text.rfind(BLOCK_END)
     dynamic = last_text[start : end + len(BLOCK_END)] if start >= 0 and end > start else ""
-    built, _, report = engine.step_messages(
-        conversation, index, reserve=request_overhead(engine.counter, "bash"), dynamic=dynamic
-    )
+    built, _, report = engine.step_messages(conversation, index, adds=request_adds("bash"), dynamic=dynamic)
     own = conversation.steps[index].exchanges
     if own:
         sent = own[-1]

@@ -11,6 +11,7 @@ from typing import Any
 from ..models.context import ContextType, ImportanceLevel
 from ..models.session import DirectCommandExecution
 from ..models.workflow import CommandAttempt, Conversation
+from .excerpt import FACT_LINES, excerpt, facts
 from .items import Candidate
 from .learning import LearnedPreference, PastConversation
 from .redact import clip, masked, masked_value
@@ -18,7 +19,7 @@ from .redact import clip, masked, masked_value
 LAST_SUCCESSES_KEPT = 3  # the seed's "last 3 successful executions"
 SUMMARY_OUTPUT_BYTES = 256  # the active error's output in its short form
 RELEVANCE_TEXT_CHARS = 600  # how much of an output relevance looks at
-EXCERPT_CHARS = 240  # the end of the newest completed command's output
+EXCERPT_SOURCE_BYTES = 16 * 1024  # how much of a completed command's output its excerpt is chosen from
 
 
 def conversation_facts(conversation: Conversation) -> tuple[dict, dict]:
@@ -128,11 +129,9 @@ def attempts(
     `cache` (kept by the engine across steps) saves re-masking the outputs of finished attempts.
     """
     executed = [(s, p, a) for s, p, a in _executed(conversation, step_index) if a.id != skip_id]
-    # Completed steps are sent as their summaries; only the newest completed command keeps an
-    # excerpt of its output. So a request grows by a summary per step, and what came before
-    # stays byte-identical from request to request (a stable prefix for prompt caching).
-    earlier = [a.id for s, _, a in executed if s < step_index]
-    excerpt_id = earlier[-1] if earlier else None
+    # A completed step carries what it achieved: the model's summary, its commands and the lines
+    # of their output that matter (excerpt.py). Its full form is the same in every later request
+    # (a stable prefix for prompt caching); its short form is the summary and the best lines.
     successes = [a.id for _, _, a in executed if a.succeeded][-LAST_SUCCESSES_KEPT:]
     failures = [a.id for _, _, a in executed if not a.succeeded]
     preserved_failures = failures[-preserve_errors:] if preserve_errors else []
@@ -140,12 +139,15 @@ def attempts(
     for step, position, attempt in executed:
         state = conversation.steps[step]
         is_last_success = attempt.succeeded and attempt is _last_success(state.command_attempts)
-        detail = "full" if step == step_index else ("excerpt" if attempt.id == excerpt_id else "summary")
+        detail = "full" if step == step_index else "result"
+        query = _result_query(conversation, step) if detail == "result" else ""
         key = (
             attempt.id,
             attempt.exit_status,
             is_last_success,
             state.step.description,
+            state.summary,
+            query,
             max_output,
             len(state.artifacts_produced),
             len(state.environment_changes),
@@ -153,7 +155,9 @@ def attempts(
         )
         candidate = cache.get(key) if cache is not None else None
         if candidate is None:
-            candidate = _attempt_candidate(conversation, step, position, attempt, max_output, is_last_success, detail)
+            candidate = _attempt_candidate(
+                conversation, step, position, attempt, max_output, is_last_success, detail, query
+            )
             if cache is not None:
                 cache[key] = candidate
         candidate.age = step_index - step
@@ -170,6 +174,14 @@ def attempts(
     return out
 
 
+def _result_query(conversation: Conversation, step: int) -> str:
+    """What a completed step's output lines are weighed against: what the step was for and
+    achieved, the request, and the steps still to come (the current one among them)."""
+    state = conversation.steps[step]
+    later = " ".join(s.step.description for s in conversation.steps[step + 1 :])
+    return " ".join([state.step.description, state.summary, conversation.original_prompt, later])
+
+
 def _last_success(attempts_: list[CommandAttempt]) -> CommandAttempt | None:
     done = [a for a in attempts_ if a.succeeded]
     return done[-1] if done else None
@@ -183,9 +195,10 @@ def _attempt_candidate(
     max_output: int,
     is_last_success: bool,
     detail: str = "full",
+    query: str = "",
 ) -> Candidate:
-    """`detail`: full (the current step: the whole clipped output), excerpt (the newest completed
-    command: the summary and the end of its output) or summary (older completed commands)."""
+    """`detail`: full (the current step: the whole clipped output) or result (a completed step:
+    its summary and the output lines that matter for `query`; short form: summary and facts)."""
     state = conversation.steps[step]
     description = masked(state.step.description)
     command = masked(attempt.command)
@@ -203,16 +216,20 @@ def _attempt_candidate(
     if cwd_change and is_last_success:
         full["working_directory_changed"] = masked(cwd_change)
     outcome = "done" if attempt.succeeded else f"failed (exit {attempt.exit_status})"
-    achievement = f"{description}: {outcome}"
+    said = masked(state.summary) if is_last_success and state.summary else ""
+    achievement = said or f"{description}: {outcome}"
     if artifacts:
         achievement += "; created " + ", ".join(artifacts[:3]) + (" ..." if len(artifacts) > 3 else "")
-    summary = {"step_index": step, "commands_executed": [command], "success": attempt.succeeded, "summary": achievement}
-    if detail != "full":
-        full = {**full, "summary": achievement}
-        if detail == "summary":
-            full.pop("artifacts_created", None)  # the summary names the first three
-        if detail == "excerpt" and output:
-            full["output_excerpt"] = output[-EXCERPT_CHARS:]
+    summary: dict = {"step_index": step, "commands_executed": [command], "success": attempt.succeeded}
+    summary["summary"] = achievement
+    lines: list[str] = []
+    if detail == "result":
+        source = clip(attempt.output.render(), EXCERPT_SOURCE_BYTES) if attempt.output else ""
+        lines = excerpt(source, query)
+        full["summary"] = said or f"{description}: {outcome}"
+        if lines:
+            full["output_excerpt"] = "\n".join(lines)
+            summary["facts"] = lines if len(lines) <= FACT_LINES else facts(source, query)
     elif output:
         full["output"] = output
     return Candidate(
@@ -221,7 +238,7 @@ def _attempt_candidate(
         section="execution_history",
         full=full,
         summary=summary,
-        text=f"{description} {command} {output[:RELEVANCE_TEXT_CHARS]}",
+        text=f"{description} {said} {command} {' '.join(lines) if lines else output[:RELEVANCE_TEXT_CHARS]}",
         order=(step, position),
         created_at=attempt.finished_at,
     )

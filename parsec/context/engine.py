@@ -2,15 +2,19 @@
 
 engine = ContextEngine(settings, store, limits, summarize)
 conversation.system_prompt = engine.system_prompt(cwd, shell)        # once per conversation
-messages = engine.planning_messages(conversation, session)
-messages, step_context, report = engine.step_messages(conversation, i, environment)
+messages = engine.planning_messages(conversation, session, adds=[instructions, reply_format])
+messages, step_context, report = engine.step_messages(conversation, i, environment, adds=[...])
+
+The engine owns the token budget: `adds` are the texts the caller and its provider add to the
+request (the task's instructions, `provider.reply_format_text(Model)`); the engine counts them
+and fits the context into what is left of the model's window.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +32,7 @@ from .items import Candidate, CandidatePool
 from .learning import LearnedPreference, learn_preferences, recent_conversations
 from .pruning import ContextOverflow
 from .report import ContextReport
-from .tokens import TokenCounter, get_token_counter
+from .tokens import LazyCounter, TokenCounter, Utf8BoundCounter, get_token_counter
 from .truncation import truncate
 
 if TYPE_CHECKING:
@@ -37,6 +41,7 @@ if TYPE_CHECKING:
 
 DEFAULT_CONTEXT_WINDOW = 8192  # used when neither the provider nor the config knows the model
 DEFAULT_OUTPUT_RESERVE = 1024
+JOIN_TOKENS = 2  # the blank line an added text is joined to its message with
 SHELL_HISTORY_LIMIT = 200  # shell commands of the session weighed per step
 LEARNING_SAMPLE = 2000  # newest executions preferences are learned from
 RECENT_CONVERSATIONS = 5
@@ -74,6 +79,11 @@ class ContextEngine:
         """Tokens a request may use: the model's window minus what its answer needs."""
         return max(self.context_window - self.output_reserve, 0)
 
+    def tokens_added(self, adds: Sequence[str], counter: TokenCounter | None = None) -> int:
+        """Tokens that `adds` (texts joined to the request's messages) take from the budget."""
+        counter = counter or self.counter
+        return sum(counter.count(text) + JOIN_TOKENS for text in adds if text)
+
     @property
     def max_output(self) -> int:
         return self.settings.context_pruning.max_command_output_length
@@ -97,14 +107,39 @@ class ContextEngine:
         return conversation.system_prompt
 
     # --- planning ----------------------------------------------------------------------------
-    def planning_messages(self, conversation: Conversation, session: Session | None) -> list[ChatMessage]:
-        """The system prompt and the seed's planning JSON, pruned to the budget."""
+    def planning_messages(
+        self, conversation: Conversation, session: Session | None, adds: Sequence[str] = ()
+    ) -> list[ChatMessage]:
+        """The system prompt and the seed's planning JSON, pruned to the budget less `adds`.
+
+        With a token encoding not loaded yet (LazyCounter: `parsec ask` sends this request before
+        it pays ~200 ms for the encoding), the context is first fitted with an upper bound of
+        the count (UTF-8 bytes): when that keeps every candidate whole, the encoding would have
+        kept the same, so the messages are the same; otherwise it is fitted again, exactly."""
+        counter = self.counter
+        if isinstance(counter, LazyCounter) and not counter.loaded:
+            try:
+                messages = self._planning_messages(conversation, session, adds, Utf8BoundCounter(), CandidatePool())
+            except ContextOverflow:  # the bound is too coarse for this window: count exactly
+                messages = []
+            report = self.last_report
+            if messages and report is not None and report.total_tokens <= report.budget and report.all_kept():
+                return messages
+        return self._planning_messages(conversation, session, adds, counter, self._pool(f"plan:{conversation.id}"))
+
+    def _planning_messages(
+        self,
+        conversation: Conversation,
+        session: Session | None,
+        adds: Sequence[str],
+        counter: TokenCounter,
+        pool: CandidatePool,
+    ) -> list[ChatMessage]:
         system = ChatMessage(
             role="system", content=self.ensure_system_prompt(conversation, session.shell if session else "")
         )
         cwd = conversation.working_directory or os.getcwd()
         now = self._clock()
-        pool = self._pool(f"plan:{conversation.id}")
         candidates = self._learning_candidates(conversation, session, cwd)
         history = (
             session.command_history
@@ -136,8 +171,8 @@ class ContextEngine:
             query,
             pool,
             candidates,
-            self.budget,
-            self.counter,
+            max(self.budget - self.tokens_added(adds, counter), 0),
+            counter,
             self.settings.context_pruning.importance_decay_factor,
             now,
             list(self.warnings),
@@ -150,13 +185,13 @@ class ContextEngine:
         conversation: Conversation,
         step_index: int,
         environment: dict[str, Any] | None = None,
-        reserve: int = 0,
+        adds: Sequence[str] = (),
         dynamic: str | None = None,
     ) -> tuple[list[ChatMessage], StepContext, ContextReport]:
         """Messages for the command of step `step_index`, the StepContext they carry and a report.
 
-        `reserve`: tokens the caller adds to the request (instructions, the reply's JSON schema),
-        so the budget covers everything sent. `dynamic`: the dynamic context commands' blocks as
+        `adds`: the texts the caller and its provider add to the request (the instructions, the
+        reply's JSON format), so the budget covers everything sent. `dynamic`: the dynamic context commands' blocks as
         they were last sent (`parsec context show` never runs the commands again)."""
         if not 0 <= step_index < len(conversation.steps):
             raise IndexError(f"conversation {conversation.id} has no step {step_index}")
@@ -212,7 +247,12 @@ class ContextEngine:
             warnings=step_warnings,
         )
         messages, step_context, report = assemble_step(
-            inputs, pool, candidates, max(self.budget - reserve, 0), self.counter, pruning.importance_decay_factor
+            inputs,
+            pool,
+            candidates,
+            max(self.budget - self.tokens_added(adds), 0),
+            self.counter,
+            pruning.importance_decay_factor,
         )
         self.last_report = report
         return messages, step_context, report

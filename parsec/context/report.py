@@ -34,6 +34,10 @@ class ContextReport:
     def actions(self) -> dict[str, int]:
         return dict(Counter(d.action for d in self.decisions))
 
+    def all_kept(self) -> bool:
+        """Every candidate went in whole: nothing was summarised, compressed or dropped."""
+        return all(d.action == "kept" for d in self.decisions)
+
     def by_action(self, action: str) -> list[Decision]:
         return [d for d in self.decisions if d.action == action]
 

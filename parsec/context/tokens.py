@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..models.chat import ChatMessage
 
@@ -68,3 +69,44 @@ def get_token_counter(use_tiktoken: bool = True) -> TokenCounter:
         except Exception as err:  # missing package, broken data file: the estimate still works
             log.warning("tiktoken unavailable (%s: %s): token budgets use a chars/4 estimate", type(err).__name__, err)
     return CharCounter()
+
+
+class Utf8BoundCounter(_MessageCounting):
+    """An upper bound of any BPE count: one token covers at least one UTF-8 byte."""
+
+    name = "utf-8 bytes (upper bound)"
+
+    def count(self, text: str) -> int:
+        return len(text.encode("utf-8", "surrogatepass")) if text else 0
+
+
+class LazyCounter:
+    """The real token counter, loaded on first use (or by `load`, e.g. in a background thread
+    while the first request is in flight: loading the encoding costs ~200 ms of CPU)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counter: Any = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._counter is not None
+
+    def load(self) -> TokenCounter:
+        with self._lock:  # one load: the other thread waits for it
+            if self._counter is None:
+                self._counter = get_token_counter()
+            return self._counter
+
+    def real(self) -> TokenCounter:
+        return self._counter if self._counter is not None else self.load()
+
+    @property
+    def name(self) -> str:
+        return self.real().name
+
+    def count(self, text: str) -> int:
+        return self.real().count(text)
+
+    def count_messages(self, messages: Iterable[ChatMessage]) -> int:
+        return self.real().count_messages(messages)

@@ -77,7 +77,8 @@ class StepExecutionRecord(ParsecModel):
     summary: str | None = None  # set when older results are summarised into achievements
     exit_status: int | None = None
     output: str | None = None  # masked head + tail of the output (max_command_output_length)
-    output_excerpt: str | None = None  # the newest completed command: the end of its output
+    output_excerpt: str | None = None  # a completed step: the output lines that matter (context/excerpt.py)
+    facts: list[str] = Field(default_factory=list)  # its compressed form: the best of those lines
 
 
 class StepContext(ParsecModel):

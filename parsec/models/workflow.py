@@ -118,6 +118,7 @@ class WorkflowStepState(ParsecModel):
     artifacts_produced: list[ArtifactInfo] = Field(default_factory=list)
     environment_changes: list[EnvironmentChange] = Field(default_factory=list)
     error_context: str | None = None
+    summary: str = ""  # what the model said the step achieved (masked), sent with it to later steps
     retries: int = 0
     started_at: UtcDatetime | None = None
     finished_at: UtcDatetime | None = None

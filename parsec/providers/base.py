@@ -225,6 +225,16 @@ class Provider(ABC):
             )
         return value, result
 
+    def reply_format_text(self, output_model: type[BaseModel]) -> str:
+        """What this adapter's `structured` adds to a request for `output_model` (see the
+        module-level `reply_format_text`); an adapter that adds more says so here."""
+        return reply_format_text(output_model)
+
+    def on_next_request(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once as the next HTTP request goes out: work started then runs while
+        the model thinks."""
+        self._transport.on_next_request(callback)
+
     def close(self) -> None:
         self._transport.close()
 
@@ -379,12 +389,24 @@ def system_and_rest(messages: list[ChatMessage]) -> tuple[str, list[ChatMessage]
 def _with_json_instructions(
     messages: list[ChatMessage], schema: dict[str, Any], *, include_schema: bool
 ) -> list[ChatMessage]:
-    instruction = "Reply with only one JSON object, no prose and no code fences."
-    if include_schema:
-        instruction += f" It must match this JSON schema:\n{json.dumps(schema, separators=(',', ':'))}"
+    instruction = _json_instruction(schema, include_schema=include_schema)
     if messages[0].role == "system":
         return [ChatMessage(role="system", content=f"{messages[0].content}\n\n{instruction}"), *messages[1:]]
     return [ChatMessage(role="system", content=instruction), *messages]
+
+
+def reply_format_text(output_model: type[BaseModel]) -> str:
+    """What a structured request adds for `output_model`: the JSON instruction and the schema (in
+    the prompt, or in the request's own field: the model reads it either way). Whoever budgets a
+    request's tokens (the context engine) leaves room for it."""
+    return _json_instruction(output_model.model_json_schema(), include_schema=True)
+
+
+def _json_instruction(schema: dict[str, Any], *, include_schema: bool) -> str:
+    instruction = "Reply with only one JSON object, no prose and no code fences."
+    if include_schema:
+        instruction += f" It must match this JSON schema:\n{json.dumps(schema, separators=(',', ':'))}"
+    return instruction
 
 
 def _parse_json(text: str, output_model: type[T]) -> tuple[T | None, str]:

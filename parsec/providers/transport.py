@@ -124,6 +124,7 @@ class Transport:
         self.outbound = outbound  # the masking gate every request body passes
         self.retry = retry
         self.read_timeout_s = read_timeout_s
+        self._before_next_request: list[Callable[[], None]] = []
         timeout = httpx.Timeout(read_timeout_s, connect=connect_timeout_s)
         # trust_env: HTTPS_PROXY / SSL_CERT_FILE are honoured as the official clients honour them.
         self.client = httpx.Client(
@@ -136,6 +137,10 @@ class Transport:
 
     def close(self) -> None:
         self.client.close()
+
+    def on_next_request(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once, as the next request goes out (before it is written)."""
+        self._before_next_request.append(callback)
 
     def __repr__(self) -> str:
         return f"Transport({self.endpoint.provider} at {self.endpoint.base_url})"
@@ -187,6 +192,9 @@ class Transport:
             from ..privacy.masking import mask_json
 
             body = mask_json(body, self.outbound)
+        callbacks, self._before_next_request = self._before_next_request, []
+        for callback in callbacks:
+            callback()
         attempt = 0
         while True:
             started = time.perf_counter()

@@ -155,6 +155,7 @@ class ExecutionSteps(RunnerParts):
             achievement += f" ({'; '.join(commands[-3:])})"
         state.transition(StepStatus.complete)
         state.error_context = None
+        state.summary = self.options.mask(summary.strip())  # later steps see what this one achieved
         self.conversation.context_summary.key_achievements.append(self.options.mask(achievement))
         self.save()
 

@@ -26,6 +26,15 @@ def with_instructions(messages: list[ChatMessage], instructions: str) -> list[Ch
     return out
 
 
+def plan_instructions(max_steps: int, remark: str | None = None, previous: WorkflowPlan | None = None) -> str:
+    """The planning task as appended to the context (a re-plan quotes the rejected plan)."""
+    instructions = PLAN_INSTRUCTIONS.format(max_steps=max_steps)
+    if previous is not None and remark:
+        listed = "\n".join(f"{i + 1}. {s.description}" for i, s in enumerate(previous.steps))
+        instructions += f"\n\nThe user rejected this plan:\n{listed}\nTheir remark: {remark}"
+    return instructions
+
+
 def make_plan(
     provider: Any,
     messages: list[ChatMessage],
@@ -37,11 +46,7 @@ def make_plan(
 ) -> tuple[str, WorkflowPlan]:
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
     and answered, is appended to `exchanges`."""
-    instructions = PLAN_INSTRUCTIONS.format(max_steps=max_steps)
-    if previous is not None and remark:
-        listed = "\n".join(f"{i + 1}. {s.description}" for i, s in enumerate(previous.steps))
-        instructions += f"\n\nThe user rejected this plan:\n{listed}\nTheir remark: {remark}"
-    request = with_instructions(messages, instructions)
+    request = with_instructions(messages, plan_instructions(max_steps, remark, previous))
     reply, result = provider.structured(request, PlanReply, purpose="plan")
     steps = reply.steps[:max_steps]
     revision = previous.revision + 1 if previous is not None else 1

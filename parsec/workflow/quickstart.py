@@ -12,11 +12,10 @@ another ~200 ms; the budget from Enter to the first model request is 200 ms in a
   store, so the conversation is saved after every change from then on, before any command runs.
   Any other backend, a missing or differently versioned database, and any call it does not know
   open the store at once, as before.
-- `LazyCounter` loads tiktoken when first asked (or in that thread while the request is in
-  flight). `planning_messages` first assembles the planning prompt with a counter that bounds
-  tokens from above (UTF-8 bytes: a token is never shorter than one byte): when that keeps every
-  candidate whole within the budget, tiktoken would have kept the same, so the messages are the
-  same; otherwise it assembles again with tiktoken.
+- `context.tokens.LazyCounter` loads tiktoken when first asked (or in that thread while the
+  request is in flight); the context engine fits the planning prompt without it when it can
+  (`ContextEngine.planning_messages`). The runner starts that thread with the provider's
+  `on_next_request`.
 """
 
 from __future__ import annotations
@@ -24,73 +23,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
 from typing import Any
 
-from ..context.tokens import _MessageCounting, get_token_counter
 from ..errors import NotFound
 from ..store.execution_sql import Positional, under_directory
 from ..store.history import HistoryQuery
 from ..store.newest_first import newest_execution_rows
-
-
-class Utf8BoundCounter(_MessageCounting):
-    """An upper bound of any BPE count: one token covers at least one UTF-8 byte."""
-
-    name = "utf-8 bytes (upper bound)"
-
-    def count(self, text: str) -> int:
-        return len(text.encode("utf-8", "surrogatepass")) if text else 0
-
-
-class LazyCounter:
-    """The real token counter, loaded on first use (by `load`, e.g. in the warm-up thread)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._counter: Any = None
-
-    @property
-    def loaded(self) -> bool:
-        return self._counter is not None
-
-    def load(self) -> Any:
-        with self._lock:  # one load: the other thread waits for it
-            if self._counter is None:
-                self._counter = get_token_counter()
-            return self._counter
-
-    def real(self) -> Any:
-        return self._counter if self._counter is not None else self.load()
-
-    @property
-    def name(self) -> str:
-        return self.real().name
-
-    def count(self, text: str) -> int:
-        return self.real().count(text)
-
-    def count_messages(self, messages: Iterable[Any]) -> int:
-        return self.real().count_messages(messages)
-
-
-def planning_messages(context: Any, conversation: Any, session: Any) -> list[Any]:
-    """`context.planning_messages`, without loading tiktoken when the bound shows nothing is cut."""
-    counter = context.counter
-    if not isinstance(counter, LazyCounter) or counter.loaded:
-        return context.planning_messages(conversation, session)
-    context.counter = Utf8BoundCounter()
-    try:
-        messages = context.planning_messages(conversation, session)
-    finally:
-        context.counter = counter
-        # Pooled candidates cache their counts: a re-plan must count them with the real counter.
-        getattr(context, "_pools", {}).pop(f"plan:{conversation.id}", None)
-    report = context.last_report
-    if report is None or report.total_tokens > report.budget or any(d.action != "kept" for d in report.decisions):
-        return context.planning_messages(conversation, session)  # something was cut: count it exactly
-    return messages
-
 
 REQUEST_SETTLE_S = 0.02  # after the request hook: the request is written and the wait for the model begun
 
@@ -109,25 +47,6 @@ def run_later(delay: float, jobs: list[Any]) -> None:
     timer = threading.Timer(delay, work)
     timer.name, timer.daemon = "parsec-warmup", True
     timer.start()
-
-
-def when_request_sent(provider: Any, callback: Any) -> None:
-    """Call `callback` once as the provider's next HTTP request goes out (an httpx request hook):
-    work started then runs while the model thinks instead of holding the GIL while the request is
-    built. A provider without an httpx client gets the call at once."""
-    client = getattr(getattr(provider, "_transport", None), "client", None)
-    hooks = getattr(client, "event_hooks", None)
-    if client is None or not isinstance(hooks, dict):
-        callback()
-        return
-    fired = threading.Event()
-
-    def hook(request: Any) -> None:
-        if not fired.is_set():
-            fired.set()
-            callback()
-
-    client.event_hooks = {**hooks, "request": [*hooks.get("request", []), hook]}
 
 
 # --- the store -----------------------------------------------------------------------------------

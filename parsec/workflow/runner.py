@@ -29,12 +29,12 @@ from .execution import ExecutionSteps
 from .final_state import resume_point
 from .gatekeeping import GateSteps
 from .naming import clean_name
-from .planner import edit_plan, make_plan
-from .quickstart import REQUEST_SETTLE_S, planning_messages, run_later, when_request_sent
+from .planner import edit_plan, make_plan, plan_instructions
+from .quickstart import REQUEST_SETTLE_S, run_later
 from .runner_parts import RunnerContext, RunnerProvider, RunnerStore, RunOptions, WorkflowUI
-from .schemas import CommandCandidate, meets
+from .schemas import CommandCandidate, PlanReply, meets
 from .shell import PersistentShell
-from .stepgen import ask_step, request_overhead, step_request
+from .stepgen import ask_step, request_adds, step_request
 
 # Needed once the plan is back, not before the planning request: imported in the methods that
 # use them (and in the background while the model thinks, see _warm_up).
@@ -168,13 +168,17 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
     def _plan(self, remark: str | None = None) -> None:
         conversation = self.conversation
         self.ui.say(f"Planning: {conversation.original_prompt}")
-        messages = planning_messages(self.context, conversation, self.session)
+        previous = conversation.workflow
+        adds = [
+            plan_instructions(self.options.max_plan_steps, remark, previous),
+            self.provider.reply_format_text(PlanReply),
+        ]
+        messages = self.context.planning_messages(conversation, self.session, adds=adds)
         for warning in self.context.warnings:  # e.g. a failing static context command
             self._warn_once(warning)
         # While the model thinks, not before it is asked: open the store (writing what it held),
         # load the token encoding and the modules the steps need.
-        when_request_sent(self.provider, self._warm_up)
-        previous = conversation.workflow
+        self.provider.on_next_request(self._warm_up)
         with self._waiting("Planning"):
             name, plan = make_plan(
                 self.provider,
@@ -272,7 +276,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     self.conversation,
                     index,
                     environment=self._environment(),
-                    reserve=request_overhead(self.context.counter, shell_name, extra),
+                    adds=request_adds(shell_name, extra, self.provider),
                 )
                 state.context_used = step_context
                 self._step_messages = messages

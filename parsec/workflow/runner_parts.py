@@ -83,6 +83,8 @@ class RunnerProvider(Protocol):
         purpose: str = ...,
         max_tokens: int | None = ...,
     ) -> tuple[Reply, ChatResult]: ...
+    def reply_format_text(self, output_model: type[BaseModel]) -> str: ...
+    def on_next_request(self, callback: Callable[[], None]) -> None: ...
 
 
 class RunnerContext(Protocol):
@@ -91,13 +93,15 @@ class RunnerContext(Protocol):
     counter: TokenCounter
     warnings: list[str]
 
-    def planning_messages(self, conversation: Conversation, session: Session | None) -> list[ChatMessage]: ...
+    def planning_messages(
+        self, conversation: Conversation, session: Session | None, adds: Sequence[str] = ()
+    ) -> list[ChatMessage]: ...
     def step_messages(
         self,
         conversation: Conversation,
         step_index: int,
         environment: dict[str, Any] | None = None,
-        reserve: int = 0,
+        adds: Sequence[str] = (),
         dynamic: str | None = None,
     ) -> tuple[list[ChatMessage], Any, Any]: ...
     def fit_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]: ...

@@ -26,8 +26,9 @@ _ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 def warm_up(settings: Any) -> tuple[Any, Any]:
     """(store, counter) for `parsec ask`: neither SQLAlchemy nor tiktoken is loaded before the
     planning request goes out (see quickstart.py). `store.result()` is the open store."""
+    from ..context.tokens import LazyCounter
     from ..store import default_url
-    from .quickstart import DeferredStore, LazyCounter
+    from .quickstart import DeferredStore
 
     store = DeferredStore(
         lambda: open_workflow_store(settings),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..models.chat import ChatMessage
@@ -14,7 +13,8 @@ STEP_INSTRUCTIONS = (
     "Give the next shell command(s) for the current step only. Reply with candidates (the best "
     "first; alternatives after it), each a single command line for {shell} with a one-sentence "
     "explanation. When success can be read from the result, add expect (the exit status and, if "
-    "needed, text the output must contain) and say in summary what the step will have achieved: "
+    "needed, text the output must contain) and say in summary what the step will have achieved "
+    "(with any value it finds that later steps need): "
     "a command that meets expect completes the step. Otherwise you see its result here and are "
     "asked again. When the results above show the step is achieved, reply done=true with no "
     "candidates and say what was achieved in summary. Prefer safe, non-interactive, read-only "
@@ -22,19 +22,19 @@ STEP_INSTRUCTIONS = (
 )
 
 
-JSON_REPLY_OVERHEAD = 40  # the providers' "reply with one JSON object" line and message framing
-
-
 def instructions_for(shell: str, extra: str = "") -> str:
     instructions = STEP_INSTRUCTIONS.format(shell=shell)
     return instructions + ("\n\n" + extra if extra else "")
 
 
-def request_overhead(counter: Any, shell: str, extra: str = "") -> int:
-    """Tokens a step request carries besides the context: the instructions and the reply's JSON
-    schema (sent natively or written into the prompt). The context budget leaves room for them."""
-    schema = json.dumps(StepReply.model_json_schema(), separators=(",", ":"))
-    return counter.count(instructions_for(shell, extra)) + counter.count(schema) + JSON_REPLY_OVERHEAD
+def request_adds(shell: str, extra: str = "", provider: Any = None) -> list[str]:
+    """What a step request carries besides the context: the instructions and the reply's JSON
+    format as the provider adds it. The context engine, which owns the budget, leaves room for
+    them (`step_messages(..., adds=...)`)."""
+    from ..providers.base import reply_format_text
+
+    reply_format = provider.reply_format_text(StepReply) if provider is not None else reply_format_text(StepReply)
+    return [instructions_for(shell, extra), reply_format]
 
 
 def step_request(messages: list[ChatMessage], *, shell: str = "bash", extra: str = "") -> list[ChatMessage]:

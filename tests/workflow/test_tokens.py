@@ -57,10 +57,10 @@ def test_completed_steps_are_summaries_and_the_request_starts_the_same_way(stub,
     # The stable part (system prompt, plan, completed steps) comes first; date and time last.
     texts = [r.body["messages"][1]["content"] for r in requests]
     assert all(text.split("\n\n")[-2].startswith("Current date and time") for text in texts)
-    # Request 4 (step 5) repeats request 3 (step 4) byte for byte up to the newest completed step,
-    # the only record whose form changes (its output excerpt gives way to the next one's).
-    stable = texts[3][: texts[3].index('{"step_index":2')]
-    assert '{"step_index":1' in stable and texts[4].startswith(stable)
+    # Request 4 (step 5) repeats request 3 (step 4) byte for byte up to its current step: a
+    # completed step's record never changes once it is sent.
+    stable = texts[3][: texts[3].index('"current_step"')]
+    assert '{"step_index":2' in stable and texts[4].startswith(stable.rsplit("]", 1)[0])
     assert requests[4].body["messages"][0] == requests[3].body["messages"][0]  # the system prompt
 
 

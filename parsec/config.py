@@ -163,6 +163,9 @@ class WorkflowConfig(_Section):
     # Under --yes nobody is there to press Ctrl-C: `tail -f` would hold the workflow forever.
     unattended_timeout_s: float = Field(600, ge=0)  # used when command_timeout_s is 0; 0: none
     truncation_strategy: Literal["oldest_first", "middle_out"] = "middle_out"
+    # Confine the workflow's commands (workflow/sandbox.py): under --yes only, always, or never.
+    sandbox: Literal["unattended", "always", "never"] = "unattended"
+    sandbox_network: bool = True  # false: no network inside the sandbox
 
 
 class HooksConfig(_Section):

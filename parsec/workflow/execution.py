@@ -11,12 +11,34 @@ from ..models.text import TruncatedText
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
 from . import gate
 from .runner_parts import RunnerParts
-from .shell import ShellResult
+from .shell import PersistentShell, ShellResult
 
 ERROR_TAIL_BYTES = 2000
 
 
 class ExecutionSteps(RunnerParts):
+    def _open_shell(self) -> PersistentShell:
+        """The conversation's shell where it last stood, inside the sandbox when one is used
+        (sandbox.py). Where none can be, it says so once; the gate then lets --yes approve low
+        risk only (see gate.auto_decision)."""
+        from .final_state import resume_point
+        from .sandbox import confinement_for
+
+        cwd, env = resume_point(self.conversation, dict(self.options.env))
+        confinement = confinement_for(
+            self.options.sandbox, unattended=self.options.auto_yes, workdir=self.conversation.working_directory
+        )
+        if confinement.reason:
+            then = (
+                "--yes approves low-risk commands only"
+                if self.options.auto_yes
+                else "each command runs unconfined once you approve it"
+            )
+            self.ui.say(f"No sandbox: {confinement.reason}; {then}.", style="yellow")
+        shell = PersistentShell(cwd, env, shell=self.options.shell, sandbox=confinement.sandbox)
+        shell.start()
+        return shell
+
     def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
         from .results import artifacts_between, environment_changes, take_snapshot
 
@@ -74,7 +96,7 @@ class ExecutionSteps(RunnerParts):
             )
         if result.exit_status == 0:
             return ""
-        self._fail(state, attempt, None)
+        self._fail(state, attempt, None, blocked=self._blocked(result))
         if state.retries < self.options.max_retries:
             state.retries += 1
             self.save()
@@ -90,11 +112,25 @@ class ExecutionSteps(RunnerParts):
             on_retry="The user asked to retry: suggest a corrected command.",
         )
 
-    def _fail(self, state: WorkflowStepState, attempt: CommandAttempt, message: str | None) -> None:
+    def _blocked(self, result: ShellResult) -> str:
+        """For a command the sandbox stopped: the one line shown to the user, and the note that
+        tells the model (so it does not try the same write again); ("", "") otherwise."""
+        from .sandbox import blocked_by, model_note
+
+        sandbox = self._shell().sandbox
+        line = blocked_by(sandbox, result.output) if sandbox is not None else ""
+        if not line or sandbox is None:
+            return ""
+        self.ui.say(line, style="red")
+        return model_note(sandbox, line)
+
+    def _fail(self, state: WorkflowStepState, attempt: CommandAttempt, message: str | None, blocked: str = "") -> None:
         tail = attempt.output.render()[-ERROR_TAIL_BYTES:] if attempt.output else ""
         state.error_context = message or (
             f"The command `{attempt.command}` exited with status {attempt.exit_status}.\nOutput (tail):\n{tail}"
         )
+        if blocked:
+            state.error_context = f"{blocked}\n{state.error_context}"
         state.transition(StepStatus.failed)
         self.save()
 

@@ -2,7 +2,7 @@
 
 Kept apart from the terminal so the rules are tested as a table: an empty answer runs only a
 low-risk command, a high-risk one needs the word `yes`, and `--yes` approves low and medium risk
-(`--yes=low`: low only) and never high.
+(`--yes=low`: low only) and never high; medium only inside the sandbox (sandbox.py).
 """
 
 from __future__ import annotations
@@ -98,14 +98,26 @@ def interpret(answer: str, verdict: RiskVerdict) -> Decision:
 AUTO_LEVELS = ("low", "medium")  # what `--yes=LEVEL` may approve up to; high never
 
 
-def auto_decision(verdict: RiskVerdict, up_to: str = "medium") -> Decision:
+def auto_decision(verdict: RiskVerdict, up_to: str = "medium", *, confined: bool = True) -> Decision:
     """`--yes`: approve commands up to `up_to` risk (medium by default, `--yes=low`: low only);
-    a high-risk command is never approved without a person."""
+    a high-risk command is never approved without a person. Where the commands run unconfined
+    (no sandbox), low risk only: a risk check can be talked around, a sandbox cannot."""
+    if not confined:
+        up_to = "low"
     allowed = AUTO_LEVELS[: AUTO_LEVELS.index(up_to) + 1]
     if verdict.level in allowed:
         return Decision(Choice.run)
-    flag = "--yes" if up_to == "medium" else f"--yes={up_to}"
-    return Decision(Choice.abort, f"declined under {flag}: {verdict.level} risk ({'; '.join(verdict.reasons)})")
+    return Decision(
+        Choice.abort,
+        f"declined under {auto_flag(up_to, confined)}: {verdict.level} risk ({'; '.join(verdict.reasons)})",
+    )
+
+
+def auto_flag(up_to: str, confined: bool) -> str:
+    """How a --yes decline names what allowed so little."""
+    if not confined:
+        return "--yes without a sandbox (low risk only)"
+    return "--yes" if up_to == "medium" else f"--yes={up_to}"
 
 
 def interpret_recovery(answer: str) -> Recovery | None:

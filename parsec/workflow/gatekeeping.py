@@ -64,8 +64,8 @@ class GateSteps(RunnerParts):
             elif decided.choice == Choice.abort:
                 state.transition(StepStatus.aborted, by_user=True)
                 reason = (
-                    f"declined a {verdict.level}-risk command under --yes"
-                    + ("" if self.options.auto_level == "medium" else f"={self.options.auto_level}")
+                    f"declined a {verdict.level}-risk command under "
+                    + gate.auto_flag(self.options.auto_level, self._confined())
                     if self.options.auto_yes
                     else "aborted by the user"
                 )
@@ -83,13 +83,17 @@ class GateSteps(RunnerParts):
         self.save()
         return Choice.run
 
+    def _confined(self) -> bool:
+        """Whether the commands run inside the sandbox (what --yes may approve depends on it)."""
+        return self._shell().sandbox is not None
+
     def _decide(self, candidate: CommandCandidate, verdict: RiskVerdict) -> GateResult:
         """What the user (or --yes) decided for `candidate`. An edited command goes back through
         the gate with its own verdict: editing `ls` into `rm -rf ~` must still need an explicit yes."""
         from .risk import assess
 
         if self.options.auto_yes:
-            decision = gate.auto_decision(verdict, up_to=self.options.auto_level)
+            decision = gate.auto_decision(verdict, up_to=self.options.auto_level, confined=self._confined())
             if decision.choice == Choice.run:
                 return GateResult(Choice.run, verdict, candidate.command, Approval.auto_approved)
             self.ui.say(decision.message, style="red")

@@ -26,7 +26,6 @@ from ..models.workflow import (
 )
 from . import gate
 from .execution import ExecutionSteps
-from .final_state import resume_point
 from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan, plan_instructions
@@ -404,9 +403,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
     # --- the shell -------------------------------------------------------------------------
     def _shell(self) -> PersistentShell:
         if self.shell is None:
-            cwd, env = resume_point(self.conversation, dict(self.options.env))
-            self.shell = PersistentShell(cwd, env, shell=self.options.shell)
-            self.shell.start()
+            self.shell = self._open_shell()  # execution.py
         return self.shell
 
     def _environment(self) -> dict[str, Any]:

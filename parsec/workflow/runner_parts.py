@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import Conversation
 from ..store.base import AchievementStore, ConversationStore
+from .sandbox import SandboxSettings
 
 if TYPE_CHECKING:
     from ..context.tokens import TokenCounter
@@ -43,6 +44,7 @@ class RunOptions:
     privacy_mode: bool = False  # store commands only: no output, no environment, no step context
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))  # the user's, scrubbed of keys
     shell: str | None = None
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)  # [workflow] sandbox*, $PARSEC_BWRAP
 
 
 class WorkflowUI(Protocol):
@@ -122,3 +124,4 @@ class RunnerParts:
         def save(self) -> None: ...
 
         def _shell(self) -> PersistentShell: ...
+        def _open_shell(self) -> PersistentShell: ...

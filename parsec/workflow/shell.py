@@ -10,29 +10,35 @@ kills exactly that group.
 
 After each command the driver writes the exit status, the cwd and the environment to a state
 file, then a marker with a per-shell nonce to the pty; the marker says "output complete".
+
+Given a Sandbox (sandbox.py), the whole shell starts inside it: every command it runs is confined,
+and state carries over as before. Its private directory (the state file's) is then also $TMPDIR,
+the one writable place besides the working directory.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
+import json
 import os
 import secrets
 import select
 import signal
-import struct
-import sys
 import tempfile
 import termios
 import time
-import tty
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from ..errors import ParsecError
 from ..fdio import write_all
 from ..models.terminal import strip_ansi
+from .pty_io import RawTerminal, copy_window_size, drain, partial_suffix, read_pty
+from .sandbox import Sandbox
 from .session_reaper import start_reaper
+
+SANDBOX_START_TIMEOUT_S = 10.0
 
 # bash runs this driver (zsh understands it too, see pick_shell). `set -m` gives each command its
 # own process group; `trap : INT` keeps the shell alive when a Ctrl-C reaches it between commands
@@ -46,6 +52,8 @@ while IFS= read -r -d '' __parsec_cmd <&3; do
   { printf '%s\0%s\0' "$__parsec_st" "$PWD"; env -0; } > "$PARSEC_SHELL_STATE"
   printf '\033]7770;%s\007' "$PARSEC_SHELL_NONCE"
 done
+"""
+_READY = r"""printf '\033]7770;%s\007' "$PARSEC_SHELL_NONCE"
 """
 
 
@@ -65,12 +73,18 @@ class ShellDied(Exception):
     pass
 
 
+class SandboxFailed(ParsecError):
+    """The sandbox did not start: nothing ran, and nothing runs unconfined in its place."""
+
+
 class PersistentShell:
-    def __init__(self, cwd: str, env: dict[str, str], shell: str | None = None) -> None:
+    def __init__(self, cwd: str, env: dict[str, str], shell: str | None = None, sandbox: Sandbox | None = None) -> None:
         self.cwd = cwd
         self.env = dict(env)
         self.shell = shell or pick_shell(env)
-        self.pid: int | None = None
+        self.sandbox = sandbox
+        self.pid: int | None = None  # the process Parsec started: the shell, or bwrap around it
+        self.shell_pid: int | None = None  # the shell itself (in a sandbox: bwrap's child)
         self._master = -1
         self._control = -1
         self._dir = tempfile.mkdtemp(prefix="parsec-shell-")
@@ -78,37 +92,84 @@ class PersistentShell:
         self._nonce = secrets.token_hex(8)
         self._marker = f"\x1b]7770;{self._nonce}\x07".encode()
         self._reaper: tuple[int, int] | None = None
+        if sandbox is not None:
+            tmp = os.path.join(self._dir, "tmp")
+            os.mkdir(tmp, 0o700)
+            self.env["TMPDIR"] = tmp
 
     # --- life cycle ------------------------------------------------------------------------
     def start(self) -> None:
         master, slave = os.openpty()
-        _copy_window_size(slave)
+        copy_window_size(slave)
         control_read, control_write = os.pipe()
         env = dict(self.env)
         env.update(PARSEC_SHELL_STATE=self._state_file, PARSEC_SHELL_NONCE=self._nonce)
         env.setdefault("TERM", os.environ.get("TERM", "xterm"))
+        # In a sandbox the shell first says it is up (the marker), so that a bwrap that fails
+        # setting the sandbox up is told from a shell that started.
+        driver = (_READY if self.sandbox is not None else "") + _DRIVER
         argv = (
-            [self.shell, "-f", "-c", _DRIVER]
+            [self.shell, "-f", "-c", driver]
             if self.shell.endswith("zsh")
-            else [self.shell, "--norc", "--noprofile", "-c", _DRIVER]
+            else [self.shell, "--norc", "--noprofile", "-c", driver]
         )
+        info_read = info_write = -1
+        if self.sandbox is not None:
+            info_read, info_write = os.pipe()
+            argv = self.sandbox.command(argv, private_dir=self._dir, cwd=self.cwd, info_fd=4)
         pid = os.fork()
         if pid == 0:  # child: new session, the pty as controlling terminal, the pipe as fd 3
             try:
                 os.setsid()
-                fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+                if info_write < 0:  # a sandboxed shell takes the pty itself (sandbox.py)
+                    fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
                 for fd in (0, 1, 2):
                     os.dup2(slave, fd)
                 os.dup2(control_read, 3)
-                os.closerange(4, 1024)
+                if info_write >= 0:  # where bwrap says the sandbox is up
+                    os.dup2(info_write, 4)
+                os.closerange(4 if info_write < 0 else 5, 1024)
                 os.chdir(self.cwd if os.path.isdir(self.cwd) else "/")
-                os.execve(self.shell, argv, env)
+                os.execve(argv[0], argv, env)
             finally:
                 os._exit(127)
         os.close(slave)
         os.close(control_read)
         self.pid, self._master, self._control = pid, master, control_write
+        self.shell_pid = pid
         self._reaper = start_reaper(pid)
+        if info_write >= 0:
+            os.close(info_write)
+            self.shell_pid = self._await_sandbox(info_read)
+
+    def _await_sandbox(self, info_read: int) -> int:
+        """The confined shell's pid (bwrap reports it), once the shell inside says it is up. When
+        bwrap fails instead, nothing started: SandboxFailed with bwrap's own one-line reason."""
+        info = bytearray()
+        said = bytearray()
+        deadline = time.monotonic() + SANDBOX_START_TIMEOUT_S
+        try:
+            while time.monotonic() < deadline and self._marker not in said:
+                ready = select.select([info_read, self._master], [], [], 0.1)[0]
+                if info_read in ready:
+                    info.extend(os.read(info_read, 4096) or b"")
+                if self._master in ready:
+                    data = read_pty(self._master)
+                    if not data:
+                        break
+                    said.extend(data)
+        finally:
+            os.close(info_read)
+        try:
+            if self._marker not in said:
+                raise ValueError("the shell did not start")
+            return int(json.loads(bytes(info))["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            lines = strip_ansi(bytes(said)).strip().splitlines()
+            self._stop_reaper()
+            self._end_shell(signal.SIGKILL)
+            reason = lines[-1] if lines else "bwrap did not report the sandbox up"
+            raise SandboxFailed(f"the sandbox could not start, so nothing ran: {reason}") from None
 
     def close(self) -> None:
         self._stop_reaper()
@@ -149,7 +210,7 @@ class PersistentShell:
         captured = bytearray()
         interrupted = timed_out = False
         deadline = started + timeout if timeout else None
-        raw_terminal = _RawTerminal(stdin_fd)
+        raw_terminal = RawTerminal(stdin_fd)
         previous_handler = signal.getsignal(signal.SIGINT)
 
         def on_sigint(signum: int, frame: object) -> None:
@@ -158,7 +219,7 @@ class PersistentShell:
             self._signal_command(signal.SIGINT)
 
         signal.signal(signal.SIGINT, on_sigint)
-        previous_winch = signal.signal(signal.SIGWINCH, lambda *_: _copy_window_size(self._master, default=False))
+        previous_winch = signal.signal(signal.SIGWINCH, lambda *_: copy_window_size(self._master, default=False))
         try:
             if detached_input:  # unattended: a command that reads its input gets end of file
                 command = "{ " + command + "\n} </dev/null"
@@ -225,7 +286,7 @@ class PersistentShell:
             except InterruptedError:
                 continue
             if stdin_fd is not None and stdin_fd in ready:
-                data = _read(stdin_fd)
+                data = read_pty(stdin_fd)
                 if not data:
                     stdin_fd = None
                 else:
@@ -237,7 +298,7 @@ class PersistentShell:
                     with contextlib.suppress(OSError):  # the shell is gone: the read below sees its end
                         write_all(self._master, data)
             if self._master in ready:
-                data = _read(self._master)
+                data = read_pty(self._master)
                 if not data:
                     if echo is not None:
                         echo.write(pending)
@@ -254,7 +315,7 @@ class PersistentShell:
                         echo.flush()
                     return True, interrupted, timed_out
                 # Keep back a possible partial marker at the end.
-                keep = _partial_suffix(pending, self._marker)
+                keep = partial_suffix(pending, self._marker)
                 chunk = pending[: len(pending) - keep]
                 pending = pending[len(pending) - keep :]
                 captured.extend(chunk)
@@ -263,7 +324,7 @@ class PersistentShell:
                     echo.flush()
             if self.pid is not None and _exited(self.pid):
                 # Drain what is left, then report the death.
-                rest = _drain(self._master)
+                rest = drain(self._master)
                 captured.extend(pending + rest)
                 return False, interrupted, timed_out
 
@@ -275,13 +336,16 @@ class PersistentShell:
             return
         if self.pid is None:
             return
+        shell = self.shell_pid or self.pid
         try:
-            if group != self.pid:
+            # In a sandbox the shell keeps bwrap's group (self.pid): signalling that group would
+            # end bwrap, so the shell is signalled alone.
+            if group not in (self.pid, shell):
                 os.killpg(group, sig)
             elif sig == signal.SIGKILL:
                 os.killpg(self.pid, signal.SIGKILL)  # the shell itself is stuck in a builtin loop
             else:
-                os.kill(self.pid, sig)
+                os.kill(shell, sig)
         except OSError:
             pass
 
@@ -346,68 +410,6 @@ def pick_shell(env: dict[str, str]) -> str:
     if os.path.basename(user) == "zsh" and os.access(user, os.X_OK):
         return user
     return "/bin/sh"
-
-
-class _RawTerminal:
-    """Puts a terminal in raw mode while a command runs, so every key goes to the command."""
-
-    def __init__(self, fd: int | None) -> None:
-        self.fd = fd if fd is not None and os.isatty(fd) else None
-        self._saved: list | None = None
-
-    def __enter__(self) -> _RawTerminal:
-        if self.fd is not None:
-            try:
-                self._saved = termios.tcgetattr(self.fd)
-                tty.setraw(self.fd)
-            except termios.error:
-                self.fd = None
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.fd is not None and self._saved is not None:
-            termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
-
-
-def _copy_window_size(slave: int, default: bool = True) -> None:
-    """The user's terminal size onto the pty (at start, and again on SIGWINCH)."""
-    for fd in (sys.stdout.fileno() if sys.stdout else -1, 0):
-        try:
-            size = fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8)
-            rows, cols = struct.unpack("HHHH", size)[:2]
-            if rows and cols:
-                fcntl.ioctl(slave, termios.TIOCSWINSZ, size)
-                return
-        except (OSError, ValueError):
-            continue
-    if default:
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-
-
-def _read(fd: int) -> bytes:
-    try:
-        return os.read(fd, 65536)
-    except OSError as err:
-        if err.errno in (errno.EIO, errno.EBADF):  # EIO: the pty's other side is closed
-            return b""
-        raise
-
-
-def _drain(fd: int) -> bytes:
-    out = bytearray()
-    while select.select([fd], [], [], 0.05)[0]:
-        data = _read(fd)
-        if not data:
-            break
-        out.extend(data)
-    return bytes(out)
-
-
-def _partial_suffix(data: bytes, marker: bytes) -> int:
-    for size in range(min(len(marker) - 1, len(data)), 0, -1):
-        if marker.startswith(data[-size:]):
-            return size
-    return 0
 
 
 _EXIT_CODES: dict[int, int] = {}  # pid → exit code of shells that ended (`exit 3` ends the shell)

@@ -106,6 +106,7 @@ def build_runner(
     from .naming import name_from_prompt
     from .runner import WorkflowRunner
     from .runner_parts import RunOptions
+    from .sandbox import SandboxSettings
 
     env = dict(os.environ if env is None else env)
     cwd = cwd or os.getcwd()
@@ -167,6 +168,7 @@ def build_runner(
         mask=masker,
         env=shell_env,
         privacy_mode=settings.context_management.privacy_mode,
+        sandbox=SandboxSettings.from_config(settings.workflow, env),
     )
     from .shell import pick_shell
 

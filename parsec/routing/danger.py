@@ -42,6 +42,20 @@ def could_do_harm(analysis: Analysis) -> bool:
     )
 
 
+def _later_command_cue(analysis: Analysis) -> str | None:
+    """Words a later command of the list (`make && kill screen session 1`) never takes."""
+    for command in analysis.commands:
+        if command.head in STATE_CHANGING:
+            words, kinds = analysis.own_arguments(command)
+            odd = unexpected_words(command.head, words, kinds, analysis.shell)
+            if odd:
+                return f"'{command.head}' takes no words like '{odd[0]}'"
+            misfit = malformed(command.head, words, kinds)
+            if misfit:
+                return misfit
+    return None
+
+
 def prose_cue(analysis: Analysis) -> str | None:
     """Why a line that could do harm if run (could_do_harm) may be prose, or None when it reads
     as a command.
@@ -57,12 +71,12 @@ def prose_cue(analysis: Analysis) -> str | None:
             return f"'{head}' is no command here: the shell would only run the code in the substitution"
         if analysis.lexed.truncates:
             return f"'{head}' is no command here: the shell would only empty the file it redirects to"
-    if not could_do_harm(analysis):
-        return None
+    later = _later_command_cue(analysis)
+    if later is not None or not could_do_harm(analysis):
+        return later
     # what running it would do: its command changes state, or the shell runs a substitution
     harm = f"'{head}' changes state" if head in STATE_CHANGING else "the shell would run its substitution"
-    kinds = analysis.arg_kinds
-    words = [w.text for w in analysis.args]
+    words, kinds = analysis.own_arguments()  # `kill %1; rm -f nohup.out`: rm's words are not kill's
     content = [w for w, k in zip(words, kinds) if k == "word" and len(bare(w)) > 2 and not function_word_weight(w)]
     if analysis.function_words and content:  # `unset a secret`, not `mv a b` or `chown me: /srv`
         return f"{harm} and the line has English function words"
@@ -86,6 +100,8 @@ def prose_cue(analysis: Analysis) -> str | None:
     # fish's `set NAME VALUE…` takes free words as values: words typical of requests there are a
     # phrase (`set ap_scan parameter`), as they are not after `killall` (`killall node`).
     # Around a substitution, function words make a sentence (`help with `git reset --hard``).
+    if analysis.own < len(analysis.args):  # a list: the rest of the line is other commands' words
+        return None
     cues_here = {WORD_ODDS_CUE: head == "set" and analysis.shell == "fish", FUNCTION_WORDS_CUE: substitution}
     not_cues = tuple(cue for cue in NOT_CUES if not cues_here.get(cue))
     prose = [why for weight, why in analysis.evidence if weight > 0 and not why.startswith(not_cues)]

@@ -19,6 +19,8 @@ _CURLY_APOSTROPHE = re.compile(r"(?<=[^\W\d_])\u2019(?=[^\W\d_])")
 _PLACEHOLDER = re.compile(r"<[A-Za-z][\w-]*>(?=[\s,.;:!?)'\"]|$)")  # <name>, <file-path>
 _UNESCAPED_BACKTICK = re.compile(r"(?<!\\)`")  # "\`$user'": a literal backtick inside double quotes
 _SPECIAL = frozenset("'\"\\|&;<>()$`#")
+# Operators that end one command of a list and start the next (`export X=1; echo $X`, `set | grep X`).
+LIST_OPERATORS = frozenset({";", "&&", "||", "|", "|&", "&", ";;"})
 
 
 @dataclass(slots=True)
@@ -26,6 +28,7 @@ class Word:
     text: str  # the word as the shell would see it, quotes removed
     quoted: bool = False  # some part of it was inside quotes or escaped
     in_substitution: bool = False  # some part of it was inside `backticks` or $( ... ): another command's
+    command: int = 0  # which command of a list (`a; b && c | d`) the word belongs to, from 0
 
 
 @dataclass(slots=True)
@@ -60,11 +63,12 @@ def lex(line: str) -> Lexed:
     quoted = False
     in_ticks, depth = False, 0  # inside `backticks`; how many $( are open
     sub_word = False  # the word being built has a part inside a substitution
+    command = 0  # the command of the list being read
 
     def flush() -> None:
         nonlocal buf, quoted, sub_word
         if buf or quoted:
-            out.words.append(Word("".join(buf), quoted, sub_word))
+            out.words.append(Word("".join(buf), quoted, sub_word, command))
         buf, quoted, sub_word = [], False, False
 
     i, n = 0, len(line)
@@ -139,10 +143,13 @@ def lex(line: str) -> Lexed:
             # `> file`, `&> file`, `>| file` empty the file, even when no command is found
             out.truncates = out.truncates or two == "&>" or (ch == ">" and two not in (">>", ">&"))
             if two in ("&&", "||", ">>", "<<", ";;", "&>", ">&", "|&"):
-                out.operators.add(two if two not in (">>", "&>", ">&") else ">")
+                operator = two if two not in (">>", "&>", ">&") else ">"
                 i += 1
             else:
-                out.operators.add(ch)
+                operator = ch
+            out.operators.add(operator)
+            if operator in LIST_OPERATORS and not in_ticks and not depth:
+                command += 1
             if two == "<<":  # heredoc or here-string: the rest is data
                 out.operators.add("<<")
         else:

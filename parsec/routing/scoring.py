@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from .command_list import Command, command_position, later_commands
 from .language import (
     DETERMINERS,
     IMPERATIVE_VERBS,
@@ -27,7 +28,7 @@ from .language import (
 )
 from .lexer import Lexed, Word, lex
 from .lexicon import ENGLISH_WORDS
-from .shell_facts import WRAPPERS, PathIndex, resolve
+from .shell_facts import PathIndex, resolve
 from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
 from .usage import ENGLISH_GRAMMAR, unexpected_words
 from .vocabulary import KNOWN_COMMANDS
@@ -99,6 +100,9 @@ class Analysis:
     head_kind: str = "none"
     args: list[Word] = field(default_factory=list)  # the words after the command (past sudo, FOO=1 ...)
     arg_kinds: list[str] = field(default_factory=list)
+    own: int = 0  # how many of `args` are the first command's own (the rest follow `;`, `&&`, `|` ...)
+    commands: list[Command] = field(default_factory=list)  # the commands after the first
+    grammar: set[int] = field(default_factory=set)  # indices of `args` that are loop or `if` keywords
     function_words: float = 0.0
     score: float = BIAS
     evidence: list[tuple[float, str]] = field(default_factory=list)
@@ -113,39 +117,14 @@ class Analysis:
             self.score += weight
             self.evidence.append((weight, why))
 
+    def own_arguments(self, command: Command | None = None) -> tuple[list[str], list[str]]:
+        """The words and kinds of the first command's own arguments, or of `command`'s."""
+        indices = range(self.own) if command is None else command.args
+        return [self.args[i].text for i in indices], [self.arg_kinds[i] for i in indices]
+
     @property
     def probability(self) -> float:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.score))))
-
-
-def _command_position(words: list[Word], analysis: Analysis, path_index: PathIndex) -> int:
-    """Index of the word that names the program, past `FOO=1` prefixes and `sudo`-like wrappers."""
-    i = 0
-    while i < len(words) - 1 and not words[i].quoted and arg_kind(words[i]) == "assignment":
-        i += 1
-    if i:
-        analysis.add(-3.0, "starts with a variable assignment")
-    while i < len(words) - 1 and words[i].text in WRAPPERS | {"time", "!"}:
-        j = i + 1
-        while j < len(words) - 1 and words[j].text.startswith("-"):
-            j += 1
-            if j < len(words) - 1 and not _names_a_program(words[j], path_index, analysis.shell):
-                j += 1  # the option's value: `sudo -u bob ls`, `watch -n 5 df`
-        if j == i + 1 and not _names_a_program(words[j], path_index, analysis.shell):
-            break  # `watch the logs`, `time how long it takes`: the wrapper is the command word
-        i = j
-    return i
-
-
-def _names_a_program(word: Word, path_index: PathIndex, shell: str | None) -> bool:
-    text = word.text
-    if text[:1] in "./~" or "/" in text:
-        return True
-    return (
-        resolve(text, path_index, shell) != "none"
-        or text in KNOWN_COMMANDS
-        or not (is_plain_word(text) or text.isdigit())
-    )
 
 
 _ARTICLE = {"alias": "an", "function": "a"}
@@ -281,10 +260,7 @@ def _describe_ops(lexed: Lexed) -> str:
 
 
 def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str | None) -> None:
-    # Words in `backticks` or $( ) are another command's (`explain `tar -xzf a.tgz``): their
-    # flags and paths are weighed with the substitution, not as arguments of this command.
-    kinds = ["code" if word.in_substitution else arg_kind(word) for word in args]
-    analysis.arg_kinds = kinds
+    kinds = analysis.arg_kinds
     totals: dict[str, float] = {}
     for kind in kinds:
         if kind in ARG_WEIGHTS:
@@ -321,7 +297,7 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
             analysis.add(0.8, f"'{analysis.head} {second}' reads as a phrasal verb")
     _word_odds(analysis, args, kinds)
     odd = (
-        unexpected_words(analysis.head, [w.text for w in args], kinds, analysis.shell)
+        unexpected_words(analysis.head, *analysis.own_arguments(), analysis.shell)
         if analysis.head_kind != "none"
         else []
     )
@@ -422,12 +398,22 @@ def _analyse(
     words = lexed.words
     if not words:
         return analysis
-    index = _command_position(words, analysis, path_index)
+    index, assigned = command_position([w for w in words if w.command == words[0].command], path_index, shell)
+    if assigned:
+        analysis.add(-3.0, "starts with a variable assignment")
     head = words[index].text
     if index == 0 and words[0].quoted:
         fact = fact or "none"
     kind = fact if (fact and index == 0) else resolve(head, path_index, shell)
     args = analysis.args = words[index + 1 : index + 1 + MAX_ARGS]
+    analysis.own = sum(word.command == words[index].command for word in args)
+    analysis.commands, analysis.grammar = later_commands(args, words[index].command, path_index, shell)
+    # Words in `backticks` or $( ) are another command's (`explain `tar -xzf a.tgz``): their
+    # flags and paths are weighed with the substitution, not as arguments of this command.
+    analysis.arg_kinds = [
+        "code" if word.in_substitution else "grammar" if i in analysis.grammar else arg_kind(word)
+        for i, word in enumerate(args)
+    ]
     low = bare(head)
     if not _first_word(analysis, head, kind, line, path_index):
         return analysis

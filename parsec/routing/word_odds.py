@@ -59,7 +59,7 @@ WORD_ODDS: dict[str, float] = {
     'front': 1.97, 'frontend': 1.97, 'full': 1.72, 'fullscreen': 2.17, 'function': 2.82, 'functions': 1.97,
     'future': 1.97, 'game': 1.97, 'gem': 1.97, 'gems': 2.34, 'generated': 2.61, 'genpkey': -3.36,
     'geometry': 2.34, 'given': 4.71, 'glibc': 1.97, 'global': 3.14, 'goes': 1.97, 'graph': 2.61,
-    'graphical': 1.97, 'grep': -1.69, 'group': 2.17, 'groups': 1.72, 'guest': 1.97, 'handle': -3.59,
+    'graphical': 1.97, 'grep': -1.84, 'group': 2.17, 'groups': 1.72, 'guest': 1.97, 'handle': -3.59,
     'handler': 1.97, 'handlers': 1.97, 'hard': 2.34, 'hardware': 1.97, 'header': 3.27, 'headers': 2.61,
     'headings': 2.17, 'height': 2.34, 'help': 2.58, 'hidden': 2.48, 'history': 2.82, 'hold': 1.97,
     'home': 1.97, 'host': 3.49, 'hostname': 1.51, 'hosts': 1.97, 'human': 2.61, 'icon': 1.97,

@@ -190,3 +190,65 @@ def test_prose_redirecting_to_a_file_is_never_run_when_its_first_word_is_no_comm
 def test_redirections_that_empty_nothing_or_follow_a_command_run(classifier: Classifier, line: str) -> None:
     fact = "file" if line.startswith(("ls", "echo")) else "none"
     assert classifier.classify(line, fact, shell="bash").decision == "command"
+
+
+# Issue 28: each command of a list is judged on its own arguments. Before, the words of a later
+# command counted as the first one's (`kill`'s arguments `rm -f nohup.out`), so these asked.
+CHAINED_COMMANDS = [
+    "export FOO=bar; echo $FOO",
+    "unset FOO; echo $FOO",
+    "export X=1; cd dir && ls",
+    "kill %1; rm -f nohup.out",
+    "kill -9 $(pgrep node); echo done",
+    "set | grep X",
+    "alias | grep git",
+    "export | grep PATH",
+    "export PATH=$HOME/bin:$PATH; which python",
+    "ls; for f in a b; do rm $f; done",
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "shell"),
+    [
+        (line, shell)
+        for line in CHAINED_COMMANDS
+        for shell in ("bash", "zsh", "fish")
+        if (shell, line[:5]) != ("fish", "unset")
+    ],
+)
+def test_each_command_of_a_list_is_judged_on_its_own_arguments(classifier: Classifier, line: str, shell: str) -> None:
+    decision = classifier.classify(line, shell=shell)
+    assert decision.decision == "command", decision
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "make && kill screen session 1",  # kill signals 1
+        "cd /srv && sudo kill the stuck agent",  # sudo is looked through in a later command too
+        "true; export key/value pairs",
+    ],
+)
+def test_a_later_command_of_a_list_still_asks_about_words_it_never_takes(classifier: Classifier, line: str) -> None:
+    assert classifier.classify(line).decision == "ambiguous"
+
+
+LOOPS_IN_LISTS = [
+    "cd /tmp; for f in $(ls); do echo $f; done",
+    "export X=1; for f in $(ls); do echo $f; done",
+    "select x in a b; do echo $x; break; done",
+    "kill %1; for f in a b; do rm $f; done",
+    "mkdir out; for f in $(ls *.md); do cp $f out/; done",
+    "cd src && for f in $(git ls-files); do wc -l $f; done",
+    "rm -f log; while read -r l; do echo $l >> log; done < in.txt",
+    "export N=3; while [ $N -gt 0 ]; do N=$((N-1)); done",
+    "source venv/bin/activate; for t in unit e2e; do pytest tests/$t; done",
+]
+
+
+@pytest.mark.parametrize("line", LOOPS_IN_LISTS)
+def test_a_loops_in_and_do_are_grammar_not_english(classifier: Classifier, line: str) -> None:
+    """The words of `for f in ...; do ...; done` after another command are the shell's grammar:
+    they were counted as English function words, and these lines asked."""
+    assert classifier.classify(line).decision == "command"

@@ -44,6 +44,10 @@ def worst_case_inputs(seed: int = 13) -> dict[str, str]:
         "NAME=value lines": _fill("DB_PASSWORD=abc123xyz\n"),
         "curl -u words": _fill("curl -u user:'pw' "),
         "random base64": base64.b64encode(rnd.randbytes(SIZE * 3 // 4)).decode(),
+        # `base64` output: 76-character lines, each a random-looking token (entropy.py's worst case)
+        "random base64 lines": "\n".join(base64.b64encode(rnd.randbytes(57)).decode() for _ in range(SIZE // 77 + 1))[
+            :SIZE
+        ],
         "all gitleaks keywords": _fill(keywords + f" = '{value}' "),
         "shell output (clean)": _fill("drwxr-xr-x 2 root root 4096 Nov 27 12:49 build\n"),
     }

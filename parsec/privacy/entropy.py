@@ -27,7 +27,8 @@ import re
 
 from .matcher import SecretPattern, shannon_entropy
 
-CANDIDATES = 2000
+CANDIDATES = 1000
+MAX_TOKEN = 1024  # longer tokens are data (a base64 blob, a glued flood), not a pasted key
 MIN_BODY = 20  # alphanumerics in runs of MIN_RUN or more
 MIN_RUN = 4  # shorter runs are separators' neighbours: `x86_64`, `v2`
 LONGEST_RUN = 8
@@ -55,29 +56,18 @@ def _token_span(text: bytes, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _classes(body: bytes) -> tuple[int, int, int]:
-    lower = upper = digit = 0
-    for byte in body:
-        if 97 <= byte <= 122:
-            lower += 1
-        elif 65 <= byte <= 90:
-            upper += 1
-        else:
-            digit += 1
-    return lower, upper, digit
+# Each letter or digit as its class: `a` lower, `A` upper, `0` digit (bytes.translate runs in C).
+_CLASS_OF = bytes.maketrans(
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", b"a" * 26 + b"A" * 26 + b"0" * 10
+)
+_PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
+_SAME_CLASS = re.compile(rb"a+|A+|0+")
 
 
-def _class_switches(runs: list[bytes]) -> float:
+def _class_switches(classes: list[bytes]) -> float:
     """Share of neighbouring characters of a different class (lower, upper, digit)."""
-    switches = pairs = 0
-    for run in runs:
-        previous = -1
-        for byte in run:
-            kind = 0 if 97 <= byte <= 122 else 1 if 65 <= byte <= 90 else 2
-            if previous >= 0:
-                pairs += 1
-                switches += kind != previous
-            previous = kind
+    pairs = sum(len(run) - 1 for run in classes)
+    switches = sum(len(_SAME_CLASS.findall(run)) - 1 for run in classes)
     return switches / pairs if pairs else 0.0
 
 
@@ -90,7 +80,7 @@ def _is_base64_text(token: bytes) -> bool:
             decoded = decode(padded)
         except (binascii.Error, ValueError):
             continue
-        if decoded and sum(32 <= b < 127 or b in (9, 10, 13) for b in decoded) >= 0.9 * len(decoded):
+        if decoded and len(decoded.translate(None, _PRINTABLE)) <= 0.1 * len(decoded):
             return True
     return False
 
@@ -108,13 +98,15 @@ def looks_random(token: bytes) -> bool:
         return False
     if _POD_NAME.search(token):
         return False
-    lower, upper, digit = _classes(body)
+    classes = [run.translate(_CLASS_OF) for run in runs]
+    joined = b"".join(classes)
+    lower, upper, digit = joined.count(b"a"), joined.count(b"A"), joined.count(b"0")
     letters = lower + upper
     if lower and upper and 0.25 <= upper / letters <= 0.75:
         pass  # both cases in even measure: random, not camelCase words or an acronym
     elif not (digit >= max(3, 0.1 * len(body)) and letters and not (lower and upper)):
         return False  # words: one case, camelCase, a version number
-    if _class_switches(runs) < 0.3:
+    if _class_switches(classes) < 0.3:
         return False  # words switch class at their starts only
     # Random text of n characters from an alphabet of 36+ has entropy near log2(min(n, 36)).
     if shannon_entropy(body) < 0.8 * math.log2(min(len(body), 36)):
@@ -123,6 +115,8 @@ def looks_random(token: bytes) -> bool:
 
 
 def _random_token(text: bytes, start: int, end: int) -> tuple[int, int] | None:
+    if end - start > MAX_TOKEN:
+        return None
     start, end = _token_span(text, start, end)
     if text[max(0, start - 11) : start].endswith(_PUBLIC_BEFORE):
         return None

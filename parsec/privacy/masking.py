@@ -65,13 +65,16 @@ def _byte_spans(data: bytes, extra_patterns: Sequence[str], builtin: bool = True
     found: list[tuple[int, int, int, str]] = []  # (start, -end, priority, kind)
     extra = _compiled_extra(tuple(extra_patterns))
     budget = [CANDIDATE_BUDGET]
+    own: dict[int, list[int]] = {}  # the budgets of patterns that keep their own (entropy.py)
     for chunk_start, chunk_end in _chunks(data):
         chunk = data if chunk_end - chunk_start == len(data) else data[chunk_start:chunk_end]
         patterns = (_builtin_gate().candidates(chunk) if builtin else []) + [
             (len(builtin_patterns()) + i, pattern) for i, pattern in enumerate(extra)
         ]
         for priority, pattern in patterns:
-            spans, reached = pattern.spans(chunk, budget)
+            spans, reached = pattern.spans(
+                chunk, budget if pattern.candidates is None else own.setdefault(priority, [pattern.candidates])
+            )
             found.extend((chunk_start + start, -(chunk_start + end), priority, pattern.kind) for start, end in spans)
             if reached < len(chunk):
                 found = [f for f in found if f[0] < chunk_start]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,8 +68,9 @@ class SecretPattern:
     allow: Sequence[Callable[[bytes, bytes, bytes], bool]] = field(
         default_factory=tuple
     )  # (secret, match, line) -> allowed
-    # Candidates of its own per text instead of the shared budget: a best-effort check (entropy.py)
-    # that stops quietly when they run out, where a rule would withhold the rest of the text.
+    # Candidates of its own per text instead of the shared budget (masking.py passes it): a
+    # best-effort check (entropy.py) that stops quietly when they run out, where a rule would
+    # withhold the rest of the text.
     candidates: int | None = None
 
     _regex: object = None
@@ -89,11 +91,7 @@ class SecretPattern:
         """(the secret spans found, the offset where the search stopped: len(text) unless the
         shared `budget` of candidates, budget[0], ran out first)."""
         out: list[tuple[int, int]] = []
-        if self.candidates is not None:
-            budget = [self.candidates]
-            quiet = True
-        else:
-            quiet = False
+        quiet = self.candidates is not None
         match = self.regex._regexp.Match
         end_of_text = len(text)
         position = 0
@@ -157,14 +155,21 @@ class SecretPattern:
         return True
 
 
+# count * log2(count) for the counts a token's bytes reach: H = log2(n) - sum(c log2 c) / n, summed in C.
+_C_LOG_C = [0.0] + [count * math.log2(count) for count in range(1, 4097)]
+
+
 def shannon_entropy(data: bytes) -> float:
+    """Bits per byte of `data`."""
     if not data:
         return 0.0
-    counts: dict[int, int] = {}
-    for byte in data:
-        counts[byte] = counts.get(byte, 0) + 1
     total = len(data)
-    return -sum(count / total * math.log2(count / total) for count in counts.values())
+    counts = Counter(data).values()
+    if total < len(_C_LOG_C):
+        weighted = sum(map(_C_LOG_C.__getitem__, counts))
+    else:
+        weighted = sum(count * math.log2(count) for count in counts)
+    return max(0.0, math.log2(total) - weighted / total)
 
 
 # One pass of the relaxed set costs about as much as a few patterns' own passes: it pays off past

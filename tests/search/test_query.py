@@ -14,13 +14,22 @@ from .conftest import db_path
 
 
 def test_parse_words_phrases_exclusions_and_smart_case() -> None:
-    text = parse('git "push origin" -force -"dry run" -')
+    text = parse(':git "push origin" -force -"dry run" -')
     assert text.include == ("git", "push origin", "-")
     assert text.exclude == ("force", "dry run")
     assert text.case_sensitive is False
     assert parse("Makefile").case_sensitive is True
     assert parse("docker", "prefix").mode == "prefix"
     assert parse("docker", "nonsense").mode == "fuzzy"
+
+
+@pytest.mark.parametrize("typed", ["ls -la", "git commit -m", "docker run --rm", 'git commit -m "fix it"'])
+def test_a_minus_is_an_options_until_filters_are_opened(typed) -> None:
+    """Issue 28: the typed line is the query; `-m` used to exclude every `git commit -m`."""
+    text = parse(typed)
+    assert text.exclude == ()
+    assert matches(text, typed)
+    assert parse(":" + typed).exclude  # a leading `:` opens filters: `-word` excludes
 
 
 def test_modes_cycle() -> None:
@@ -45,13 +54,15 @@ QUERIES = [
     ("git", "prefix"),
     ("git p", "prefix"),
     ('"push origin"', "fuzzy"),
+    (":git -force", "fulltext"),
     ("git -force", "fulltext"),
+    ("docker run --rm", "fuzzy"),
     ("docker", "fulltext"),
     ("Docker", "fulltext"),
     ("dkr", "fuzzy"),
     ("100%_", "fulltext"),
     ("*.py", "fulltext"),
-    ("push -main", "fuzzy"),
+    (":push -main", "fuzzy"),
     ("", "fuzzy"),
     ("D", "fuzzy"),
 ]
@@ -75,6 +86,7 @@ def test_meaning_of_each_mode() -> None:
     assert not matches(parse("gpo", "fulltext"), "git push origin")
     assert matches(parse("git pu", "prefix"), "git push")
     assert not matches(parse("push", "prefix"), "git push")
-    assert not matches(parse("git -force"), "git push --force")
+    assert not matches(parse(":git -force"), "git push --force")
+    assert matches(parse("git -force"), "git push --force")
     assert matches(parse("docker"), "Docker build")  # lower case: any case
     assert not matches(parse("Docker"), "docker build")  # a capital: case matters

@@ -136,3 +136,37 @@ def test_full_screen_uses_the_alternate_screen(recorder, env, tmp_path) -> None:
     child.send("\r")
     child.expect_exact("\x1b[?1049l")
     assert answer(child) == "run\nhtop"
+
+
+def test_the_typed_line_with_options_finds_itself(recorder, env, tmp_path) -> None:
+    """Issue 28: `-word` was an exclusion, so `git commit -m` hid every `git commit -m` and
+    `ls -la` listed unrelated commands; a leading `:` opens filters, where `-word` excludes."""
+    history = [
+        'git commit -m "fix the parser"',
+        'git commit -m "add tests"',
+        "git commit --amend",
+        "git status",
+        "ls -la",
+        "ls",
+        "docker run --rm -it alpine sh",
+        "docker run -d nginx",
+    ]
+    for i, command in enumerate(history):
+        recorder.add(command, str(tmp_path), minutes_ago=len(history) - i)
+    # fuzzy matching: `-m` is the letters of `--amend` too; what was typed as is ranks first
+    for typed, found, first in [
+        ("git commit -m", 3, 'git commit -m "add tests"'),
+        ("ls -la", 1, "ls -la"),
+        ("docker run --rm", 1, "docker run --rm -it alpine sh"),
+        (":git commit -amend", 2, 'git commit -m "add tests"'),
+    ]:
+        child = spawn(env, "--query", typed, cwd=str(tmp_path))
+        child.expect(f" {found} found")
+        child.send("\r")
+        assert answer(child) == f"run\n{first}"
+    child = spawn(env, cwd=str(tmp_path))  # typed in the search box, not passed on the command line
+    child.expect(HELP)
+    child.send("git commit -m")
+    child.expect(" 3 found")
+    child.send("\r")
+    assert answer(child) == 'run\ngit commit -m "add tests"'

@@ -1,4 +1,5 @@
-"""The typed query: words, "exact phrases", -exclusions, smart case, and the match mode."""
+"""The typed query: words, "exact phrases", smart case, the match mode, and -exclusions once the
+query opens filters with a leading `:`."""
 
 from __future__ import annotations
 
@@ -7,19 +8,26 @@ import re
 from ...store.search import MODES, TextMatch
 
 _TOKEN = re.compile(r'(-?)"([^"]*)"?|(\S+)')
+# The query is the command line typed so far (`ls -la`, `git commit -m`), so a minus is an
+# option's; a query that starts with this opens filters, where `-word` excludes.
+FILTER_PREFIX = ":"
 
 
 def parse(typed: str, mode: str = "fuzzy") -> TextMatch:
-    """`git "push origin" -force`: `git` and the phrase `push origin` must match, `force` must not
-    appear. A lone `-` is a word. Case matters only when the query holds a capital letter."""
+    """`git "push origin" -m`: `git`, the phrase `push origin` and `-m` must match. Opened with
+    `:`, `:git -force -"dry run"` finds git commands without `force` or `dry run`. A lone `-` is a
+    word. Case matters only when the query holds a capital letter."""
+    filters = typed.startswith(FILTER_PREFIX)
+    if filters:
+        typed = typed[len(FILTER_PREFIX) :]
     include: list[str] = []
     exclude: list[str] = []
     for match in _TOKEN.finditer(typed):
         negated, phrase, word = match.group(1), match.group(2), match.group(3)
         if phrase is not None:
             if phrase:
-                (exclude if negated else include).append(phrase)
-        elif word.startswith("-") and len(word) > 1:
+                (exclude if negated and filters else include).append(phrase)
+        elif filters and word.startswith("-") and len(word) > 1:
             exclude.append(word[1:])
         else:
             include.append(word)

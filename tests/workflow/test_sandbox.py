@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -308,3 +309,25 @@ def test_bwrap_confines_an_unprivileged_user(bwrap: str) -> None:
         assert "Read-only file system" in done.stderr
     finally:
         shutil.rmtree(area, ignore_errors=True)
+
+
+# --- parsec doctor --------------------------------------------------------------------------------
+
+
+def test_doctor_names_the_sandbox_or_why_there_is_none(env, work: Path) -> None:
+    from tests.workflow.conftest import PARSEC
+
+    def doctor(extra: dict[str, str]) -> str:
+        return subprocess.run(
+            [*PARSEC, "doctor"], env={**env, **extra}, cwd=work, capture_output=True, text=True, timeout=60
+        ).stdout
+
+    bwrap, reason = find_bwrap()
+    line = next(x for x in doctor({}).splitlines() if "] sandbox:" in x)
+    if bwrap:
+        assert line.startswith("[ok  ] sandbox") and bwrap in line and "parsec ask --yes" in line
+    else:
+        assert line.startswith("[warn] sandbox") and reason in line
+    missing = next(x for x in doctor({"PARSEC_BWRAP": "/no/such/bwrap"}).splitlines() if "] sandbox:" in x)
+    assert missing.startswith("[warn] sandbox") and "/no/such/bwrap: not an executable file" in missing
+    assert "--yes approves low-risk commands only" in missing

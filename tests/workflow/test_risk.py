@@ -249,20 +249,30 @@ def test_risk_levels(command: str, level: str) -> None:
         assert verdict.reasons, "a non-low verdict says why"
 
 
-def test_overwriting_an_existing_file_is_high_but_a_new_file_is_not(tmp_path) -> None:
-    existing = tmp_path / "data.txt"
-    existing.write_text("precious")
-    assert assess("echo x > data.txt", cwd=str(tmp_path), home=HOME).level == "high"
-    assert "overwrites the existing file data.txt" in assess("echo x > data.txt", cwd=str(tmp_path), home=HOME).reasons
-    assert assess("echo x > new.txt", cwd=str(tmp_path), home=HOME).level == "medium"
-    assert assess("echo x > /dev/null", cwd=str(tmp_path), home=HOME).level == "low"
+def test_overwriting_an_existing_file_outside_the_tree_is_high_inside_medium(tmp_path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "data.txt").write_text("precious")
+    (project / "app.log").write_text("old")
+    outside = assess("echo x > ../data.txt", cwd=str(project), home=HOME)
+    assert outside.level == "high"
+    assert "overwrites the existing file ../data.txt, outside the working tree" in outside.reasons
+    inside = assess(": > app.log", cwd=str(project), home=HOME)  # issue 25: emptying a log in the tree
+    assert (inside.level, inside.reasons) == ("medium", ["overwrites the existing file app.log"])
+    assert assess("echo x > new.txt", cwd=str(project), home=HOME).level == "medium"
+    assert assess("echo x > /dev/null", cwd=str(project), home=HOME).level == "low"
 
 
 def test_writing_options_overwrite_like_a_redirection(tmp_path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
     (tmp_path / "data.txt").write_text("precious")
-    for command in ("sort -o data.txt in.txt", "sort --output=data.txt in.txt", "tree -o data.txt"):
-        assert assess(command, cwd=str(tmp_path), home=HOME).level == "high", command
-    assert assess("sort -o new.txt in.txt", cwd=str(tmp_path), home=HOME).level == "medium"
+    (project / "data.txt").write_text("ours")
+    for command in ("sort -o ../data.txt in.txt", "sort --output=../data.txt in.txt", "tree -o ../data.txt"):
+        assert assess(command, cwd=str(project), home=HOME).level == "high", command
+        inside = command.replace("../data.txt", "data.txt")
+        assert assess(inside, cwd=str(project), home=HOME).level == "medium", inside
+    assert assess("sort -o new.txt in.txt", cwd=str(project), home=HOME).level == "medium"
 
 
 @pytest.mark.parametrize(
@@ -296,17 +306,22 @@ def test_build_differs_from_home() -> None:
 
 
 def test_output_operands_and_options_overwrite_like_a_redirection(tmp_path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
     (tmp_path / "data.txt").write_text("precious")
     for command in (
-        "uniq in.txt data.txt",
-        "xxd -r in.hex data.txt",
-        "git diff --output=data.txt",
-        "git log --output data.txt",
-        "echo x >& data.txt",
-        "sed 'w data.txt' in.txt",
+        "uniq in.txt ../data.txt",
+        "xxd -r in.hex ../data.txt",
+        "git diff --output=../data.txt",
+        "git log --output ../data.txt",
+        "echo x >& ../data.txt",
+        "sed 'w ../data.txt' in.txt",
+        "cp in.txt ../data.txt",
+        "truncate -s 0 ../data.txt",
+        "curl -o ../data.txt https://example.com/x",
     ):
-        assert assess(command, cwd=str(tmp_path), home=HOME).level == "high", command
-    assert assess("uniq in.txt new.txt", cwd=str(tmp_path), home=HOME).level == "medium"
+        assert assess(command, cwd=str(project), home=HOME).level == "high", command
+    assert assess("uniq in.txt new.txt", cwd=str(project), home=HOME).level == "medium"
 
 
 ODD_INPUTS = [

@@ -21,19 +21,24 @@ says), words.py (reading words, options and operands), syntax.py (bashlex's tree
 paths.py (where paths point; protected places), walker.py (the walk over the line, cd included)
 runners.py and feeds.py (where the code a shell or interpreter runs comes from, and what a command
 prints into it), plain_code.py (whether a one-line program is plainly harmless), and rules/ (one
-module per family of commands: files, git, search, text, processes, interpreters, downloads).
+module per family of commands: files, archives, git, search, text, processes, interpreters,
+downloads, system (crontab, services, firewall, signals), data_stores (SQL, redis, kubectl, aws …)).
+sql.py reads what an SQL text does.
 """
 
 from __future__ import annotations
 
 import os
 
+from .rules.archives import ArchiveRules
+from .rules.data_stores import DataStoreRules
 from .rules.downloads import DownloadRules
 from .rules.files import FileRules
 from .rules.git import GitRules
 from .rules.interpreters import InterpreterRules
 from .rules.processes import ProcessRules
 from .rules.search import SearchRules
+from .rules.system import SystemRules
 from .rules.text import TextRules
 from .verdict import HIGH, LOW, MEDIUM, RiskVerdict
 from .walker import UNANALYSED
@@ -41,7 +46,18 @@ from .walker import UNANALYSED
 __all__ = ["HIGH", "LOW", "MEDIUM", "UNANALYSED", "RiskVerdict", "assess"]
 
 
-class _Checker(FileRules, GitRules, SearchRules, TextRules, ProcessRules, InterpreterRules, DownloadRules):
+class _Checker(
+    FileRules,
+    ArchiveRules,
+    GitRules,
+    SearchRules,
+    TextRules,
+    ProcessRules,
+    InterpreterRules,
+    DownloadRules,
+    SystemRules,
+    DataStoreRules,
+):
     """The tree walk with every command's rule (a command without one is judged by its name)."""
 
 

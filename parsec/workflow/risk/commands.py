@@ -177,3 +177,7 @@ HANDLER_NAMES |= {shell: "sh" for shell in ("bash", "zsh", "dash", "ksh", "fish"
 HANDLER_NAMES |= {"python2": "python", "python3": "python", "pypy": "python", "pypy3": "python", "nodejs": "node"}
 HANDLER_NAMES |= {"perl5": "perl", "luajit": "lua", "vi": "vim", "nvim": "vim", "ex": "vim", "view": "vim"}
 HANDLER_NAMES |= {"vimdiff": "vim", "rvim": "vim"}
+HANDLER_NAMES |= {
+    firewall: "iptables" for firewall in ("ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft")
+}
+HANDLER_NAMES |= {"mariadb": "mysql", "sqlite": "sqlite3", "tofu": "terraform", "podman": "docker", "bsdtar": "tar"}

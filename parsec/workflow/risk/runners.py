@@ -29,6 +29,13 @@ _VALUED = {
     "lua": {"-l"},
 }
 STDIN_COMMANDS = {"at", "batch"}  # read shell commands from stdin unless given -f FILE
+# SQL clients: the option that takes SQL, the option that names a file of it, their other valued options.
+SQL_CLIENTS = {
+    "psql": ("c", "--command", "f", "--file", "dfhpUvLoPTFR"),
+    "mysql": ("e", "--execute", "", "", "DhPpuSoT"),
+    "mariadb": ("e", "--execute", "", "", "DhPpuSoT"),
+}
+SQLITE_VALUE_OPTIONS = {"-cmd", "-separator", "-newline", "-nullvalue", "-init", "-A", "-maxsize"}
 
 
 @dataclass
@@ -48,6 +55,8 @@ def code_source(name: str, rest: list[str]) -> CodeSource | None:
         return _shell_source(rest)
     if name in STDIN_COMMANDS:
         return CodeSource("sh", [], reads_stdin=not any(a.startswith("-f") for a in rest))
+    if name in SQL_CLIENTS or name in ("sqlite3", "sqlite"):
+        return _sql_source(name, rest)
     language = LANGUAGE_OF.get(name)
     if language is None:
         return None
@@ -91,3 +100,15 @@ def shell_start_file(rest: list[str]) -> str:
         if not is_option(arg):
             break
     return ""
+
+
+def _sql_source(name: str, rest: list[str]) -> CodeSource:
+    if name in ("sqlite3", "sqlite"):  # sqlite3 [options] DATABASE [SQL …]
+        operands = [w for w, role in word_roles(rest, SQLITE_VALUE_OPTIONS) if role == "operand"]
+        commands = [rest[i + 1] for i, a in enumerate(rest[:-1]) if a == "-cmd"]
+        code = commands + [" ".join(operands[1:])] if operands[1:] else commands
+        return CodeSource("sql", code, reads_stdin=not operands[1:])
+    letter, long, file_letter, file_long, valued = SQL_CLIENTS[name]
+    code = option_values(rest, letter, long, valued + file_letter)
+    files = option_values(rest, file_letter, file_long, valued + letter) if file_letter else []
+    return CodeSource("sql", code, script=files[0] if files else "", reads_stdin=not (code or files))

@@ -192,7 +192,11 @@ class Walker(PathChecks):
     def _foreign_code(self, language: str, code: str, runner: str, verdict: RiskVerdict) -> None:
         from .plain_code import plainly_harmless
 
-        if not plainly_harmless(language, code):
+        if language == "sql":
+            from .sql import sql_effect
+
+            verdict.raise_to(*sql_effect(code))
+        elif not plainly_harmless(language, code):
             verdict.raise_to(HIGH, f"{runner} runs {language} code that may run commands or change files")
 
     def _run_script(self, script: str, runner: str, verdict: RiskVerdict) -> None:

@@ -1,9 +1,10 @@
 """Commands that delete files, write raw data or change permissions (rm, dd, shred, chmod, chown,
-chgrp), and the output files of sort -o, tree -o, uniq and xxd."""
+chgrp, rsync --delete), and the output files of sort -o, tree -o, uniq and xxd."""
 
 from __future__ import annotations
 
 import os
+import re
 
 from ..paths import SYSTEM_DIRS, is_device, is_under
 from ..verdict import HIGH, MEDIUM, RiskVerdict
@@ -11,6 +12,18 @@ from ..walker import Walker
 from ..words import operands_of, option_values, path_operands
 
 UNIQ_VALUE_OPTIONS = {"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}
+RSYNC_VALUE_OPTIONS = {
+    "-e",
+    "--rsh",
+    "-f",
+    "--filter",
+    "--exclude",
+    "--include",
+    "-B",
+    "--block-size",
+    "-T",
+    "--temp-dir",
+}
 XXD_VALUE_OPTIONS = {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name"}
 
 
@@ -40,7 +53,7 @@ class FileRules(Walker):
                 if path and is_device(path):
                     verdict.raise_to(HIGH, f"dd writes to the block device {path}")
                 else:
-                    self._protected_write(arg[3:], "dd", verdict)
+                    self._write_to(arg[3:], "dd", verdict)
 
     def _cmd_shred(self, rest: list[str], verdict: RiskVerdict) -> None:
         verdict.raise_to(HIGH, "shred destroys data irrecoverably")
@@ -49,8 +62,13 @@ class FileRules(Walker):
         recursive = any(a in ("-R", "--recursive") or (a.startswith("-") and "R" in a) for a in rest)
         verdict.raise_to(MEDIUM, f"{name} changes permissions or ownership")
         for target in path_operands(rest)[1:]:  # the first operand is the mode or owner
+            path = self._resolve(target)
             if recursive and self._system_or_home(target):
                 verdict.raise_to(HIGH, f"recursive {name} on the system path {target}")
+            elif self._system_or_home(target) or (path is not None and self._home_dotfile(path)):
+                verdict.raise_to(HIGH, f"{name} changes who may use the system or home path {target}")
+            elif name != "chmod" and path is not None and not is_under(path, self.tree):
+                verdict.raise_to(HIGH, f"{name} gives away {target}, outside the working tree")
             else:
                 self._protected_write(target, name, verdict)
 
@@ -98,3 +116,17 @@ class FileRules(Walker):
         """`uniq IN OUT`, `xxd [-r] IN OUT`: the second operand is a file written like `> OUT`."""
         if len(operands) > 1 and operands[1] != "-":
             self._write_to(operands[1], name, verdict)
+
+    def _cmd_rsync(self, rest: list[str], verdict: RiskVerdict) -> None:
+        """rsync --delete removes what the source lacks from the destination: outside the tree
+        (or on another host), that is data the working tree does not hold."""
+        verdict.raise_to(MEDIUM, "rsync may change files or the system")
+        if not any(a.startswith("--del") for a in rest):
+            return
+        destination = (operands_of(rest, RSYNC_VALUE_OPTIONS) or [""])[-1]
+        if re.match(r"^[^/]*:", destination):  # host:path, rsync://host/path
+            verdict.raise_to(HIGH, f"rsync --delete deletes files on {destination.split(':')[0]}")
+            return
+        problem = self._deletion_problem(destination) if destination else None
+        if problem and problem != "the whole working directory":
+            verdict.raise_to(HIGH, f"rsync --delete deletes files in {destination}: {problem}")

@@ -41,5 +41,7 @@ class ProcessRules(Walker):
     def _cmd_kill(self, rest: list[str], verdict: RiskVerdict) -> None:
         if "-1" in operands_of(rest) or rest[-1:] == ["-1"]:
             verdict.raise_to(HIGH, "kill -1 signals every process you own")
+        elif "1" in operands_of(rest):
+            verdict.raise_to(HIGH, "kill 1 signals init, which stops the machine")
         else:
             verdict.raise_to(MEDIUM, "kill stops processes")

@@ -1,0 +1,27 @@
+"""What an SQL text does, for the verdict on `psql -c …`, `mysql -e …`, `sqlite3 DB …` and SQL fed
+to them: dropping or emptying tables and databases is high, reading only is low, the rest medium."""
+
+from __future__ import annotations
+
+import re
+
+from .verdict import HIGH, LOW, MEDIUM
+
+_DESTROYS = re.compile(
+    r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|OWNED|USER|ROLE|TABLESPACE)|TRUNCATE|DELETE\s+FROM\s+[\w.\"`]+\s*(?:;|$))",
+    re.IGNORECASE,
+)
+_READS = re.compile(
+    r"\s*(?:SELECT|SHOW|EXPLAIN|DESCRIBE|DESC|WITH|VALUES|\\[a-z?]+|\.(?:tables|schema|headers))\b", re.I
+)
+
+
+def sql_effect(sql: str) -> tuple[str, str]:
+    """(level, reason) for running `sql`."""
+    match = _DESTROYS.search(sql)
+    if match:
+        return HIGH, f"the SQL {' '.join(match.group(0).split()[:2]).upper()} destroys data that lives in the database"
+    statements = [s for s in sql.split(";") if s.strip()]
+    if statements and all(_READS.match(s) for s in statements):
+        return LOW, ""
+    return MEDIUM, "the SQL may change the database"

@@ -22,6 +22,7 @@ from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .dialects import LADDERS, PROMPT, Mode, ModeMemory, find_mode, refuses
 from .errors import ProviderResponseError, StructuredModeRefused, StructuredOutputError, UnknownMessagePart
+from .json_reply import Check, parse_reply
 from .keys import Secret, redact
 from .transport import Endpoint, RetryPolicy, Transport
 
@@ -187,16 +188,21 @@ class Provider(ABC):
         *,
         purpose: str = "structured",
         max_tokens: int | None = None,
+        check: Check | None = None,
+        notice: Callable[[str], None] | None = None,
     ) -> tuple[T, ChatResult]:
-        """A validated `output_model` instance; one repair request quoting the error, then an error."""
+        """A validated `output_model` instance that `check` finds meaningful; one repair request
+        quoting what was wrong (and `notice(reason)` told, for the user), then an error."""
         schema = output_model.model_json_schema()
         checked = self._prepared(messages)
         wanted = (output_model.__name__, schema)
         limit = self._reply_limit(max_tokens, STRUCTURED_MAX_TOKENS)
         first, request = self._ask_structured(checked, wanted, purpose=purpose, max_tokens=limit)
-        value, problem = _parse_json(first.text, output_model)
+        value, problem = parse_reply(first.text, output_model, check)
         if value is not None:
             return value, dataclasses.replace(first, sent=tuple(request))
+        if notice is not None:
+            notice(problem)
         repair = [
             *request,
             ChatMessage(role="assistant", content=first.text),
@@ -209,7 +215,7 @@ class Provider(ABC):
             ),
         ]
         second = self._complete(repair, purpose=purpose, max_tokens=limit, schema=wanted)
-        value, problem = _parse_json(second.text, output_model)
+        value, problem = parse_reply(second.text, output_model, check)
         total = TokenUsage(
             input_tokens=first.usage.input_tokens + second.usage.input_tokens,
             output_tokens=first.usage.output_tokens + second.usage.output_tokens,
@@ -407,30 +413,6 @@ def _json_instruction(schema: dict[str, Any], *, include_schema: bool) -> str:
     if include_schema:
         instruction += f" It must match this JSON schema:\n{json.dumps(schema, separators=(',', ':'))}"
     return instruction
-
-
-def _parse_json(text: str, output_model: type[T]) -> tuple[T | None, str]:
-    candidate = _json_candidate(text)
-    try:
-        return output_model.model_validate_json(candidate), ""
-    except ValidationError as err:
-        problems = []
-        for item in err.errors()[:5]:
-            where = ".".join(str(p) for p in item["loc"])
-            problems.append(f"{where}: {item['msg']}" if where else item["msg"])
-        return None, "; ".join(problems)
-
-
-def _json_candidate(text: str) -> str:
-    """The JSON object inside a reply that may wrap it in a code fence or a sentence."""
-    stripped = text.strip()
-    if stripped.startswith("```"):
-        stripped = stripped.split("\n", 1)[1] if "\n" in stripped else ""
-        stripped = stripped.rsplit("```", 1)[0].strip()
-    if stripped.startswith(("{", "[")):
-        return stripped
-    start, end = stripped.find("{"), stripped.rfind("}")
-    return stripped[start : end + 1] if 0 <= start < end else stripped
 
 
 def _estimated_usage(messages: list[ChatMessage], reply: str) -> TokenUsage:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..models.chat import ChatMessage
 from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import ModelExchange, WorkflowPlan
+from .reply_checks import plan_problem
 from .schemas import PlanReply
 
 PLAN_INSTRUCTIONS = (
@@ -43,11 +45,13 @@ def make_plan(
     remark: str | None = None,
     previous: WorkflowPlan | None = None,
     exchanges: list | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> tuple[str, WorkflowPlan]:
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
-    and answered, is appended to `exchanges`."""
+    and answered, is appended to `exchanges`. A plan that makes no sense is asked again once, and
+    `notice` told why."""
     request = with_instructions(messages, plan_instructions(max_steps, remark, previous))
-    reply, result = provider.structured(request, PlanReply, purpose="plan")
+    reply, result = provider.structured(request, PlanReply, purpose="plan", check=plan_problem, notice=notice)
     steps = reply.steps[:max_steps]
     revision = previous.revision + 1 if previous is not None else 1
     if exchanges is not None:

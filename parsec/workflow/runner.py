@@ -30,6 +30,7 @@ from .gatekeeping import GateSteps
 from .naming import clean_name
 from .planner import edit_plan, make_plan, plan_instructions
 from .quickstart import REQUEST_SETTLE_S, run_later
+from .reply_checks import command_check, unusable_reply_notice
 from .runner_parts import RunnerContext, RunnerProvider, RunnerStore, RunOptions, WorkflowUI
 from .schemas import CommandCandidate, PlanReply, meets
 from .shell import PersistentShell
@@ -88,6 +89,8 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         self._pending_command = ""  # what the gate approved, for _execute
         self._step_messages: list[Any] = []  # the current step's request, for explain
         self.provider_label = f"{getattr(provider, 'name', '?')}:{getattr(provider, 'model', '?')}"
+        self._is_command = command_check(options.env.get("PATH", os.environ.get("PATH", "")), options.shell)
+        self._notice = unusable_reply_notice(ui.say)  # a reply sent back: the user told why in one line
 
     # --- the life cycle --------------------------------------------------------------------
     def run(self) -> Conversation:
@@ -186,6 +189,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 remark=remark,
                 previous=previous,
                 exchanges=conversation.planning_exchanges,
+                notice=self._notice,
             )
         conversation.planning_exchanges[-1:] = [self._masked(e) for e in conversation.planning_exchanges[-1:]]
         if previous is None:
@@ -282,7 +286,8 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 for warning in report.warnings:  # a failing or timed-out dynamic context command
                     self._warn_once(warning)
                 with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
-                    reply, exchange = ask_step(self.provider, step_request(messages, shell=shell_name, extra=extra))
+                    request = step_request(messages, shell=shell_name, extra=extra)
+                    reply, exchange = ask_step(self.provider, request, is_command=self._is_command, notice=self._notice)
                 state.exchanges.append(self._masked(exchange))
                 extra = ""
                 if reply.done and not reply.candidates:

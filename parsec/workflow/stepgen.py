@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..models.chat import ChatMessage
 from ..models.workflow import ModelExchange
 from .planner import with_instructions
+from .reply_checks import step_problem
 from .schemas import StepReply
 
 STEP_INSTRUCTIONS = (
@@ -48,8 +51,17 @@ def suggest(provider: Any, messages: list[ChatMessage], *, shell: str = "bash", 
     return reply
 
 
-def ask_step(provider: Any, request: list[ChatMessage]) -> tuple[StepReply, ModelExchange]:
-    """(the reply, the exchange as sent and answered, for the conversation's record)."""
-    reply, result = provider.structured(request, StepReply, purpose="step")
+def ask_step(
+    provider: Any,
+    request: list[ChatMessage],
+    *,
+    is_command: Callable[[str], bool] | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> tuple[StepReply, ModelExchange]:
+    """(the reply, the exchange as sent and answered, for the conversation's record). With
+    `is_command`, a reply that makes no sense (no command and not done, a made-up command) is
+    asked again once, and `notice` told why."""
+    check = partial(step_problem, is_command=is_command) if is_command is not None else None
+    reply, result = provider.structured(request, StepReply, purpose="step", check=check, notice=notice)
     sent = list(getattr(result, "sent", ()) or request)  # as the adapter sent it: masked, JSON instructions added
     return reply, ModelExchange(purpose="step", messages=sent, reply=getattr(result, "text", "") or "")

@@ -87,6 +87,7 @@ def run_workflow(
     (workflow/outcome.py). With --json, stdout holds one JSON document whenever a conversation
     exists, whatever happened; the error, if any, is also one line on stderr."""
     from ..errors import ParsecError, UsageError
+    from ..workflow.runner import Terminated
     from ..workflow.start import build_runner, find_conversation, warm_up
     from ..workflow.ui import TerminalUI, UnattendedUI
 
@@ -103,6 +104,7 @@ def run_workflow(
     pending_store, counter = warm_up(settings)
     conversation = runner = None
     failure: BaseException | None = None
+    previous_handlers = _pause_on_termination()
     try:
         if prompt is None:
             store = pending_store.result()
@@ -124,11 +126,12 @@ def run_workflow(
             counter=counter,
         )
         runner.run()
-    except (ParsecError, KeyboardInterrupt) as err:
+    except (ParsecError, KeyboardInterrupt, Terminated) as err:
         failure = err
     except Exception as err:  # an internal error: the JSON document still says what happened
         failure = err
     finally:
+        _restore_handlers(previous_handlers)
         try:
             pending_store.result().close()
         except Exception:  # the store never opened: its error is already on its way up
@@ -141,10 +144,34 @@ def run_workflow(
     )
 
 
+_TERMINATING = ("SIGTERM", "SIGHUP")  # `kill`, a stopped service, a closed terminal
+
+
+def _pause_on_termination() -> dict[int, Any]:
+    """From here on SIGTERM and SIGHUP raise Terminated: the workflow pauses, saved, and the JSON
+    document and the resume hint are printed, as at Ctrl-C. Returns the handlers they replace."""
+    import signal
+
+    from ..workflow.runner import Terminated
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise Terminated(signal.Signals(signum).name)
+
+    return {sig: signal.signal(sig, stop) for sig in (getattr(signal, name) for name in _TERMINATING)}
+
+
+def _restore_handlers(previous: dict[int, Any]) -> None:
+    import signal
+
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+
+
 def _report(conversation: Any, failure: BaseException | None, json_output: bool | str, *, final_cwd: str | None) -> int:
     """Print the JSON document (when asked and a conversation exists) and the error line; the exit code."""
     from ..errors import ParsecError
     from ..workflow.outcome import outcome_of
+    from ..workflow.runner import Terminated
 
     outcome = outcome_of(conversation, failure)
     if json_output and conversation is not None:
@@ -157,7 +184,7 @@ def _report(conversation: Any, failure: BaseException | None, json_output: bool 
         sys.stdout.flush()
     if failure is None:
         return outcome.exit_code
-    if not isinstance(failure, (ParsecError, KeyboardInterrupt)):
+    if not isinstance(failure, (ParsecError, KeyboardInterrupt, Terminated)):
         raise failure  # run_reporting_errors: one line (a traceback with --debug), exit 70
-    sys.stderr.write(f"parsec: {failure if isinstance(failure, ParsecError) else 'interrupted'}\n")
+    sys.stderr.write(f"parsec: {failure if isinstance(failure, ParsecError) else outcome.message}\n")
     return outcome.exit_code

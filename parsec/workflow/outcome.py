@@ -36,6 +36,7 @@ EXIT_CODES = {
     "auth": 5,
     "internal": 70,
     "interrupted": 130,
+    "terminated": 143,
 }
 
 _UNAVAILABLE = ("EndpointUnreachable", "ProviderTimeout", "RateLimited")
@@ -57,9 +58,11 @@ class Outcome:
 
 def error_code(err: BaseException) -> str:
     """The code of an error that stopped a run (`WorkflowPaused` carries the provider's error)."""
-    from ..providers.errors import ProviderAuthError
+    from ..providers.errors import NoProviderConfigured, ProviderAuthError
 
     err = getattr(err, "original", None) or err
+    if getattr(err, "exit_code", None) == EXIT_CODES["terminated"] or type(err).__name__ == "Terminated":
+        return "terminated"
     if isinstance(err, KeyboardInterrupt) or getattr(err, "exit_code", None) == 130:
         return "interrupted"
     if isinstance(err, ProviderAuthError):
@@ -68,7 +71,7 @@ def error_code(err: BaseException) -> str:
         return "provider_unavailable"
     if isinstance(err, UsageError):
         return "usage"
-    if isinstance(err, ConfigError):
+    if isinstance(err, (ConfigError, NoProviderConfigured)):  # nothing to reach yet: a setting is missing
         return "config"
     if isinstance(err, ParsecError):
         from ..errors import ProviderError
@@ -80,7 +83,12 @@ def error_code(err: BaseException) -> str:
 def outcome_of(conversation: Conversation | None, err: BaseException | None) -> Outcome:
     if err is not None:
         code = error_code(err)
-        message = str(err) if isinstance(err, ParsecError) else f"internal error: {type(err).__name__}: {err}"
+        if isinstance(err, ParsecError):
+            message = str(err)
+        elif code in ("interrupted", "terminated"):  # before the runner could pause anything
+            message = "interrupted" if code == "interrupted" else f"stopped by {err}"
+        else:
+            message = f"internal error: {type(err).__name__}: {err}"
         status = Status.error if conversation is None or conversation.is_terminal else Status.paused
         return Outcome(status, code, message)
     assert conversation is not None

@@ -60,6 +60,22 @@ class WorkflowInterrupted(ParsecError):
     exit_code = 130
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP (`kill`, a stopped service, a closed terminal): the workflow pauses as at
+    Ctrl-C. A BaseException, so nothing that stops only a part on Ctrl-C (an explanation) or
+    catches every Exception holds it up."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+
+class WorkflowTerminated(WorkflowInterrupted):
+    """The workflow paused because Parsec was told to stop (Terminated)."""
+
+    exit_code = 143  # 128 + SIGTERM, as a shell reports a process it killed
+
+
 class WorkflowRunner(GateSteps, ExecutionSteps):
     """The life cycle: planning, the step loop, the end; the gate (gatekeeping.py) and running
     commands, retries and recovery (execution.py) are its other two parts."""
@@ -107,8 +123,13 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             if conversation.status == ConversationStatus.in_progress and conversation.current_step_index() is None:
                 self._finish()
         except KeyboardInterrupt:
-            self._pause()
+            self._pause("paused by the user (Ctrl-C)")
             raise WorkflowInterrupted(f"paused (Ctrl-C): continue with `parsec resume {conversation.id}`") from None
+        except Terminated as stop:
+            self._pause(f"paused: Parsec was stopped by {stop.signal_name}")
+            raise WorkflowTerminated(
+                f"paused ({stop.signal_name}): continue with `parsec resume {conversation.id}`"
+            ) from None
         except Exception as err:
             paused = self._stop_on_error(err)
             if paused and isinstance(err, ParsecError):
@@ -140,9 +161,9 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         stored = _commands_only(self.conversation) if self.options.privacy_mode else self.conversation
         self.store.save_conversation(stored)
 
-    def _pause(self) -> None:
-        """Ctrl-C: leave the conversation where it stands, resumable. A command shown but not yet
-        answered is forgotten (the user did not decline it); nothing else changes."""
+    def _pause(self, reason: str) -> None:
+        """Ctrl-C (or SIGTERM): leave the conversation where it stands, resumable. A command shown
+        but not yet answered is forgotten (the user did not decline it); nothing else changes."""
         conversation = self.conversation
         index = conversation.current_step_index()
         if index is not None and conversation.status == ConversationStatus.in_progress:
@@ -150,7 +171,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             if attempts and attempts[-1].approval is None and not attempts[-1].executed:
                 attempts.pop()
         if not conversation.is_terminal:
-            conversation.error = "paused by the user (Ctrl-C)"
+            conversation.error = reason
         self.save()
         self.ui.say("")  # after the ^C the terminal echoed
 
@@ -333,6 +354,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             if outcome in (gate.Choice.skip, gate.Choice.abort):
                 return
             result = self._execute(state, state.command_attempts[-1])
+            if result.interrupted and not self.ui.interactive:
+                # Under --yes nobody answers retry / skip / abort: Ctrl-C during a command pauses
+                # the workflow, as it does everywhere else (docs/workflow.md § Ctrl-C).
+                self._fail(state, state.command_attempts[-1], f"The command `{candidate.command}` was interrupted.")
+                raise KeyboardInterrupt
             pending = []
             # The model said beforehand what success looks like: a command that meets it (as
             # suggested, not edited) completes the step without another call.

@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from ..models.workflow import Conversation
@@ -102,16 +105,21 @@ class TerminalUI:
         return line.rstrip("\n")
 
     def edit(self, text: str, prompt: str = "edit> ") -> str:
-        """The user's edit of `text`, pre-filled with readline where it is available."""
+        """The user's edit of `text`, pre-filled with readline where it is available. The prompt
+        and the line being edited go where every question goes (`self.out`, the terminal or
+        stderr), never into a redirected stdout (`parsec ask --json > out.json`)."""
         try:
             import readline
         except ImportError:
             return self.ask(f"{prompt}(was: {text})\n{prompt}") or text
         if self.input is not sys.stdin:
             return self.ask(f"{prompt}") or text
+        if not _can_prompt_on(self.out):  # stderr is not a terminal: no pre-filled line
+            return self.ask(f"{prompt}(was: {text})\n{prompt}") or text
         readline.set_startup_hook(lambda: readline.insert_text(text))
         try:
-            return input(prompt)
+            with _stdout_on(self.out):
+                return input(prompt)
         except EOFError:
             return text
         finally:
@@ -125,6 +133,34 @@ class TerminalUI:
         except (AttributeError, ValueError, OSError):
             fd = None
         return out, fd
+
+
+def _can_prompt_on(out: TextIO) -> bool:
+    """Whether readline can edit on `out`: it is stdout, or a terminal stdout can be pointed at."""
+    if out is sys.stdout:
+        return True
+    try:
+        return os.isatty(out.fileno())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+@contextmanager
+def _stdout_on(out: TextIO) -> Iterator[None]:
+    """readline (through input()) writes its prompt and the line to file descriptor 1: point that
+    at `out`'s terminal for the moment, and back."""
+    if out is sys.stdout:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(out.fileno(), 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 class UnattendedUI(TerminalUI):

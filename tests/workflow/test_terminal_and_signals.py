@@ -20,6 +20,11 @@ from .conftest import PARSEC, finished_step, load_conversation, plan, queue, run
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "workflow-result.schema.json").read_text())
 
 
+# Prints, then waits, as one process: the terminal's foreground job from its first line on (with
+# `echo …; sleep 30` a Ctrl-C could land on the shell between the two, before sleep starts).
+WAITING = "tail -n +1 -f notes.txt"
+
+
 def spawn_to_file(args: list[str], env: dict[str, str], cwd: Path, out: Path):
     """`parsec …  > out` in a terminal: stdin and stderr on the pty, stdout into a file."""
     line = " ".join(shlex.quote(part) for part in [*PARSEC, *args])
@@ -70,7 +75,8 @@ def test_the_edit_prompt_goes_to_the_terminal_not_into_the_json(stub, env, work:
 
 def test_ctrl_c_while_a_command_runs_under_yes_pauses(stub, env, work: Path) -> None:
     out = work.parent / "out.json"
-    queue(stub, plan("Wait"), step("echo started-waiting; sleep 30"))
+    (work / "notes.txt").write_text("started-waiting\n")
+    queue(stub, plan("Wait"), step(WAITING))
     child = spawn_to_file(["ask", "--yes", "--json", "wait a while"], env, work, out)
     child.expect("\nstarted-waiting\r")  # the command's own output: it is running
     child.sendcontrol("c")
@@ -92,7 +98,8 @@ def test_ctrl_c_while_a_command_runs_under_yes_pauses(stub, env, work: Path) -> 
 
 def test_sigterm_pauses_with_the_document_and_the_resume_hint(stub, env, work: Path) -> None:
     out = work.parent / "out.json"
-    queue(stub, plan("Wait"), step("echo started-waiting; sleep 30"))
+    (work / "notes.txt").write_text("started-waiting\n")
+    queue(stub, plan("Wait"), step(WAITING))
     child = spawn_to_file(["ask", "--yes", "--json", "wait a while"], env, work, out)
     child.expect("\nstarted-waiting\r")
     child.kill(signal.SIGTERM)

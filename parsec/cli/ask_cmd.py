@@ -87,7 +87,7 @@ def run_workflow(
     (workflow/outcome.py). With --json, stdout holds one JSON document whenever a conversation
     exists, whatever happened; the error, if any, is also one line on stderr."""
     from ..errors import ParsecError, UsageError
-    from ..workflow.runner import Terminated
+    from ..workflow.outcome import Terminated
     from ..workflow.start import build_runner, find_conversation, warm_up
     from ..workflow.ui import TerminalUI, UnattendedUI
 
@@ -152,7 +152,7 @@ def _pause_on_termination() -> dict[int, Any]:
     document and the resume hint are printed, as at Ctrl-C. Returns the handlers they replace."""
     import signal
 
-    from ..workflow.runner import Terminated
+    from ..workflow.outcome import Terminated
 
     def stop(signum: int, _frame: Any) -> None:
         raise Terminated(signal.Signals(signum).name)
@@ -170,8 +170,7 @@ def _restore_handlers(previous: dict[int, Any]) -> None:
 def _report(conversation: Any, failure: BaseException | None, json_output: bool | str, *, final_cwd: str | None) -> int:
     """Print the JSON document (when asked and a conversation exists) and the error line; the exit code."""
     from ..errors import ParsecError
-    from ..workflow.outcome import outcome_of
-    from ..workflow.runner import Terminated
+    from ..workflow.outcome import Terminated, outcome_of
 
     outcome = outcome_of(conversation, failure)
     if json_output and conversation is not None:

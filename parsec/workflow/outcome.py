@@ -22,6 +22,35 @@ class Status(StrEnum):
     error = "error"  # the conversation cannot go on (e.g. planning failed)
 
 
+# What stops a run (raised by runner.py), each mapped to a code below.
+class WorkflowPaused(ParsecError):
+    """The workflow stopped on an error it can resume from (e.g. the provider is unreachable)."""
+
+    original: Exception | None = None
+
+
+class WorkflowInterrupted(ParsecError):
+    """Ctrl-C at a question or while the model worked: the conversation is paused, resumable."""
+
+    exit_code = 130
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP (`kill`, a stopped service, a closed terminal): the workflow pauses as at
+    Ctrl-C. A BaseException, so nothing that stops only a part on Ctrl-C (an explanation) or
+    catches every Exception holds it up."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+
+class WorkflowTerminated(WorkflowInterrupted):
+    """The workflow paused because Parsec was told to stop (Terminated)."""
+
+    exit_code = 143  # 128 + SIGTERM, as a shell reports a process it killed
+
+
 # error code → exit status
 EXIT_CODES = {
     None: 0,  # finished
@@ -61,7 +90,7 @@ def error_code(err: BaseException) -> str:
     from ..providers.errors import NoProviderConfigured, ProviderAuthError
 
     err = getattr(err, "original", None) or err
-    if getattr(err, "exit_code", None) == EXIT_CODES["terminated"] or type(err).__name__ == "Terminated":
+    if isinstance(err, (Terminated, WorkflowTerminated)):
         return "terminated"
     if isinstance(err, KeyboardInterrupt) or getattr(err, "exit_code", None) == 130:
         return "interrupted"

@@ -28,6 +28,7 @@ from . import gate
 from .execution import ExecutionSteps
 from .gatekeeping import GateSteps
 from .naming import clean_name
+from .outcome import Terminated, WorkflowInterrupted, WorkflowPaused, WorkflowTerminated
 from .planner import edit_plan, make_plan, plan_instructions
 from .quickstart import REQUEST_SETTLE_S, run_later
 from .reply_checks import command_check, unusable_reply_notice
@@ -46,34 +47,6 @@ AFTER_PLAN_MODULES = (
     "bashlex",
     "rich.console",
 )
-
-
-class WorkflowPaused(ParsecError):
-    """The workflow stopped on an error it can resume from (e.g. the provider is unreachable)."""
-
-    original: Exception | None = None
-
-
-class WorkflowInterrupted(ParsecError):
-    """Ctrl-C at a question or while the model worked: the conversation is paused, resumable."""
-
-    exit_code = 130
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP (`kill`, a stopped service, a closed terminal): the workflow pauses as at
-    Ctrl-C. A BaseException, so nothing that stops only a part on Ctrl-C (an explanation) or
-    catches every Exception holds it up."""
-
-    def __init__(self, signal_name: str) -> None:
-        super().__init__(signal_name)
-        self.signal_name = signal_name
-
-
-class WorkflowTerminated(WorkflowInterrupted):
-    """The workflow paused because Parsec was told to stop (Terminated)."""
-
-    exit_code = 143  # 128 + SIGTERM, as a shell reports a process it killed
 
 
 class WorkflowRunner(GateSteps, ExecutionSteps):

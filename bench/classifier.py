@@ -186,6 +186,20 @@ def report(path: Path, classifier: Classifier, args: argparse.Namespace) -> None
         print()
 
 
+LANGUAGES = ROOT / "tests" / "data" / "languages"
+
+
+def languages(classifier: Classifier) -> None:
+    """Requests written in other languages (tests/data/languages/*.txt, one request a line) and
+    commands with non-English file names (commands.txt): how each is routed in bash."""
+    print("other languages (tests/data/languages), routed in bash: prompt / asked / run")
+    for path in sorted(LANGUAGES.glob("*.txt")):
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        decisions = [classifier.classify(line, shell="bash").decision for line in lines]
+        shares = " / ".join(f"{decisions.count(d) / len(lines):4.0%}" for d in ("prompt", "ambiguous", "command"))
+        print(f"  {path.stem:9} {len(lines):3} lines  {shares}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", type=Path, action="append", help="a JSONL corpus (repeatable); default: all three")
@@ -196,6 +210,8 @@ def main() -> None:
     classifier = Classifier()
     for path in args.corpus or [ROOT / name for name in CORPORA]:
         report(path, classifier, args)
+    if not args.corpus:
+        languages(classifier)
 
 
 if __name__ == "__main__":

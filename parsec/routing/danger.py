@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .language import bare, function_word_weight, is_plain_word
+from .other_languages import FUNCTION_WORDS as OTHER_FUNCTION_WORDS
 from .usage import NAMES_ONLY, fish_set_word_name, malformed, unexpected_words
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ STATE_CHANGING = frozenset(STATE_CHANGING_FILE.read_text().split())
 PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)
 WORD_ODDS_CUE = "words typical of"  # scoring._word_odds: `killall node` is no phrase
 # Evidence too weak alone to stop a state-changing command (`mv Makefile docs`, `mv a b`).
-FUNCTION_WORDS_CUE = "English function words"  # scoring._arguments
+FUNCTION_WORDS_CUE = "function words ("  # scoring._arguments: English ones, or another language's
 NOT_CUES = ("only plain words", "long, with no shell operators", FUNCTION_WORDS_CUE, WORD_ODDS_CUE)
 
 
@@ -77,9 +78,13 @@ def prose_cue(analysis: Analysis) -> str | None:
     # what running it would do: its command changes state, or the shell runs a substitution
     harm = f"'{head}' changes state" if head in STATE_CHANGING else "the shell would run its substitution"
     words, kinds = analysis.own_arguments()  # `kill %1; rm -f nohup.out`: rm's words are not kill's
-    content = [w for w, k in zip(words, kinds) if k == "word" and len(bare(w)) > 2 and not function_word_weight(w)]
+    content = [
+        w
+        for w, k in zip(words, kinds)
+        if k == "word" and len(bare(w)) > 2 and not function_word_weight(w) and bare(w) not in OTHER_FUNCTION_WORDS
+    ]
     if analysis.function_words and content:  # `unset a secret`, not `mv a b` or `chown me: /srv`
-        return f"{harm} and the line has English function words"
+        return f"{harm} and the line has function words"
     odd = unexpected_words(head, words, kinds, analysis.shell)
     if odd:
         return f"'{head}' takes no words like '{odd[0]}'"

@@ -3,7 +3,8 @@
 The line has already failed, so offering to ask Parsec is cheap: any line of two or more words
 gets the offer, unless its first word is no English word and one edit away from a real command (`gti status`,
 `dokcer ps -a`, `pyhton3 -m venv`), which is a typo the user will fix by hand. One word alone is
-offered only when it is a reply (`thanks`, `hello`), never for a mistyped `sl`.
+offered only when it is a reply (`thanks`, `hello`), never for a mistyped `sl`, or when it is
+written in a script no command name uses (a Chinese sentence is one "word").
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import string
 from .language import ONE_WORD_PROSE, QUESTION_STARTERS, REQUEST_STARTERS, bare, function_word_weight
 from .lexer import lex
 from .lexicon import ENGLISH_WORDS
+from .other_languages import other_script
 from .shell_facts import BUILTINS, PathIndex
 from .vocabulary import KNOWN_COMMANDS
 
@@ -28,6 +30,8 @@ def reads_like_prose(text: str) -> bool:
     if not words:
         return False
     first = bare(words[0].text)
+    if other_script(first):  # `备份数据库`: Chinese puts no spaces between words; no command is named so
+        return True
     if len(words) == 1:
         return first in ONE_WORD_PROSE
     if first in QUESTION_STARTERS or first in REQUEST_STARTERS or first in ENGLISH_WORDS:

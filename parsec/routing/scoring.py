@@ -28,6 +28,8 @@ from .language import (
 )
 from .lexer import Lexed, Word, lex
 from .lexicon import ENGLISH_WORDS
+from .other_languages import QUESTION_STARTERS as OTHER_QUESTION_STARTERS
+from .other_languages import accented, function_word_weights, other_script
 from .shell_facts import PathIndex, resolve
 from .syntax import MAX_PARSE_CHARS, arg_kind, parses_as_shell
 from .usage import ENGLISH_GRAMMAR, unexpected_words
@@ -152,6 +154,10 @@ def _first_word(analysis: Analysis, word: str, fact: str, line: str, path_index:
             return False
         if word != "[[":  # bashlex does not know [[ ]]; its operators decide instead
             analysis.add(0.5, f"'{word}' starts no valid shell statement")
+    elif fact == "none" and other_script(word):  # `查找所有大于1MB的python文件`, `найди`
+        analysis.add(3.0, f"'{word[:12]}' is written in a script no command name uses")
+    elif fact == "none" and is_plain_word(word) and accented(word):
+        analysis.add(1.0, f"'{word}' has accents no command name has")
     elif fact == "none" and word in KNOWN_COMMANDS:
         analysis.add(-0.9, f"'{word}' is a well-known command (not found here)")
     elif fact in ("builtin", "file", "keyword"):
@@ -279,7 +285,7 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
         analysis.add(-1.0, f"'{analysis.head}' has a grammar of English words")
         return
     plain = [w.text for w, k in zip(args, kinds) if k == "word"]
-    weights = [function_word_weight(w) for w in plain]
+    weights = function_word_weights(plain, after_a_command=analysis.head_kind != "none")
     if len(args) < 3:  # `make all`, `xset s off`, `yes no`: weak words need company to count
         weights = [x if x >= 1.0 else x / 2 for x in weights]
     if len(args) == 1 and analysis.head_kind != "none":  # `touch here`, `cat this`: a file name
@@ -287,7 +293,10 @@ def _arguments(analysis: Analysis, args: list[Word], free_text: bool, cwd: str |
     analysis.function_words = sum(weights)
     if analysis.function_words:
         found = [bare(w) for w, x in zip(plain, weights) if x][:3]
-        analysis.add(min(6.0, 1.3 * analysis.function_words), "English function words (" + ", ".join(found) + ")")
+        analysis.add(min(6.0, 1.3 * analysis.function_words), "function words (" + ", ".join(found) + ")")
+    accents = [w for w in plain if accented(w)] if analysis.head_kind == "none" else []
+    if accents:  # `dale permisos de ejecución`: words of a language, after no command
+        analysis.add(min(1.2, 0.6 * len(accents)), f"words with accents ({bare(accents[0])})")
     if len(args) >= 2 and kinds[0] == "word" and kinds[1] in ("word", "quoted") and len(args[1].text) > 2:
         second = bare(args[0].text)
         strong = function_word_weight(second) >= 1.0
@@ -421,12 +430,13 @@ def _analyse(
     if not args:
         if low in ONE_WORD_PROSE and kind == "none":  # `yes` on PATH runs, as the hook runs it
             analysis.add(4.0, f"'{head}' on its own is a reply, not a program")
-        elif kind == "none" and is_plain_word(head) and not head[:1].isupper():
+        elif kind == "none" and is_plain_word(head) and not head[:1].isupper() and head.isascii():
             analysis.add(-1.7, "a single unknown word: most likely a mistyped command")
         _sentence_shape(analysis, line, words, 0)
         _weigh_inline_code(analysis)
         return analysis
-    if (low in QUESTION_STARTERS and (len(args) >= 2 or line.rstrip().endswith("?"))) or low in REQUEST_STARTERS:
+    question = low in QUESTION_STARTERS or (low in OTHER_QUESTION_STARTERS and kind == "none")
+    if (question and (len(args) >= 2 or line.rstrip().endswith("?"))) or low in REQUEST_STARTERS:
         analysis.add(2.0, f"starts like a question or request ('{low}')")
     free_text = low in FREE_TEXT_COMMANDS and kind in ("builtin", "file")
     _arguments(analysis, args, free_text, cwd)

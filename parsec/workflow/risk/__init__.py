@@ -22,7 +22,8 @@ paths.py (where paths point; protected places), walker.py (the walk over the lin
 runners.py and feeds.py (where the code a shell or interpreter runs comes from, and what a command
 prints into it), plain_code.py (whether a one-line program is plainly harmless), and rules/ (one
 module per family of commands: files, archives, git, search, text, processes, interpreters,
-downloads, system (crontab, services, firewall, signals), data_stores (SQL, redis, kubectl, aws …)).
+downloads, system (crontab, services, firewall, signals), data_stores (SQL, redis, kubectl, aws …),
+catalogue (what GTFOBins lists a program as able to run or write, from data/gtfobins.json)).
 sql.py reads what an SQL text does.
 """
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 import os
 
 from .rules.archives import ArchiveRules
+from .rules.catalogue import CatalogueRules
 from .rules.data_stores import DataStoreRules
 from .rules.downloads import DownloadRules
 from .rules.files import FileRules
@@ -57,6 +59,7 @@ class _Checker(
     DownloadRules,
     SystemRules,
     DataStoreRules,
+    CatalogueRules,
 ):
     """The tree walk with every command's rule (a command without one is judged by its name)."""
 

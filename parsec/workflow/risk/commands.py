@@ -99,7 +99,21 @@ READ_ONLY = {
 }
 # less, more, man and top are read-only too, but wait for keys: not auto-approved under --yes.
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "perl", "ruby", "node"}
-SH_LIKE = {"sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "mksh"}  # take a script with -c
+SH_LIKE = {
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "ash",
+    "mksh",
+    "csh",
+    "tcsh",
+    "elvish",
+    "yash",
+    "posh",
+}  # take a script with -c
 EXECUTORS = SHELLS | {"eval", "source", "."}  # run their arguments as code
 USER_SWITCHERS = {"su", "runuser"}  # start a shell as another user, reading commands from stdin
 DOWNLOADERS = {"curl", "wget", "fetch"}
@@ -173,7 +187,7 @@ HARMLESS_PAGERS = {"", "cat", "less", "more"}
 
 # Commands handled by another command's rule.
 HANDLER_NAMES = {".": "source", "gawk": "awk", "mawk": "awk", "nawk": "awk", "fdfind": "fd"}
-HANDLER_NAMES |= {shell: "sh" for shell in ("bash", "zsh", "dash", "ksh", "fish", "ash", "mksh", "busybox-sh")}
+HANDLER_NAMES |= {shell: "sh" for shell in SH_LIKE - {"sh"}}
 HANDLER_NAMES |= {"python2": "python", "python3": "python", "pypy": "python", "pypy3": "python", "nodejs": "node"}
 HANDLER_NAMES |= {"perl5": "perl", "luajit": "lua", "vi": "vim", "nvim": "vim", "ex": "vim", "view": "vim"}
 HANDLER_NAMES |= {"vimdiff": "vim", "rvim": "vim"}

@@ -52,6 +52,7 @@ def _looks_like_fork_bomb(command: str) -> bool:
 
 _FD_TARGET = re.compile(r"\d+-?|-")  # the word after >& that names a file descriptor, not a file
 _WHOLE_SUBSTITUTION = re.compile(r'"?(\$\(.*\)|`.*`)"?', re.DOTALL)  # a word that is one $(…)
+_LEADING_TIME = re.compile(r"^\s*time(?:\s+-p)?\s+")
 _QUOTED_HEREDOC = re.compile(r"""(<<-?\s*)(['"])(\w+)\2""")  # <<'EOF': bashlex only reads <<EOF
 
 
@@ -62,10 +63,12 @@ def parse(command: str) -> list[Any]:
     try:
         return bashlex.parse(command)
     except Exception:
-        if not _QUOTED_HEREDOC.search(command):
-            raise
         # A quoted delimiter only stops expansion in the body; the body is read as code either way.
-        return bashlex.parse(_QUOTED_HEREDOC.sub(r"\1\3", command))
+        # `time` (a keyword bashlex does not know) only measures the pipeline after it.
+        readable = _LEADING_TIME.sub("", _QUOTED_HEREDOC.sub(r"\1\3", command))
+        if readable == command:
+            raise
+        return bashlex.parse(readable)
 
 
 class Walker(PathChecks):
@@ -95,7 +98,7 @@ class Walker(PathChecks):
             verdict.raise_to(MEDIUM, UNANALYSED)
         return verdict
 
-    def _nested(self, command: str, verdict: RiskVerdict) -> None:
+    def _nested(self, command: str, verdict: RiskVerdict) -> RiskVerdict:
         """Check a command that this one runs (sh -c, su -c, find -exec), from where this one runs."""
         walker = type(self)(self.tree, self.cwd, self.home)
         walker.written = self.written
@@ -103,6 +106,7 @@ class Walker(PathChecks):
         for reason in sub.reasons:
             verdict.raise_to(sub.level, reason)
         verdict.raise_to(sub.level, None)
+        return sub
 
     def _nested_words(self, words: list[str], verdict: RiskVerdict) -> None:
         """Check words that form a command of their own (after xargs, find -exec, fd -x)."""
@@ -258,6 +262,10 @@ class Walker(PathChecks):
             verdict.raise_to(MEDIUM, f"{name} may change files or the system")
         if name in WRITERS and name not in ("rm", "chmod", "chown", "chgrp"):
             self._writes(name, rest, verdict)
+        self._catalogue(name, rest, verdict)
+
+    def _catalogue(self, name: str, rest: list[str], verdict: RiskVerdict) -> None:
+        """What GTFOBins says `name` can run or write (rules/catalogue.py)."""
 
     def _handler(self, name: str) -> Any:
         name = HANDLER_NAMES.get(name, name)

@@ -4,6 +4,8 @@ dropdb, redis-cli, kubectl, aws, gsutil, terraform, docker."""
 
 from __future__ import annotations
 
+import re
+
 from ..runners import code_source
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
@@ -14,6 +16,7 @@ KUBECTL_VALUE_OPTIONS |= {"--filename", "-o", "--output", "--user", "-s", "--ser
 AWS_VALUE_OPTIONS = {"--profile", "--region", "--endpoint-url", "--output", "--query", "--exclude", "--include"}
 REDIS_VALUE_OPTIONS = {"-h", "-p", "-s", "-a", "-u", "-n", "--user", "--pass", "-r", "-i", "--tls", "--cacert"}
 REDIS_FLUSHES = {"flushall", "flushdb"}
+SQLITE_OUTPUT = re.compile(r"(?:^|\n)\s*\.(?:output|once)\s+(?!-)(\S+)")
 
 
 class DataStoreRules(Walker):
@@ -24,6 +27,8 @@ class DataStoreRules(Walker):
             return
         for code in source.code:
             self._foreign_code("sql", code, self.name, verdict)
+            for target in SQLITE_OUTPUT.findall(code):  # sqlite3's .output FILE / .once FILE
+                self._write_to(target, f"{self.name} .output", verdict)
         if source.script:
             self._run_script(source.script, self.name, verdict)
 

@@ -14,7 +14,8 @@ from ..words import after_options, operands_of
 
 WATCH_VALUE_OPTIONS = {"-n", "--interval", "-q", "--equexit"}
 VIM_CODE = re.compile(
-    r"^\s*:*\s*(?:sy(?:stem)?|call?|py(?:thon)?3?|pyx|lua|perl|rub(?:y)?|exe(?:cute)?|ter(?:minal)?)\b"
+    r"^\s*:*\s*(?:sy(?:stem)?|call?|py(?:thon)?3?|pyx|lua|perl|rub(?:y)?|exe(?:cute)?|ter(?:minal)?|sh(?:ell)?)\b"
+    r"|\bshell\s*="  # :set shell=CMD | shell
 )
 
 
@@ -96,5 +97,5 @@ class InterpreterRules(Walker):
             if text.startswith("!"):
                 verdict.raise_to(MEDIUM, f"{self.name} runs a shell command")
                 self._nested(text[1:], verdict)
-            elif VIM_CODE.match(text) or "system(" in text:
+            elif VIM_CODE.search(text) or "system(" in text:
                 verdict.raise_to(HIGH, f"{self.name} runs code from its command line: {command}")

@@ -26,7 +26,10 @@ class ExecutionSteps(RunnerParts):
 
         cwd, env = resume_point(self.conversation, dict(self.options.env))
         confinement = confinement_for(
-            self.options.sandbox, unattended=self.options.auto_yes, workdir=self.conversation.working_directory
+            self.options.sandbox,
+            unattended=self.options.auto_yes,
+            workdir=self.conversation.working_directory,
+            home=env.get("HOME"),
         )
         if confinement.reason:
             then = (

@@ -57,16 +57,18 @@ class Sandbox:
     workdir: str
     network: bool = True
 
-    def command(self, argv: list[str], *, private_dir: str, cwd: str, info_fd: int) -> list[str]:
+    def command(
+        self, argv: list[str], *, private_dir: str, cwd: str, info_fd: int, env: Mapping[str, str]
+    ) -> list[str]:
         """`argv` run inside the sandbox; bwrap writes the shell's pid (as Parsec sees it) as JSON
-        to `info_fd` once the sandbox is up.
+        to `info_fd` once the sandbox is up. `env`: the shell's (where its sockets are).
 
         The shell is started by `setsid --ctty` as pid 1 of the sandbox's PID namespace: the
         leader of its own session with the pty as its terminal, as it is outside a sandbox, so
         its job control can hand the terminal to each command and take it back (a process group
         of the namespace's parent is invisible inside it, so the shell could not take it back
         there). (bwrap shows that terminal as /dev/console.)"""
-        args = [self.bwrap, *confinement_flags(self.network), "--info-fd", str(info_fd)]
+        args = [self.bwrap, *confinement_flags(self.network), *hiding_flags(env), "--info-fd", str(info_fd)]
         args += ["--bind", self.workdir, self.workdir, "--bind", private_dir, private_dir]
         setsid = shutil.which("setsid") or "/usr/bin/setsid"
         return [*args, "--chdir", cwd if os.path.isdir(cwd) else self.workdir, "--", setsid, "--ctty", *argv]
@@ -85,9 +87,12 @@ class Confinement:
         return self.sandbox is not None
 
 
-def confinement_for(settings: SandboxSettings, *, unattended: bool, workdir: str) -> Confinement:
+def confinement_for(
+    settings: SandboxSettings, *, unattended: bool, workdir: str, home: str | None = None
+) -> Confinement:
     """The sandbox for a run in `workdir`: under `mode = unattended` only when nobody approves each
-    command; `always` for every run; `never` for none."""
+    command; `always` for every run; `never` for none. Not where the working directory holds the
+    home directory (or is /): a sandbox that may write there protects none of it."""
     if settings.mode == "never":
         return Confinement(None, 'the sandbox is off ([workflow] sandbox = "never")')
     if settings.mode == "unattended" and not unattended:
@@ -95,6 +100,13 @@ def confinement_for(settings: SandboxSettings, *, unattended: bool, workdir: str
     workdir = os.path.realpath(workdir)
     if workdir == "/":
         return Confinement(None, "the working directory is /: a sandbox that may write there confines nothing")
+    home = os.path.realpath(home) if home else ""
+    if home and (home == workdir or home.startswith(workdir + "/")):
+        return Confinement(
+            None,
+            f"the working directory {workdir} holds your home directory, which a sandbox there could not "
+            "keep read-only (start in a project directory)",
+        )
     bwrap, reason = find_bwrap(settings.bwrap, settings.network)
     if bwrap is None:
         return Confinement(None, reason)
@@ -161,6 +173,42 @@ def confinement_flags(network: bool) -> list[str]:
     flags += ["--unshare-pid", "--as-pid-1", "--die-with-parent", "--cap-drop", "ALL"]
     if not network:
         flags.append("--unshare-net")
+    return flags
+
+
+# Unix sockets through which a confined command could have something outside it run a command:
+# the user's systemd and D-Bus (`systemd-run --user`), Wayland and podman in the runtime directory;
+# the system's D-Bus and systemd (root's `systemctl`), Docker, containerd; X11's display. Hidden:
+# a tmpfs over the directories, /dev/null over the files. The ssh agent stays (git over ssh).
+SYSTEM_SOCKETS = (
+    "/run/dbus/system_bus_socket",
+    "/run/systemd/private",
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+)
+SOCKET_DIRS = ("/tmp/.X11-unix",)
+
+
+def hiding_flags(env: Mapping[str, str]) -> list[str]:
+    """bwrap flags that hide the sockets above (those that exist here)."""
+    flags: list[str] = []
+    runtime = os.path.realpath(env.get("XDG_RUNTIME_DIR") or "/")
+    if runtime != "/" and os.path.isdir(runtime):
+        flags += ["--tmpfs", runtime]
+        agent = env.get("SSH_AUTH_SOCK", "")
+        if agent and os.path.realpath(agent).startswith(runtime + "/") and os.path.exists(agent):
+            flags += ["--bind", os.path.realpath(agent), os.path.realpath(agent)]
+    hidden = set()
+    for path in SYSTEM_SOCKETS:
+        real = os.path.realpath(path)
+        if real not in hidden and os.path.exists(real) and not os.path.isdir(real):
+            hidden.add(real)
+            flags += ["--ro-bind", "/dev/null", real]
+    for directory in SOCKET_DIRS:
+        if os.path.isdir(directory):
+            flags += ["--tmpfs", directory]
     return flags
 
 

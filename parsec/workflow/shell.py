@@ -116,7 +116,7 @@ class PersistentShell:
         info_read = info_write = -1
         if self.sandbox is not None:
             info_read, info_write = os.pipe()
-            argv = self.sandbox.command(argv, private_dir=self._dir, cwd=self.cwd, info_fd=4)
+            argv = self.sandbox.command(argv, private_dir=self._dir, cwd=self.cwd, info_fd=4, env=self.env)
         pid = os.fork()
         if pid == 0:  # child: new session, the pty as controlling terminal, the pipe as fd 3
             try:

@@ -122,6 +122,32 @@ def test_ctrl_c_and_exit_inside_the_sandbox(confined) -> None:
     assert "blocked by the sandbox" in blocked_by(shell.sandbox, after.output)
 
 
+def test_sockets_that_would_run_commands_outside_are_hidden(tmp_path: Path, bwrap: str) -> None:
+    import socket
+
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    listening = []
+    for name in ("bus", "agent.sock"):  # the user's D-Bus (systemd-run --user), the ssh agent
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(runtime / name))
+        server.listen()
+        listening.append(server)
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
+    env.update(XDG_RUNTIME_DIR=str(runtime), SSH_AUTH_SOCK=str(runtime / "agent.sock"))
+    try:
+        with PersistentShell(str(work), env, shell="/bin/bash", sandbox=Sandbox(bwrap, str(work))) as shell:
+            assert shell.run('test -S "$XDG_RUNTIME_DIR/bus"').exit_status != 0
+            assert shell.run('test -S "$SSH_AUTH_SOCK"').exit_status == 0
+            if os.path.exists("/run/dbus/system_bus_socket"):
+                assert shell.run("test -S /run/dbus/system_bus_socket").exit_status != 0
+    finally:
+        for server in listening:
+            server.close()
+
+
 def test_the_sandbox_has_its_own_processes(confined) -> None:
     shell, _ = confined
     result = shell.run(f"kill -0 {os.getpid()}")  # Parsec itself is not even visible in there
@@ -156,6 +182,11 @@ def test_which_runs_are_confined(tmp_path: Path) -> None:
     assert not never.confined and 'sandbox = "never"' in never.reason
     root = confinement_for(SandboxSettings("always"), unattended=True, workdir="/")
     assert not root.confined and "working directory is /" in root.reason
+    for home in (work, str(tmp_path / "home")):  # a run in the home directory or above it
+        held = confinement_for(SandboxSettings("always"), unattended=True, workdir=work, home=home)
+        assert not held.confined and "holds your home directory" in held.reason
+    beside = confinement_for(SandboxSettings(), unattended=True, workdir=work, home="/nonexistent-home")
+    assert beside.confined or not find_bwrap()[0]
     missing = confinement_for(SandboxSettings(bwrap=str(tmp_path / "no-bwrap")), unattended=True, workdir=work)
     assert not missing.confined and "no-bwrap: not an executable file" in missing.reason
 
@@ -297,6 +328,7 @@ def test_bwrap_confines_an_unprivileged_user(bwrap: str) -> None:
             private_dir=str(work),
             cwd=str(work),
             info_fd=info_write,
+            env={},
         )
         argv.remove("--ctty")  # no terminal here
         try:

@@ -73,6 +73,13 @@ class Sandbox:
         setsid = shutil.which("setsid") or "/usr/bin/setsid"
         return [*args, "--chdir", cwd if os.path.isdir(cwd) else self.workdir, "--", setsid, "--ctty", *argv]
 
+    @staticmethod
+    def environment(private_tmp: str) -> dict[str, str]:
+        """The confined shell's variables: its private directory as $TMPDIR, and the caches there
+        too, so pip, uv, go and npm work rather than fail on a read-only ~/.cache or ~/.npm."""
+        cache = os.path.join(private_tmp, "cache")
+        return {"TMPDIR": private_tmp, "XDG_CACHE_HOME": cache, "npm_config_cache": os.path.join(cache, "npm")}
+
 
 @dataclass(frozen=True)
 class Confinement:

@@ -24,6 +24,7 @@ import json
 import os
 import secrets
 import select
+import shutil
 import signal
 import tempfile
 import termios
@@ -95,7 +96,7 @@ class PersistentShell:
         if sandbox is not None:
             tmp = os.path.join(self._dir, "tmp")
             os.mkdir(tmp, 0o700)
-            self.env["TMPDIR"] = tmp
+            self.env.update(sandbox.environment(tmp))
 
     # --- life cycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -174,12 +175,7 @@ class PersistentShell:
     def close(self) -> None:
         self._stop_reaper()
         self._end_shell(signal.SIGHUP)
-        try:
-            for name in os.listdir(self._dir):
-                os.unlink(os.path.join(self._dir, name))
-            os.rmdir(self._dir)
-        except OSError:
-            pass
+        shutil.rmtree(self._dir, ignore_errors=True)  # the state file, and a sandbox's TMPDIR
 
     def __enter__(self) -> PersistentShell:
         self.start()
@@ -401,8 +397,6 @@ def pick_shell(env: dict[str, str]) -> str:
     """bash, whatever the user's login shell: a non-interactive zsh has no job control, so a
     Ctrl-C there stops the running program but not the rest of its command line. The user's zsh
     is used only where there is no bash."""
-    import shutil
-
     found = shutil.which("bash", path=env.get("PATH")) or shutil.which("bash")
     if found:
         return found

@@ -93,10 +93,20 @@ def test_a_confined_command_writes_inside_the_working_directory_and_tmpdir(confi
     assert (work / "out" / "app").read_text() == "built\n"
     assert result.output.strip() == "scratch"
     assert not shell.env["TMPDIR"].startswith(str(work))
+    caches = shell.run('mkdir -p "$XDG_CACHE_HOME/pip" && mkdir -p "$npm_config_cache"')  # not ~/.cache
+    assert caches.exit_status == 0, caches.output
     assert blocked_by(shell.sandbox, shell.run("echo x > /tmp/parsec-sandbox-probe").output).startswith(
         "blocked by the sandbox: writing /tmp/parsec-sandbox-probe"
     )
     assert not os.path.exists("/tmp/parsec-sandbox-probe")
+
+
+def test_the_private_tmpdir_goes_with_the_shell(tmp_path: Path, bwrap: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
+    with PersistentShell(str(tmp_path), env, shell="/bin/bash", sandbox=Sandbox(bwrap, str(tmp_path))) as shell:
+        assert shell.run('mkdir -p "$TMPDIR/build/deep" && touch "$TMPDIR/build/deep/x"').exit_status == 0
+        private = Path(shell.env["TMPDIR"]).parent
+    assert not private.exists()
 
 
 def test_cd_exports_and_a_venv_like_path_carry_over_inside_the_sandbox(confined) -> None:

@@ -111,6 +111,8 @@ class LLMConfig(_Section):
     api_key: str = ""  # prefer the environment; a config file holding a key must be private
     connect_timeout_s: float = Field(5.0, gt=0)
     read_timeout_s: float = Field(120.0, gt=0)
+    first_token_timeout_s: float = Field(120.0, gt=0)
+    idle_timeout_s: float = Field(30.0, gt=0)
     max_retries: int = Field(3, ge=0)
     temperature: float | None = Field(None, ge=0.0, le=2.0)
     structured_output: str = "auto"  # auto, or one mode of the provider's (providers/dialects.py)

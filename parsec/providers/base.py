@@ -21,9 +21,15 @@ from pydantic import BaseModel, ValidationError
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
 from .dialects import LADDERS, PROMPT, Mode, ModeMemory, find_mode, refuses
-from .errors import ProviderResponseError, StructuredModeRefused, StructuredOutputError, UnknownMessagePart
+from .errors import (
+    ProviderResponseError,
+    StructuredModeRefused,
+    StructuredOutputError,
+    UnknownMessagePart,
+)
 from .json_reply import Check, parse_reply
 from .keys import Secret, redact
+from .streaming import StreamedReplies, estimated_usage
 from .transport import Endpoint, RetryPolicy, Transport
 
 __all__ = [
@@ -91,6 +97,8 @@ class ProviderOptions:
     # A last line of defence: whatever assembled the prompt should have masked secrets already.
     mask_secrets: bool = True
     extra_secret_patterns: tuple[str, ...] = ()
+    first_token_timeout_s: float = 120.0  # a streamed reply's first token (a slow CPU reads the prompt first)
+    idle_timeout_s: float = 30.0  # the longest pause between tokens of a streamed reply
     structured_output: str = "auto"  # [llm] structured_output: auto, or one mode of the provider's
     mode_memory: ModeMemory | None = None  # where the mode a server accepted is remembered
 
@@ -99,7 +107,7 @@ class ProviderOptions:
 StreamItem = str | TokenUsage
 
 
-class Provider(ABC):
+class Provider(StreamedReplies, ABC):
     name: ClassVar[str]
 
     def __init__(self, options: ProviderOptions) -> None:
@@ -120,6 +128,8 @@ class Provider(ABC):
         self._extra_secret_patterns = options.extra_secret_patterns
         self._secret_values: Any = None  # a session's remembered values (privacy.memory.SecretValues)
         self._on_usage = options.on_usage
+        self._first_token_s = options.first_token_timeout_s
+        self._idle_s = options.idle_timeout_s
         endpoint = Endpoint(self.name, self.base_url, self.model, options.key_hint or "[llm] api_key", options.api_key)
         self._transport = Transport(
             endpoint,
@@ -128,6 +138,7 @@ class Provider(ABC):
             retry=options.retry or RetryPolicy(),
             http_transport=options.http_transport,
             outbound=self._outbound,
+            stream_read_timeout_s=max(options.first_token_timeout_s, options.idle_timeout_s) + 5,
         )
 
     def __repr__(self) -> str:
@@ -146,7 +157,6 @@ class Provider(ABC):
             self._prepared(messages),
             purpose=purpose,
             max_tokens=self._reply_limit(max_tokens, CHAT_MAX_TOKENS),
-            schema=None,
         )
 
     def stream(
@@ -155,31 +165,7 @@ class Provider(ABC):
         """Text deltas as they arrive; usage is reported when the stream ends."""
         checked = self._prepared(messages)
         body = self._body(checked, max_tokens=self._reply_limit(max_tokens, CHAT_MAX_TOKENS), stream=True)
-        usage: TokenUsage | None = None
-        parts: list[str] = []
-        answered = False
-        try:
-            with self._transport.stream(self._url(stream=True), self._headers(), body) as response:
-                answered = True
-                items = self._parse_stream(response)
-                while True:
-                    try:
-                        item = next(items)
-                    except StopIteration:
-                        break
-                    except (ValueError, KeyError, TypeError, AttributeError) as err:
-                        raise ProviderResponseError(
-                            f"{self.name} sent a stream Parsec cannot read ({type(err).__name__})"
-                        ) from None
-                    if isinstance(item, TokenUsage):
-                        usage = item
-                    elif item:
-                        parts.append(item)
-                        yield item
-        finally:
-            # Also when the reader stops early or the stream breaks: the tokens were spent anyway.
-            if answered:
-                self._report(purpose, usage or _estimated_usage(checked, "".join(parts)))
+        yield from self._streamed(checked, body, purpose=purpose)
 
     def structured(
         self,
@@ -190,14 +176,16 @@ class Provider(ABC):
         max_tokens: int | None = None,
         check: Check | None = None,
         notice: Callable[[str], None] | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> tuple[T, ChatResult]:
         """A validated `output_model` instance that `check` finds meaningful; one repair request
-        quoting what was wrong (and `notice(reason)` told, for the user), then an error."""
+        quoting what was wrong (and `notice(reason)` told, for the user), then an error. The reply
+        streams: `on_text(text so far)` is called as it grows (the plan is shown as it arrives)."""
         schema = output_model.model_json_schema()
         checked = self._prepared(messages)
         wanted = (output_model.__name__, schema)
         limit = self._reply_limit(max_tokens, STRUCTURED_MAX_TOKENS)
-        first, request = self._ask_structured(checked, wanted, purpose=purpose, max_tokens=limit)
+        first, request = self._ask_structured(checked, wanted, purpose=purpose, max_tokens=limit, on_text=on_text)
         value, problem = parse_reply(first.text, output_model, check)
         if value is not None:
             return value, dataclasses.replace(first, sent=tuple(request))
@@ -214,7 +202,7 @@ class Provider(ABC):
                 ),
             ),
         ]
-        second = self._complete(repair, purpose=purpose, max_tokens=limit, schema=wanted)
+        second = self._structured_call(repair, purpose=purpose, max_tokens=limit, schema=wanted, on_text=on_text)
         value, problem = parse_reply(second.text, output_model, check)
         total = TokenUsage(
             input_tokens=first.usage.input_tokens + second.usage.input_tokens,
@@ -268,7 +256,13 @@ class Provider(ABC):
         return asked or min(self.limits.max_output_tokens, default)
 
     def _ask_structured(
-        self, checked: list[ChatMessage], wanted: tuple[str, dict[str, Any]], *, purpose: str, max_tokens: int
+        self,
+        checked: list[ChatMessage],
+        wanted: tuple[str, dict[str, Any]],
+        *,
+        purpose: str,
+        max_tokens: int,
+        on_text: Callable[[str], None] | None,
     ) -> tuple[ChatResult, list[ChatMessage]]:
         """The first answer, in the first mode the server accepts: a refusal that names the mode's
         field moves to the next mode at once, and the server's choice is remembered."""
@@ -276,7 +270,10 @@ class Provider(ABC):
             mode = self._mode
             request = _with_json_instructions(checked, wanted[1], include_schema=not mode.enforced)
             try:
-                return self._complete(request, purpose=purpose, max_tokens=max_tokens, schema=wanted), request
+                answer = self._structured_call(
+                    request, purpose=purpose, max_tokens=max_tokens, schema=wanted, on_text=on_text
+                )
+                return answer, request
             except StructuredModeRefused as err:
                 if self._forced_mode:
                     raise ProviderResponseError(
@@ -303,22 +300,36 @@ class Provider(ABC):
         """Checked messages; nothing is dropped silently (masking happens at the gate, _outbound)."""
         return _checked(messages)
 
-    def _complete(
+    def _structured_call(
         self,
         messages: list[ChatMessage],
         *,
         purpose: str,
-        max_tokens: int | None,
-        schema: tuple[str, dict[str, Any]] | None,
+        max_tokens: int,
+        schema: tuple[str, dict[str, Any]],
+        on_text: Callable[[str], None] | None,
     ) -> ChatResult:
-        body = self._body(messages, max_tokens=max_tokens, stream=False)
+        """One streamed request in the current mode. A server that ignores the length limit is
+        cut off after far more text than it allows (the truncated end is mended by the parse)."""
+        body = self._body(messages, max_tokens=max_tokens, stream=True)
         mode = self._mode
-        if schema is not None and mode is not PROMPT:
+        refused = None
+        if mode is not PROMPT:
             body = self._with_schema(body, mode, *schema)
             refused = functools.partial(refuses, mode)
-        else:
-            refused = None
-        data = self._transport.post_json(self._url(stream=False), self._headers(), body, refused=refused)
+        usage: list[TokenUsage] = []
+        text = ""
+        for delta in self._streamed(
+            messages, body, purpose=purpose, refused=refused, max_chars=max_tokens * 8, usage_out=usage
+        ):
+            text += delta
+            if on_text is not None:
+                on_text(text)
+        return ChatResult(text=text, usage=usage[0], model=self.model, provider=self.name)
+
+    def _complete(self, messages: list[ChatMessage], *, purpose: str, max_tokens: int | None) -> ChatResult:
+        body = self._body(messages, max_tokens=max_tokens, stream=False)
+        data = self._transport.post_json(self._url(stream=False), self._headers(), body)
         try:
             text, usage = self._parse_reply(data)
         except (KeyError, IndexError, TypeError, AttributeError) as err:
@@ -326,7 +337,7 @@ class Provider(ABC):
                 f"{self.name} sent a reply Parsec cannot read ({type(err).__name__}: {err}); "
                 f"is [llm] base_url a {self.name}-compatible endpoint?"
             ) from None
-        usage = usage or _estimated_usage(messages, text)
+        usage = usage or estimated_usage(messages, text)
         self._report(purpose, usage)
         return ChatResult(text=text, usage=usage, model=self.model, provider=self.name)
 
@@ -413,9 +424,3 @@ def _json_instruction(schema: dict[str, Any], *, include_schema: bool) -> str:
     if include_schema:
         instruction += f" It must match this JSON schema:\n{json.dumps(schema, separators=(',', ':'))}"
     return instruction
-
-
-def _estimated_usage(messages: list[ChatMessage], reply: str) -> TokenUsage:
-    """When a server reports no usage (some OpenAI-compatible ones): about four characters a token."""
-    sent = sum(len(m.content) for m in messages)
-    return TokenUsage(input_tokens=(sent + 3) // 4, output_tokens=(len(reply) + 3) // 4)

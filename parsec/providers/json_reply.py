@@ -55,3 +55,13 @@ def json_candidate(text: str) -> str:
     if start < 0:
         return stripped
     return stripped[start : end + 1] if start < end else stripped[start:]
+
+
+def partial_object(text: str) -> dict[str, Any]:
+    """What a reply still being written holds so far, its open strings and brackets closed (a
+    streamed plan shows its steps as they arrive); {} when nothing can be read yet."""
+    candidate = json_candidate(text)
+    if not candidate.startswith("{"):
+        return {}
+    data = json_repair.repair_json(candidate, return_objects=True)
+    return data if isinstance(data, dict) else {}

@@ -134,6 +134,8 @@ def build_provider(
         key_hint=choice.key_hint,
         connect_timeout_s=llm.connect_timeout_s,
         read_timeout_s=llm.read_timeout_s,
+        first_token_timeout_s=llm.first_token_timeout_s,
+        idle_timeout_s=llm.idle_timeout_s,
         retry=retry or RetryPolicy(max_retries=llm.max_retries),
         temperature=llm.temperature,
         on_usage=on_usage,

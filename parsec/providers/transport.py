@@ -119,8 +119,11 @@ class Transport:
         retry: RetryPolicy,
         http_transport: httpx.BaseTransport | None = None,
         outbound: Callable[[str], str] | None = None,
+        stream_read_timeout_s: float | None = None,
     ) -> None:
         self.endpoint = endpoint
+        # A stream's own deadlines (first token, idle: watch.py) are the real limits; this is a backstop.
+        self.stream_timeout = httpx.Timeout(stream_read_timeout_s or read_timeout_s, connect=connect_timeout_s)
         self.outbound = outbound  # the masking gate every request body passes
         self.retry = retry
         self.read_timeout_s = read_timeout_s
@@ -199,7 +202,13 @@ class Transport:
         while True:
             started = time.perf_counter()
             try:
-                request = self.client.build_request(method, url, headers=headers, json=body)
+                request = self.client.build_request(
+                    method,
+                    url,
+                    headers=headers,
+                    json=body,
+                    timeout=self.stream_timeout if stream else httpx.USE_CLIENT_DEFAULT,
+                )
                 response = self.client.send(request, stream=True)
             except httpx.ReadTimeout:
                 raise self._timeout() from None
@@ -360,22 +369,12 @@ def _error_message(text: str, limit: int = 200) -> str:
 
 
 def iter_sse(response: httpx.Response) -> Iterator[tuple[str, str]]:
-    """(event, data) pairs of a server-sent event stream."""
-    event = ""
-    data: list[str] = []
-    for line in response.iter_lines():
-        if not line:
-            if data:
-                yield event, "\n".join(data)
-            event, data = "", []
-        elif line.startswith(":"):
-            continue
-        elif line.startswith("event:"):
-            event = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].lstrip())
-    if data:
-        yield event, "\n".join(data)
+    """(event, data) pairs of a server-sent event stream (httpx-sse; comments and pings skipped)."""
+    from httpx_sse import EventSource
+
+    for event in EventSource(response).iter_sse():
+        if event.data:
+            yield event.event, event.data
 
 
 def iter_ndjson(response: httpx.Response) -> Iterator[Any]:

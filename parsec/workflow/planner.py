@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from ..models.chat import ChatMessage
 from ..models.limits import MAX_PLAN_STEPS
 from ..models.workflow import ModelExchange, WorkflowPlan
-from .reply_checks import plan_problem
+from ..providers.json_reply import partial_object
+from .reply_checks import plan_problem, unusable_reply_notice
 from .schemas import PlanReply
 
 PLAN_INSTRUCTIONS = (
@@ -45,19 +47,49 @@ def make_plan(
     remark: str | None = None,
     previous: WorkflowPlan | None = None,
     exchanges: list | None = None,
-    notice: Callable[[str], None] | None = None,
+    shown_on: Any = None,
 ) -> tuple[str, WorkflowPlan]:
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
-    and answered, is appended to `exchanges`. A plan that makes no sense is asked again once, and
-    `notice` told why."""
+    and answered, is appended to `exchanges`. On `shown_on` (a WorkflowUI): each step as soon as the
+    model has written it, while the rest streams in; and why a plan that makes no sense is asked
+    again (once)."""
     request = with_instructions(messages, plan_instructions(max_steps, remark, previous))
-    reply, result = provider.structured(request, PlanReply, purpose="plan", check=plan_problem, notice=notice)
+    on_text = StepsAsTheyArrive(shown_on.plan_step) if shown_on is not None else None
+    notice = unusable_reply_notice(shown_on.say) if shown_on is not None else None
+    reply, result = provider.structured(
+        request, PlanReply, purpose="plan", check=plan_problem, notice=notice, on_text=on_text
+    )
     steps = reply.steps[:max_steps]
     revision = previous.revision + 1 if previous is not None else 1
     if exchanges is not None:
         sent = list(getattr(result, "sent", ()) or request)  # as the adapter sent it
         exchanges.append(ModelExchange(purpose="plan", messages=sent, reply=getattr(result, "text", "") or ""))
     return reply.name, WorkflowPlan.from_descriptions(steps, revision=revision)
+
+
+class StepsAsTheyArrive:
+    """Fed the plan's text as it streams; hands each step over once it is complete (followed by
+    another, or the list closed), once. A repair request starts the count again."""
+
+    _CLOSED = re.compile(r'"steps"\s*:\s*\[.*\]', re.DOTALL)
+
+    def __init__(self, on_step: Callable[[int, str], None]) -> None:
+        self.on_step = on_step
+        self.shown = 0
+        self.text = ""
+
+    def __call__(self, text: str) -> None:
+        if not text.startswith(self.text):  # a repair reply, starting over
+            self.shown = 0
+        self.text = text
+        steps = partial_object(text).get("steps")
+        if not isinstance(steps, list):
+            return
+        complete = steps if self._CLOSED.search(text) else steps[:-1]
+        for number in range(self.shown, min(len(complete), MAX_PLAN_STEPS)):
+            if isinstance(complete[number], str) and complete[number].strip():
+                self.on_step(number + 1, complete[number].strip())
+            self.shown = number + 1
 
 
 def edit_plan(descriptions: list[str], command: str) -> list[str]:

@@ -183,7 +183,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 remark=remark,
                 previous=previous,
                 exchanges=conversation.planning_exchanges,
-                notice=self._notice,
+                shown_on=self.ui,
             )
         conversation.planning_exchanges[-1:] = [self._masked(e) for e in conversation.planning_exchanges[-1:]]
         if previous is None:

@@ -66,6 +66,13 @@ class TerminalUI:
         for i, step in enumerate(conversation.workflow.steps):
             self.console.print(f"  {i + 1}. {step.description}", markup=False)
 
+    def plan_step(self, number: int, description: str) -> None:
+        """A step of the plan as it streams in, shown at once (over the spinner's line, which is
+        redrawn below it)."""
+        clear = "\r\x1b[2K" if _is_tty(self.out) else ""
+        self.out.write(f"{clear}  {number}. {description}\n")
+        self.out.flush()
+
     def show_candidate(self, candidate: CommandCandidate, verdict: RiskVerdict, alternatives: int = 0) -> None:
         label = f"  ({alternatives} more: [a])" if alternatives else ""
         self.console.print(f"$ {candidate.command}", style="bold", markup=False)
@@ -176,6 +183,13 @@ class UnattendedUI(TerminalUI):
 
     def command_streams(self) -> tuple[Any, int | None]:
         return getattr(self.out, "buffer", None), None
+
+
+def _is_tty(out: TextIO) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 class Spinner:

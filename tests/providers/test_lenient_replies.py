@@ -41,12 +41,17 @@ def test_sloppy_json_is_read_without_another_call(stub, make_provider, reply):
 def test_bare_word_steps_are_sent_back_with_the_reason_and_the_user_told(stub, make_provider):
     stub.reply(json={"name": "x", "steps": ["code", "list_files"]})
     stub.reply(json=PLAN)
-    told: list[str] = []
-    _, plan = make_plan(make_provider("openai"), MESSAGES, notice=told.append)
+    ui = Shown()
+    _, plan = make_plan(make_provider("openai"), MESSAGES, shown_on=ui)
     assert len(plan.steps) == 2
     first, again = stub.model_requests()
     assert "bare words like 'code'" in again.body["messages"][-1]["content"]
-    assert told == ["steps must be sentences saying what to achieve, not bare words like 'code'"]
+    assert ui.said == [
+        "The model's reply was unusable (steps must be sentences saying what to achieve, not bare words "
+        "like 'code'): asking again."
+    ]
+    # The steps were shown as they streamed in: the bad plan's, then the good one's (counted afresh).
+    assert ui.steps == [(1, "code"), (2, "list_files"), (1, PLAN["steps"][0]), (2, PLAN["steps"][1])]
 
 
 def test_a_made_up_command_and_an_empty_reply_are_sent_back(stub, make_provider):
@@ -79,6 +84,17 @@ def test_meaning_checks():
     assert first_word("./build.sh --fast") == ""  # a path: not judged by name
     assert first_word("for f in *; do echo $f; done") == "for"
     assert first_word("echo 'unclosed") == ""
+
+
+class Shown:
+    def __init__(self):
+        self.said, self.steps = [], []
+
+    def say(self, text, style=None):
+        self.said.append(text)
+
+    def plan_step(self, number, description):
+        self.steps.append((number, description))
 
 
 def make_plan_reply(steps):

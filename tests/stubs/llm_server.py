@@ -22,6 +22,10 @@ Replies come from a scripted queue, shared by every format; each entry is a dict
   {"stream_delay": 0.01}           pause between streamed chunks
   {"gate": threading.Event()}      (in-process) stop streaming after the first text until it is set
   {"raw": "..."}                   this body verbatim (garbled JSON, an HTML page, a broken stream)
+  {"first_delay": 2.0, "pings": true}   (streams) send the headers, then wait before the first
+                                   chunk, with SSE keep-alive comments every 0.1 s when `pings`
+  {"hangup_after": 2}              (streams) close the connection after this many chunks
+  {"endless": true}                (streams) after the text, repeat its last chunk until the client leaves
 When the queue is empty the server answers `default` (a text; None means a 500 error).
 
 `LLMStub(dialect="llama-cpp-python")` (or "dialect" in a script) validates requests as that
@@ -375,7 +379,9 @@ class _Handler(BaseHTTPRequestHandler):
         )
         if "raw" in reply:  # a reply body sent verbatim (garbled JSON, an HTML error page, a broken stream)
             if streaming:
-                return self._send_stream(iter([reply["raw"]]), "text/event-stream", 0, {})
+                return self._send_stream(
+                    iter([reply["raw"]]), reply.get("raw_content_type", "text/event-stream"), 0, {}
+                )
             return self._send(200, reply["raw"].encode(), "application/json", {})
         if "json" in reply:
             text = json.dumps(reply["json"])
@@ -398,8 +404,19 @@ class _Handler(BaseHTTPRequestHandler):
         chunks = [text[i : i + stub.chunk_size] for i in range(0, len(text), stub.chunk_size)] or [""]
         events = _stream_events(api, model, chunks, usage, body or {}, tool)
         content_type = "application/x-ndjson" if api == "ollama" else "text/event-stream"
+        if reply.get("endless"):
+            chunks = _endless(chunks)
+            events = _stream_events(api, model, chunks, usage, body or {}, tool)
         gate = (reply["gate"], json.dumps(chunks[0])) if reply.get("gate") and chunks[0] else None
-        self._send_stream(events, content_type, float(reply.get("stream_delay", 0)), extra_headers, gate)
+        self._send_stream(
+            events,
+            content_type,
+            float(reply.get("stream_delay", 0)),
+            extra_headers,
+            gate,
+            first_delay=(float(reply.get("first_delay", 0)), bool(reply.get("pings"))),
+            hangup_after=reply.get("hangup_after"),
+        )
 
     # -- control (standalone use) -------------------------------------------------------------
     def _control(self, method: str, path: str, body: Any) -> None:
@@ -437,6 +454,8 @@ class _Handler(BaseHTTPRequestHandler):
         pause: float,
         headers: dict[str, str],
         gate: tuple[threading.Event, str] | None = None,
+        first_delay: tuple[float, bool] = (0.0, False),
+        hangup_after: int | None = None,
     ) -> None:
         """`gate`: (event, encoded first text): stop after the event carrying that text until it is set."""
         self.send_response(200)
@@ -445,7 +464,19 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in headers.items():
             self.send_header(name, str(value))
         self.end_headers()
-        for event in events:
+        self.wfile.flush()
+        waited, (delay, pings) = 0.0, first_delay
+        while waited < delay:  # the server reads the prompt: no token yet, maybe keep-alive comments
+            time.sleep(0.1)
+            waited += 0.1
+            if pings:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(b": ping\n\n"), b": ping\n\n"))
+                self.wfile.flush()
+        for sent, event in enumerate(events):
+            if hangup_after is not None and sent >= hangup_after:
+                self.close_connection = True
+                self.connection.shutdown(2)  # the server goes away mid-reply
+                return
             data = event.encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
@@ -540,13 +571,19 @@ def _full_reply(api: str, model: str, text: str, usage: dict[str, int], tool: st
     }
 
 
+def _endless(chunks: list[str]) -> Iterator[str]:
+    yield from chunks
+    while True:
+        yield chunks[-1]
+
+
 def _sse(data: Any, event: str | None = None) -> str:
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {json.dumps(data)}\n\n"
 
 
 def _stream_events(
-    api: str, model: str, chunks: list[str], usage: dict[str, int], body: dict[str, Any], tool: str | None = None
+    api: str, model: str, chunks: Any, usage: dict[str, int], body: dict[str, Any], tool: str | None = None
 ) -> Iterator[str]:
     tokens_in, tokens_out = usage["input_tokens"], usage["output_tokens"]
     if api == "openai":

@@ -19,7 +19,19 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
-HISTORY_FIELDS = ("id", "session", "time", "exit", "duration", "cwd", "host", "user", "source", "command")
+HISTORY_FIELDS = (
+    "id",
+    "session",
+    "time",
+    "exit",
+    "duration",
+    "cwd",
+    "host",
+    "user",
+    "source",
+    "conversation",
+    "command",
+)
 DEFAULT_FORMAT = "{time}  {exit:>4}  {command}"
 
 YES_HELP = "Run low- and medium-risk commands without asking; stop at a high-risk one. --yes=low: low-risk only."
@@ -63,6 +75,11 @@ def history_parser() -> Parser:
     add("--since", metavar="WHEN", help="2h, 3d, yesterday, 2024-05-01 ...")
     add("--until", metavar="WHEN", help="Same forms as --since (exclusive).")
     add("--host", help="Only commands run on this host.")
+    add(
+        "--source",
+        choices=("ai", "user"),
+        help="ai: only commands workflows ran (parsec ask), tagged with their conversation; user: only yours.",
+    )
     add("--search", "-s", metavar="TEXT", help="Full text: every word must appear.")
     add("--limit", "-n", type=_int, default=50, metavar="N", help="How many (0: all; default 50).")
     add("--json", dest="as_json", action="store_true", help="A JSON array of executions (with captured output).")

@@ -16,14 +16,22 @@ from typing import Any
 from .render import BOLD, DIM, GREEN, RED, RESET
 
 
-def command_cell(command: str, width: int) -> str:
+def command_cell(command: str, width: int, tag: str = "") -> str:
+    """The command in `width` characters; `tag` (a workflow's conversation) kept whole at the end."""
     from .history_common import cut
 
     lines = command.split("\n")
+    width = max(1, width - len(tag))
     if len(lines) == 1:
-        return cut(command, width)
+        return cut(command, width) + tag
     mark = f" ⏎+{len(lines) - 1}"
-    return cut(lines[0], max(1, width - len(mark))) + mark
+    return cut(lines[0], max(1, width - len(mark))) + mark + tag
+
+
+def ai_tag(row: dict[str, Any]) -> str:
+    """What marks a command a workflow ran, with its conversation: a shell comment, so the line
+    still runs as it is when copied."""
+    return f"  # parsec ask {row['conversation_id']}" if row.get("conversation_id") else ""
 
 
 def lines_for(rows: list[dict[str, Any]], width: int, output: bool = False) -> list[str]:
@@ -45,7 +53,7 @@ def lines_for(rows: list[dict[str, Any]], width: int, output: bool = False) -> l
         out.append(
             f"{when:<{time_width}} {colour}{'' if status is None else status:>{exit_width}}{RESET} "
             f"{took:>{took_width}} {short_path(row['cwd'], cwd_width):<{cwd_width}} "
-            f"{command_cell(row['command'], command_width)}"
+            f"{command_cell(row['command'], command_width, ai_tag(row))}"
         )
         if output and row.get("output"):
             for line in row["output"].splitlines():

@@ -36,6 +36,7 @@ def run_history(
     since: str | None = None,
     until: str | None = None,
     host: str | None = None,
+    source: str | None = None,
     search: str | None = None,
     limit: int = 50,
     as_json: bool = False,
@@ -60,6 +61,7 @@ def run_history(
         exit_status=_exit_status(exit_filter),
         failed=_failed(exit_filter),
         host=host,
+        source=source,
         since=parse_when(since, "--since") if since else None,
         until=parse_when(until, "--until") if until else None,
         search=search,
@@ -172,6 +174,7 @@ def execution_fields(row: dict[str, Any]) -> dict[str, Any]:
         "host": row["host"],
         "user": row["user"],
         "source": row["source"],
+        "conversation": row.get("conversation_id") or "",
         "command": one_line(row["command"]),
     }
 
@@ -203,16 +206,21 @@ def print_executions(
 
         print_table(rows, output=output)
         return
+    from .history_table import ai_tag
+
     if not output:
         table(
             ["time", "exit", "took", "cwd", "command"],
-            [(f["time"], f["exit"], f["duration"], f["cwd"], f["command"]) for f in map(execution_fields, rows)],
+            [
+                (f["time"], f["exit"], f["duration"], f["cwd"], f["command"] + ai_tag(row))
+                for row, f in zip(rows, map(execution_fields, rows))
+            ],
         )
         return
     _echo("\t".join(["time", "exit", "took", "cwd", "command"]))
     for row in rows:
         f = execution_fields(row)
-        _echo("\t".join(str(f[k]) for k in ("time", "exit", "duration", "cwd", "command")))
+        _echo("\t".join(str(f[k]) for k in ("time", "exit", "duration", "cwd")) + "\t" + f["command"] + ai_tag(row))
         for line in (row.get("output") or "").splitlines():
             _echo(f"    | {line}")
 

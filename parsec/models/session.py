@@ -57,7 +57,8 @@ class DirectCommandExecution(ParsecModel):
     cwd_after: str | None = None
     host: str = ""
     user: str = ""
-    source: str = "shell"  # shell | import | workflow
+    source: str = "shell"  # shell | import | workflow (a command `parsec ask` ran)
+    conversation_id: Ulid | None = None  # the workflow's conversation (source "workflow")
 
     @field_validator("command", "working_directory", mode="before")
     @classmethod

@@ -32,6 +32,7 @@ class ExecutionQuery:
     search: str | None = None  # full-text search on the command text
     limit: int = 50
     before_id: str | None = None  # paging: only rows older than this execution id
+    source: str | None = None  # "ai": what workflows ran; "user": what the user ran (execution_sql.SOURCES)
 
 
 @dataclass(frozen=True)

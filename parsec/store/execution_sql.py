@@ -99,6 +99,11 @@ def search_conditions(search: str, bind: Any, dialect: str, seq_range: tuple[int
     return conditions
 
 
+# `parsec history --source`: the commands workflows ran (`parsec ask`), or the user's own (typed
+# in a shell or imported). A workflow's rows carry their conversation_id.
+SOURCES = {"ai": "source = 'workflow'", "user": "source != 'workflow'"}
+
+
 def filter_conditions(
     query: Any,
     bind: Any,
@@ -125,6 +130,8 @@ def filter_conditions(
         conditions.append("exit_status = 0")
     if query.host is not None:
         conditions.append(f"host = {bind(query.host)}")
+    if query.source is not None:
+        conditions.append(SOURCES[query.source])
     if query.since is not None:
         conditions.append(f"executed_at >= {bind(to_micros(query.since))}")
     if query.until is not None:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Schema revisions whose tables this module's raw SQL was written against (see migrate.py).
-FAST_PATH_REVISIONS = {"0002"}
+FAST_PATH_REVISIONS = {"0003"}
 
 # The columns `parsec history` shows: all but the captured output (read only when asked: it can be large).
 EXECUTION_FIELDS = tuple(name for name in EXECUTION_COLUMNS if name not in ("stdout", "stderr"))
@@ -38,8 +38,20 @@ EXECUTION_FIELDS = tuple(name for name in EXECUTION_COLUMNS if name not in ("std
 # failed: True = non-zero exit; False = exit 0; a NULL exit is neither.
 HistoryQuery = namedtuple(
     "HistoryQuery",
-    ["session_id", "cwd", "cwd_subtree", "exit_status", "failed", "host", "since", "until", "search", "limit"],
-    defaults=(None, None, False, None, None, None, None, None, None, 50),
+    [
+        "session_id",
+        "cwd",
+        "cwd_subtree",
+        "exit_status",
+        "failed",
+        "host",
+        "since",
+        "until",
+        "search",
+        "limit",
+        "source",
+    ],
+    defaults=(None, None, False, None, None, None, None, None, None, 50, None),
 )
 
 
@@ -200,6 +212,7 @@ def history_via_store(store: Any, query: HistoryQuery, with_output: bool = False
             until=query.until,
             search=query.search,
             limit=query.limit,
+            source=query.source,
         )
     )
     return [
@@ -216,6 +229,7 @@ def history_via_store(store: Any, query: HistoryQuery, with_output: bool = False
             "host": e.host,
             "user": e.user,
             "source": e.source,
+            "conversation_id": e.conversation_id,
             **(
                 {
                     "stdout": e.stdout.model_dump() if e.stdout else None,

@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Engine, inspect, text
 from ..errors import SchemaTooNew, StoreError
 from .sql_engine import WRITE
 
-HEAD_REVISION = "0002"  # the newest revision in migrations/versions; a test keeps them in step
+HEAD_REVISION = "0003"  # the newest revision in migrations/versions; a test keeps them in step
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 PARSEC_TABLES = {"sessions", "executions", "conversations"}
 

@@ -46,6 +46,7 @@ EXECUTION_COLUMNS = (
     "host",
     "user",
     "source",
+    "conversation_id",
 )
 NEWEST_FIRST = " ORDER BY executed_at DESC, seq DESC"
 FIRST_SLICE = 20_000  # rows in the newest slice of a windowed search

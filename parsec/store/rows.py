@@ -52,6 +52,7 @@ def execution_row(item: DirectCommandExecution) -> dict[str, Any]:
         "host": _text(item.host),
         "user": _text(item.user),
         "source": item.source,
+        "conversation_id": item.conversation_id,
     }
 
 
@@ -71,6 +72,7 @@ def execution_from_row(row: Mapping[Any, Any]) -> DirectCommandExecution:
         host=row["host"],
         user=row["user"],
         source=row["source"],
+        conversation_id=row["conversation_id"],
     )
 
 

@@ -80,7 +80,8 @@ executions = Table(
     Column("cwd_after", Text),
     Column("host", Text, nullable=False, default=""),
     Column("user", Text, nullable=False, default=""),
-    Column("source", Text, nullable=False, default="shell"),
+    Column("source", Text, nullable=False, default="shell"),  # shell | import | workflow (run by `parsec ask`)
+    Column("conversation_id", ID),  # revision 0003: the conversation a workflow's command belongs to
     Index("ux_executions_id", "id", unique=True),
     # Newest-first everywhere: every index ends with the sort key (SQLite appends seq itself).
     Index("ix_executions_session_time", "session_id", "executed_at"),
@@ -88,6 +89,7 @@ executions = Table(
     Index("ix_executions_status_time", "exit_status", "executed_at"),
     Index("ix_executions_host_time", "host", "executed_at"),
     Index("ix_executions_time", "executed_at"),
+    Index("ix_executions_source_time", "source", "executed_at"),  # revision 0003: history --source ai
 )
 
 conversations = Table(

@@ -34,6 +34,7 @@ ROW_FIELDS = (
     "cwd",
     "host",
     "source",
+    "conversation_id",
 )
 
 

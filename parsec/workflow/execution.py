@@ -6,6 +6,7 @@ A mixin of WorkflowRunner (runner.py); what it uses of the runner is declared in
 
 from __future__ import annotations
 
+from ..errors import ParsecError
 from ..models.base import utcnow
 from ..models.text import TruncatedText
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
@@ -78,7 +79,19 @@ class ExecutionSteps(RunnerParts):
             environment_changes(before_cwd, result.cwd, before_env, result.env, index, mask=self.options.mask)
         )
         self.save()
+        self._record_in_history(attempt, result.cwd)
         return result
+
+    def _record_in_history(self, attempt: CommandAttempt, cwd_after: str) -> None:
+        """The command joins the user's history (`parsec history --source ai`, Ctrl-R)."""
+        from .handoff import history_entry
+
+        entry = history_entry(self.conversation, attempt, cwd_after, self.options)
+        try:
+            if entry is not None:
+                self.store.append_executions([entry])
+        except ParsecError as err:  # the conversation has it; the history can do without
+            self._warn_once(f"could not add `{attempt.command}` to the history: {err}")
 
     @staticmethod
     def _commands_run(state: WorkflowStepState) -> int:

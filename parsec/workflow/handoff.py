@@ -1,5 +1,6 @@
 """What a workflow hands back to the user's shell: the final directory (the hooks `cd` there)
-and the executed commands, appended to the shell's history file."""
+and the executed commands, appended to the shell's history file and to Parsec's history (tagged
+with their conversation: `parsec history --source ai`, Ctrl-R)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,41 @@ import os
 import stat
 import time
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..models.session import DirectCommandExecution
+    from ..models.workflow import CommandAttempt, Conversation
+    from .runner_parts import RunOptions
+
+
+def history_entry(
+    conversation: Conversation, attempt: CommandAttempt, cwd_after: str, options: RunOptions
+) -> DirectCommandExecution | None:
+    """The history row of a command the workflow ran: source "workflow", its conversation's id,
+    the attempt's id (so a retried write stays one row); None when [privacy] keeps it out."""
+    if not options.keep_in_history(attempt.command, attempt.cwd):
+        return None
+    import socket
+
+    from ..models.base import utcnow
+    from ..models.session import DirectCommandExecution
+
+    return DirectCommandExecution(
+        id=attempt.id,
+        session_id=conversation.session_id,
+        command=attempt.command,
+        executed_at=attempt.started_at or utcnow(),
+        duration_ms=attempt.duration_ms,
+        exit_status=attempt.exit_status,
+        stdout=None if options.privacy_mode else attempt.output,
+        working_directory=attempt.cwd,
+        cwd_after=cwd_after,
+        host=socket.gethostname(),
+        user=options.env.get("USER", ""),
+        source="workflow",
+        conversation_id=conversation.id,
+    )
 
 
 def write_final_directory(cwd: str, env: Mapping[str, str]) -> bool:

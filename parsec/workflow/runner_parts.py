@@ -8,7 +8,7 @@ rely on: the runner sets these attributes in its __init__ and defines these meth
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -22,7 +22,7 @@ from .sandbox import SandboxSettings
 if TYPE_CHECKING:
     from ..context.tokens import TokenCounter
     from ..models.chat import ChatMessage
-    from ..models.session import Session
+    from ..models.session import DirectCommandExecution, Session
     from ..providers.base import ChatResult
     from .risk import RiskVerdict
     from .schemas import CommandCandidate
@@ -45,6 +45,8 @@ class RunOptions:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))  # the user's, scrubbed of keys
     shell: str | None = None
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)  # [workflow] sandbox*, $PARSEC_BWRAP
+    # (command, cwd) -> whether it may join the history ([privacy] exclude_commands / exclude_dirs)
+    keep_in_history: Callable[[str, str], bool] = lambda command, cwd: True
 
 
 class WorkflowUI(Protocol):
@@ -68,6 +70,8 @@ class WorkflowUI(Protocol):
 class RunnerStore(ConversationStore, AchievementStore, Protocol):
     """What the runner asks of the store: store.sql_store.SqlStore, or quickstart.DeferredStore
     while `parsec ask` starts (which may also offer `claim_opening`, see runner._warm_up)."""
+
+    def append_executions(self, executions: Iterable[DirectCommandExecution]) -> int: ...
 
 
 class RunnerProvider(Protocol):
@@ -118,6 +122,7 @@ class RunnerParts:
     ui: WorkflowUI
     provider: RunnerProvider
     context: RunnerContext
+    store: RunnerStore
     executed_commands: list[str]
     _pending_command: str
     _step_messages: list[Any]
@@ -125,6 +130,7 @@ class RunnerParts:
     if TYPE_CHECKING:
 
         def save(self) -> None: ...
+        def _warn_once(self, warning: str) -> None: ...
 
         def _shell(self) -> PersistentShell: ...
         def _open_shell(self) -> PersistentShell: ...

@@ -156,6 +156,8 @@ def build_runner(
     shell_env = scrubbed_environment(env, secrets=[provider.api_key] if provider.api_key else [])
     if auto_yes:  # nobody to page through output: pagers would wait forever for a key
         shell_env.update(PAGER="cat", GIT_PAGER="cat", MANPAGER="cat", SYSTEMD_PAGER="")
+    from ..privacy.filters import PrivacyFilter
+
     options = RunOptions(
         auto_yes=auto_yes,
         auto_level=auto_level,
@@ -169,6 +171,7 @@ def build_runner(
         env=shell_env,
         privacy_mode=settings.context_management.privacy_mode,
         sandbox=SandboxSettings.from_config(settings.workflow, env),
+        keep_in_history=PrivacyFilter(settings.privacy).should_record,
     )
     from .shell import pick_shell
 

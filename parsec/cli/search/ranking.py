@@ -151,7 +151,11 @@ def refine(candidate: Candidate, context: Context, previous: Callable[[str, int]
 
 def rank(pool: Pool, context: Context, previous: Callable[[str, int], tuple | None] | None = None) -> list[Candidate]:
     """Every candidate, best first (ties: newest first)."""
-    everything = [*pool.by_command.values(), *pool.extra]
+    # A command a workflow ran is in the history (source "workflow") since revision 0003; the copy
+    # read from its conversation stays only for conversations older than that.
+    recorded = {c.command for c in pool.by_command.values() if c.kind == "workflow"}
+    extra = [c for c in pool.extra if not (c.kind == "workflow-run" and c.command in recorded)]
+    everything = [*pool.by_command.values(), *extra]
     for candidate in everything:
         candidate.score = base_score(candidate, context)
     everything.sort(key=lambda c: (c.score, c.executed_at), reverse=True)

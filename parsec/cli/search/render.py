@@ -132,6 +132,8 @@ def preview(view: View) -> list[str]:
             f"in {short_path(row[7], 40)} · session {row[2][-8:]} · host {row[8]} · exit {status} · took {took}"
             f" · ran {chosen.runs}×"
         )
+        if chosen.kind == "workflow":  # run by `parsec ask`: which conversation
+            meta = f"run by the workflow of conversation {row[10]} · {meta}"
     lines.append(f"{DIM}{cut(meta, view.width)}{RESET}")
     if view.output:
         lines.append(f"{DIM}output (stdout and stderr merged, as the terminal showed them):{RESET}")

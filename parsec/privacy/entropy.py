@@ -5,7 +5,8 @@
 digits look drawn at random, judged on its alphanumeric runs of 4+ characters (together 20+, one of 8+):
 
 - never hex alone (digits, a-f and dashes): git SHAs, digests, UUIDs and hex keys look the same,
-  and the first three are everywhere in a shell session; a hex key needs its keyword;
+  and the first three are everywhere in a shell session; a hex key needs its keyword; nor a ULID
+  (Parsec's own session and conversation ids);
 - two character classes at least (lower, upper, digit), each well represented, and characters
   switching class often: `getUserAccountSettingsById` switches at word starts only and has few
   capitals, a random base62 token switches about every other character;
@@ -35,6 +36,9 @@ LONGEST_RUN = 8
 _TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/.~-")
 _RUN = re.compile(rb"[A-Za-z0-9]+")
 _HEX = re.compile(rb"[0-9a-fA-F\-]+")
+# ULIDs (Crockford base32, a millisecond clock first): Parsec's own ids for sessions and
+# conversations, in every `parsec ask --resume ID` and stored row; random by design, never secret.
+_ULID = re.compile(rb"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 # ssh public keys, integrity hashes, certificates, IPFS content ids.
 _PUBLIC_PREFIXES = (b"AAAA", b"sha1-", b"sha256-", b"sha384-", b"sha512-", b"MII", b"Qm", b"bafy")
 _PUBLIC_BEFORE = (b"h1:", b"/nix/store/", b"sha256:", b"sha512:", b"sha1:", b"base64,")
@@ -86,8 +90,13 @@ def _is_base64_text(token: bytes) -> bool:
 
 
 def looks_random(token: bytes) -> bool:
-    # Hex runs are digests, SHAs and UUID parts wherever they sit (`…/http-v2/a1f0e9…`): left out.
-    runs = [run for run in _RUN.findall(token) if len(run) >= MIN_RUN and not _HEX.fullmatch(run)]
+    # Hex runs are digests, SHAs and UUID parts wherever they sit (`…/http-v2/a1f0e9…`), ULID runs
+    # are ids: left out.
+    runs = [
+        run
+        for run in _RUN.findall(token)
+        if len(run) >= MIN_RUN and not _HEX.fullmatch(run) and not _ULID.fullmatch(run)
+    ]
     body = b"".join(runs)
     if (
         len(body) < MIN_BODY

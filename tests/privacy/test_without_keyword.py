@@ -66,6 +66,17 @@ def test_what_looks_random_but_is_not_a_secret(token: str) -> None:
     assert mask(f"echo {token}") == f"echo {token}"
 
 
+def test_ulids_are_ids_not_secrets() -> None:
+    """Parsec's own ids (sessions, conversations) are ULIDs: about one in ten looked random and
+    was stored as `[REDACTED:random_token]`, which the store then refused as an id."""
+    from ulid import ULID
+
+    ids = [str(ULID()) for _ in range(2000)]
+    assert [i for i in ids if looks_random(i.encode())] == []
+    assert mask(f"parsec ask --resume {ids[0]}") == f"parsec ask --resume {ids[0]}"
+    assert mask(f'{{"conversation_id": "{ids[1]}"}}') == f'{{"conversation_id": "{ids[1]}"}}'
+
+
 def test_random_token_check_gives_up_quietly_on_a_flood_of_candidates() -> None:
     """Past its own budget the check stops: the text is not withheld as masking_limit."""
     flood = "\n".join(f"/srv/data/file-number-{i:06d}-of-the-export.csv" for i in range(5000))

@@ -98,13 +98,26 @@ def _check_model(loaded) -> Check:
         )
     where = f"{chosen.provider} {chosen.model} at {chosen.endpoint} ({chosen.reason})"
     if chosen.answers:
-        return Check("model", "ok", f"{where}: {chosen.status}")
+        replies = _check_replies(loaded)
+        if replies.answered and replies.mode:
+            return Check("model", "ok", f"{where}: {chosen.status}; {replies.detail}")
+        return Check("model", "fail", f"{where}: {replies.detail}", "see docs/providers.md § structured output")
     return Check(
         "model",
         "fail",
         f"{where}: {chosen.status}",
         "start the server, or check the URL and key; `parsec providers` lists the alternatives",
     )
+
+
+def _check_replies(loaded):
+    """One request for one token and one tiny structured request (the mode the server accepts)."""
+    from ..providers.discover import check_replies
+    from ..providers.select import resolve_provider
+    from ..providers.transport import RetryPolicy
+
+    with resolve_provider(loaded, retry=RetryPolicy(max_retries=0)) as provider:
+        return check_replies(provider)
 
 
 def _check_sandbox(settings) -> Check:

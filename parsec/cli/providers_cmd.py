@@ -1,5 +1,6 @@
-"""`parsec providers`: which LLM providers are configured, which one Parsec would use, and
-whether each answers (a model-list request with short timeouts, all probed at once)."""
+"""`parsec providers`: which LLM providers are configured, which one Parsec would use, whether
+each answers (a model-list request with short timeouts, all probed at once), and which local
+model servers (Ollama, llama.cpp, vLLM, LM Studio ...) run here, with the line that uses each."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import typer
 
 PROBE_CONNECT_TIMEOUT_S = 2.0
 PROBE_READ_TIMEOUT_S = 5.0
+FOUND_LOCALLY = "found on a local port"
 
 
 @dataclass
@@ -42,8 +44,15 @@ def register(app: typer.Typer) -> None:
 
             table(
                 ["", "provider", "model", "endpoint", "key", "status"],
-                [("*" if r.selected else "", r.provider, r.model, r.endpoint, r.key, r.status) for r in rows],
+                [
+                    ("*" if r.selected else "", r.provider, r.model, r.endpoint, r.key, r.status)
+                    for r in rows
+                    if r.reason != FOUND_LOCALLY
+                ],
             )
+            for row in rows:
+                if row.reason == FOUND_LOCALLY:
+                    typer.echo(f"found {row.provider}-compatible server at {row.endpoint}: {row.status}")
             chosen = next((r for r in rows if r.selected), None)
             if chosen is None:
                 typer.echo(problem, err=True)
@@ -53,8 +62,10 @@ def register(app: typer.Typer) -> None:
         raise typer.Exit(0 if usable else 1)
 
 
-def collect(loaded, *, probe: bool, env=None) -> tuple[list[ProviderRow], str]:
-    """The rows, and (when no provider is in use) the one line that says why."""
+def collect(loaded, *, probe: bool, env=None, find_local=None) -> tuple[list[ProviderRow], str]:
+    """The rows, and (when no provider is in use) the one line that says why. With `probe`, also
+    a row for each local server found running (`find_local`: providers.discover's, by default)
+    that no configured row already points at."""
     import os
     from concurrent.futures import ThreadPoolExecutor
 
@@ -97,7 +108,29 @@ def collect(loaded, *, probe: bool, env=None) -> tuple[list[ProviderRow], str]:
     if probe:
         with ThreadPoolExecutor(max_workers=len(rows)) as pool:
             list(pool.map(lambda row: _probe(row, loaded, env), [r for r in rows if r.configured]))
+        rows += _local_rows(rows, find_local)
     return rows, problem
+
+
+def _local_rows(rows: list[ProviderRow], find_local) -> list[ProviderRow]:
+    from ..providers.discover import find_local_servers
+
+    known = {row.endpoint.rstrip("/") for row in rows if row.answers}
+    return [
+        ProviderRow(
+            server.kind,
+            False,
+            False,
+            server.models[0] if server.models else "",
+            server.base_url,
+            "none needed",
+            f"{len(server.models)} model(s); use it: {server.how_to_use}",
+            answers=True,
+            reason=FOUND_LOCALLY,
+        )
+        for server in (find_local or find_local_servers)()
+        if server.base_url.rstrip("/") not in known
+    ]
 
 
 def _is_configured(choice) -> bool:

@@ -608,9 +608,12 @@ def test_ollama_host_alone_configures_ollama(stub, env, work: Path) -> None:
 
 def test_doctor_says_whether_a_model_is_configured_and_reachable(stub, env, work: Path) -> None:
     env.pop("OPENAI_API_KEY")
+    stub.reply("OK")  # the one-token request, then the tiny structured one
+    stub.reply(json={"ready": True})
     answered = run_unattended(["doctor"], env, work)
     line = next(line for line in answered.stdout.splitlines() if "] model:" in line)
     assert line.startswith("[ok  ]") and "openai" in line and "answers" in line
+    assert "structured output 'json_schema' accepted" in line
     env["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"
     down = run_unattended(["doctor"], env, work)
     line = next(line for line in down.stdout.splitlines() if "] model:" in line)

@@ -39,6 +39,12 @@ def second_tuning() -> tuple[dict, ...]:
     return tuple(entry for entry in _second_corpus()[1] if entry["split"] == "tuning")
 
 
+def frozen_entries() -> tuple[dict, ...]:
+    """The frozen split, for an end-to-end bench that reports totals only (bench/shell_masking.py):
+    never print, inspect or tune on its lines."""
+    return tuple(entry for entry in _second_corpus()[1] if entry["split"] == "frozen")
+
+
 def frozen_totals(masked: Callable[[dict], str]) -> dict[tuple[str, str], tuple[int, int]]:
     """(context, shape) -> (secrets masked, lines) on the frozen split. Only totals leave this
     function: no line, secret or detector name of the frozen split is returned or printed."""

@@ -211,7 +211,9 @@ def _cell(cell: list[int], lookalike: bool) -> str:
 
 
 def _before(rev: str, options) -> dict:
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "parsec"], check=True, capture_output=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", rev, "parsec", "shell-hooks"], check=True, capture_output=True
+    )
     with tempfile.TemporaryDirectory() as tree:
         with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
             tar.extractall(tree, filter="data")

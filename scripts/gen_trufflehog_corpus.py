@@ -251,7 +251,7 @@ def secrets_in(text: str, wanted: list[str]) -> list[str]:
 
 def shape(secret: str) -> str:
     """`hex`: hex digits and dashes only (a digest or a UUID without its keyword); `repetitive`:
-    a test placeholder of few distinct characters (`da2-aaaa…`); `random`: the rest."""
+    a test placeholder of few distinct characters (`shippo_aaaa…`); `random`: the rest."""
     if re.fullmatch(r"[0-9a-fA-F-]+", secret):
         return "hex"
     return "repetitive" if len(set(secret)) < 10 else "random"

@@ -59,6 +59,7 @@ def test_a_known_secret_glued_to_an_escape_is_masked() -> None:
         "api-server-5f9c7b8d4-q8wzt",
         "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30",
         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "01JD8Z5E6B0V9R4Q2M7K3C1T8N",
     ],
 )
 def test_what_looks_random_but_is_not_a_secret(token: str) -> None:

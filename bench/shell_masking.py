@@ -125,7 +125,9 @@ def _type(shell, line: str) -> None:
         shell.run(line)
     except pexpect.TIMEOUT:
         shell.child.sendcontrol("c")
-        shell.expect_prompt()
+        shell.child.expect("T> ")
+        time.sleep(0.5)  # fish redraws its prompt after ^C: let it settle, then resynchronise
+        shell.run("true resync")
 
 
 def _import_path(chosen: list[dict], root: Path) -> dict[str, str]:
@@ -138,6 +140,7 @@ def _import_path(chosen: list[dict], root: Path) -> dict[str, str]:
     subprocess.run(
         [sys.executable, "-m", "parsec.cli.entry", "import", "bash", str(history)],
         env=sandbox.env,
+        cwd=sandbox.root,  # not this checkout: `python -m` puts the working directory first on sys.path
         check=True,
         capture_output=True,
     )
@@ -172,7 +175,7 @@ def _model_path(chosen: list[dict]) -> dict[str, str]:
 def measure(sample: int, shells: list[str]) -> dict:
     chosen = entries(sample)
     results: dict[str, dict[str, list[int]]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         root = Path(tmp)
         paths = {kind: (lambda kind=kind: _shell_path(kind, chosen, root)) for kind in shells}
         paths["parsec shell output"] = lambda: _shell_path("parsec shell", chosen, root)

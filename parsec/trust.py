@@ -83,9 +83,7 @@ def read(path: Path) -> Reading | None:
         problem = f"is larger than {MAX_PROJECT_FILE_BYTES // 1024} KB: not read"
     if problem is not None:
         return Reading(path, key, b"", "", problem)
-    import hashlib
-
-    digest = hashlib.sha256(content).hexdigest()
+    digest = _sha256_hex(content)
     known = _load().get(key)
     if known is None:
         problem = f"is not trusted yet: review it, then run `{trust_command(path)}`"
@@ -283,6 +281,20 @@ class _locked:
 
     def __exit__(self, *exc: object) -> None:
         os.close(self._fd)  # closing releases the lock
+
+
+def _sha256_hex(data: bytes) -> str:
+    """hashlib loads OpenSSL (about 3 ms of `parsec history`'s start-up); CPython's own SHA-256
+    module alone does for one small file."""
+    import importlib
+
+    for name in ("_sha256", "_sha2", "hashlib"):  # CPython 3.11; 3.12 and later; any other
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        return str(module.sha256(data).hexdigest())
+    raise ImportError("no SHA-256 implementation")
 
 
 def _user_name(uid: int) -> str:

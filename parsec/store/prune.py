@@ -82,12 +82,12 @@ def prune(db: Database, policy: RetentionPolicy, *, dry_run: bool = False) -> Pr
     removed_executions = outputs = 0
     pacer = _Pacer(db, policy.batch_size)
     with pacer.connection() as connection:
+        if history_cutoff is not None:  # first: it holds the commands of most doomed sessions too
+            removed_executions += _delete_older(connection, history_cutoff, pacer)
         for chunk in _chunks(doomed_sessions, KEYS_PER_STATEMENT):
             removed_executions += _delete_where(connection, executions.c.session_id.in_(chunk), pacer)
             with connection.begin():
                 connection.execute(delete(sessions).where(sessions.c.id.in_(chunk)))
-        if old_executions is not None:
-            removed_executions += _delete_where(connection, old_executions, pacer)
         if aged_cutoff is not None:
             outputs = _drop_outputs(connection, aged_cutoff, pacer)
     contexts = _drop_contexts(db, _stale_contexts(db, aged_cutoff, []))
@@ -252,6 +252,29 @@ class _Pacer:
         # Aim at BATCH_SECONDS from the rate just measured; at most double or halve per step.
         target = self.size * BATCH_SECONDS / max(elapsed, 1e-4)
         self.size = int(min(self.limit, max(MIN_BATCH, self.size / 2, min(target, self.size * 2))))
+
+
+def _delete_older(connection: Connection, cutoff, pacer: _Pacer) -> int:
+    """Delete commands older than `cutoff`, oldest first, in batches paced by `pacer`.
+
+    Each batch is a range of the executed_at index, as in _drop_outputs: an index-only probe
+    finds where the next `size` rows end and one DELETE removes the range, with no list of keys
+    to build and look up row by row."""
+    when = executions.c.executed_at
+    removed = 0
+    while True:
+        size = pacer.size
+        started = time.monotonic()
+        with connection.begin():
+            edge = connection.execute(
+                select(when).where(when < cutoff).order_by(when).offset(size - 1).limit(1)
+            ).scalar()
+            upper = (when <= edge) if edge is not None else true()
+            count = connection.execute(delete(executions).where(upper & (when < cutoff))).rowcount
+        removed += count
+        pacer.took(size if edge is not None else 0, time.monotonic() - started)
+        if edge is None:
+            return removed
 
 
 def _delete_where(connection: Connection, condition: ColumnElement[bool], pacer: _Pacer) -> int:

@@ -124,6 +124,12 @@ SEE_THROUGH = [
     ("bash <<< 'pwd'", "low"),
     ("python3 -c 'print(1)'", "low"),
     ("python3 -c 'import sys; print(sys.version)'", "low"),
+    ("python3 -c 'import os; print(os.getcwd())'", "low"),  # os, for what only reads
+    ("python3 -c 'import os; print(os.environ.get(\"HOME\"))'", "low"),
+    ("python3 -c 'import os as o; o.remove(\"x\")'", "high"),
+    ("python3 -c 'from os import system; system(\"id\")'", "high"),
+    ("npm install", "medium"),
+    ("scp notes.txt user@host:/tmp/", "medium"),
     ("python3 -c 'import json,sys; print(json.load(sys.stdin)[\"name\"])' < package.json", "low"),
     ("echo 'print(1+1)' | python3", "low"),
     ("perl -ne 'print if /foo/' notes.txt", "low"),

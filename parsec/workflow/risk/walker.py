@@ -167,6 +167,8 @@ class Walker(PathChecks):
                 self.fed.add(id(command))
             if source and id(command) in self.fed and not downloaded:
                 self._run_code(source.language, piped_into(commands[:i]), head, verdict)
+            elif i > 0 and head and not source:
+                self._catalogue_stdin(head, piped_into(commands[:i]), verdict)
             downloaded = downloaded or head in DOWNLOADERS or has_download_substitution(command)
 
     def _run_code(self, language: str, code: Output, runner: str, verdict: RiskVerdict) -> None:
@@ -266,6 +268,9 @@ class Walker(PathChecks):
 
     def _catalogue(self, name: str, rest: list[str], verdict: RiskVerdict) -> None:
         """What GTFOBins says `name` can run or write (rules/catalogue.py)."""
+
+    def _catalogue_stdin(self, name: str, fed: Output, verdict: RiskVerdict) -> None:
+        """What GTFOBins says `name` runs of the text piped into it (rules/catalogue.py)."""
 
     def _handler(self, name: str) -> Any:
         name = HANDLER_NAMES.get(name, name)

@@ -7,7 +7,8 @@ scripts/gen_gtfobins.py generates (data/gtfobins.json; the GTFOBins commit is re
   `latex --shell-escape`): high, as code we cannot read is (the languages with a reader of their
   own — python, perl, ruby, node, php, lua, awk, sed — are judged by it instead);
 - operands that start a command (`chrt 1 CMD`, `flock LOCK CMD`, `ssh HOST CMD`): checked;
-- an operand holding code that runs a command (`mawk 'BEGIN {system(…)}'`): high;
+- an operand holding code that runs a command (`mawk 'BEGIN {system(…)}'`), or such code piped in
+  (`echo 'esyscmd(…)' | m4`): high;
 - an option naming a file the program writes (`pandoc -o FILE`, `openssl -out FILE`): a write.
 """
 
@@ -20,6 +21,7 @@ import re
 from typing import Any
 
 from ..commands import DISK_TOOLS, DOWNLOADERS, HANDLER_NAMES, HARMLESS_PAGERS, POWER, READ_ONLY, SHELLS, WRITERS
+from ..feeds import DECODED, DOWNLOADED, TEXT, Output
 from ..syntax import assignment_words, command_words
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
@@ -75,6 +77,17 @@ class CatalogueRules(Walker):
         if "launches" in entry:
             for words in _launched(operands, entry["launches"]):
                 self._launch(name, words, verdict)
+
+    def _catalogue_stdin(self, name: str, fed: Output, verdict: RiskVerdict) -> None:
+        """echo 'esyscmd(CMD)' | m4: code read from stdin runs a command where GTFOBins says it does."""
+        entry = entry_for(name)
+        triggers = entry.get("stdin_code", []) if entry else []
+        if not triggers:
+            return
+        if fed.kind in (DECODED, DOWNLOADED):
+            verdict.raise_to(HIGH, f"{name} runs code it reads that cannot be read before it runs (GTFOBins)")
+        elif fed.kind == TEXT and any(trigger in fed.text for trigger in triggers):
+            verdict.raise_to(HIGH, f"{name} runs code it reads that can run any command (GTFOBins)")
 
     def _catalogue_variables(self, name: str, entry: dict[str, Any], verdict: RiskVerdict) -> None:
         """LESSOPEN='CMD' less, PAGER='CMD' git, PERL5DB='code' perl: the variable runs its value."""

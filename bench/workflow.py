@@ -10,7 +10,13 @@
    in Parsec itself (the stub answers at once, so model latency is only its handling time, which
    is measured and subtracted).
 
-Run: python bench/workflow.py [--runs 7]
+3. Parsec's own time between model calls (issue 26, item 5): a one-step `ask --yes --json` whose
+   command meets its `expect`, against the stub answering at once: start to the first request,
+   the plan's reply to the step's request, and the step's reply to the process's exit (the
+   command's own time, read from the conversation, taken off). With `--baseline DIR` the same is
+   measured, interleaved in the same rounds, on the code in DIR (another worktree: the old commit).
+
+Run: python bench/workflow.py [--runs 7] [--baseline /path/to/old/worktree] [--phases-only]
 """
 
 from __future__ import annotations
@@ -84,6 +90,8 @@ class TimedStub(LLMStub):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.arrivals: list[float] = []
+        self.replied: list[float] = []  # when each model reply was chosen (it is written right after)
+        self.cpu_marks: list[float | None] = []  # the watched client's CPU seconds at each arrival and reply
         self.watch_pid: int | None = None
         self.cpu_at_first: float | None = None  # CPU seconds the client had used at its first request
 
@@ -92,7 +100,16 @@ class TimedStub(LLMStub):
             self.arrivals.append(time.monotonic())
             if len(self.arrivals) == 1 and self.watch_pid:
                 self.cpu_at_first = cpu_seconds(self.watch_pid)
+            if self.watch_pid:
+                self.cpu_marks.append(cpu_seconds(self.watch_pid))
         super()._record(request)
+
+    def next_reply(self, api: str = "", body: object = None) -> dict:
+        reply = super().next_reply(api, body)
+        self.replied.append(time.monotonic())
+        if self.watch_pid:
+            self.cpu_marks.append(cpu_seconds(self.watch_pid))
+        return reply
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -288,10 +305,88 @@ def stub_round_trip_ms(stub: LLMStub, calls: int = 20) -> float:
     return statistics.median(samples)
 
 
+def one_step_phases(stub: TimedStub, env: dict[str, str], cwd: Path, root: Path) -> dict[str, float]:
+    """ms of one one-step `ask --yes --json` run with the code in `root`: to the first request,
+    plan reply to step request, step reply to exit less the command's own time; and its CPU."""
+    stub.clear()
+    stub.arrivals.clear()
+    stub.replied.clear()
+    stub.cpu_marks.clear()
+    stub.reply(json={"name": "Bench", "steps": ["Show the directory"]})
+    candidate = {"command": "true", "explanation": "nothing", "expect": {"exit_status": 0}}
+    stub.reply(json={"done": False, "candidates": [candidate], "summary": "shown"})
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as out:
+        process = subprocess.Popen(
+            [*PARSEC, "ask", "--yes", "--json=full", "show the directory"],
+            env={**env, "PYTHONPATH": str(root)},
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+        )
+        stub.watch_pid = process.pid
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        ended = time.monotonic()
+        stub.watch_pid = None
+        out.seek(0)
+        stdout = out.read().decode()
+    marks = stub.cpu_marks
+    if process.returncode != 0 or len(stub.arrivals) != 2 or len(marks) != 4 or None in marks:
+        raise SystemExit(f"the one-step run failed ({root}): exit {process.returncode}")
+    cpu_total = usage.ru_utime + usage.ru_stime
+    document = json.loads(stdout)
+    conversation = document.get("conversation", document)
+    command_ms = sum(a["duration_ms"] or 0 for s in conversation["steps"] for a in s["command_attempts"])
+    return {
+        "first_request": (stub.arrivals[0] - started) * 1000,
+        "between_calls": (stub.arrivals[1] - stub.replied[0]) * 1000,
+        "to_exit": (ended - stub.replied[1]) * 1000 - command_ms,
+        "total": (ended - started) * 1000,
+        "cpu": cpu_total * 1000,
+        "cpu_between_calls": (marks[2] - marks[1]) * 1000,  # (arrival, reply, arrival, reply)
+        "cpu_to_exit": (cpu_total - marks[3]) * 1000,
+    }
+
+
+def report_phases(runs: int, baseline: Path | None) -> None:
+    with tempfile.TemporaryDirectory(prefix="parsec-bench-") as tmp, TimedStub(default=None) as stub:
+        home = Path(tmp)
+        work = home / "work"
+        work.mkdir()
+        env = environment(stub, home)
+        trees = {"this tree": ROOT, **({"baseline": baseline} if baseline else {})}
+        for root in trees.values():
+            one_step_phases(stub, env, work, root)  # creates and migrates the store: not measured
+        samples: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+        for _ in range(runs):  # interleaved, so both see the same load
+            for name, root in trees.items():
+                samples[name].append(one_step_phases(stub, env, work, root))
+    print("## one-step `parsec ask --yes --json`, stub answering at once: Parsec's own time (median ms)")
+    print(f"  {'':12} {'to 1st request':>15} {'reply->request':>20} {'reply->exit':>20} {'total':>7} {'CPU':>6}")
+    for name, rows in samples.items():
+        med = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+        print(
+            f"  {name:12} {med['first_request']:15.0f} {med['between_calls']:8.0f} (CPU {med['cpu_between_calls']:4.0f}) "
+            f"{med['to_exit']:8.0f} (CPU {med['cpu_to_exit']:4.0f}) {med['total']:7.0f} {med['cpu']:6.0f}"
+        )
+    print(
+        f"  ({runs} runs each, load average now {os.getloadavg()[0]:.1f}; targets: reply->request and reply->exit <= 100 ms)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--baseline", type=Path, help="another worktree (e.g. the old commit), measured in the same rounds"
+    )
+    parser.add_argument("--phases-only", action="store_true", help="only the one-step phases (item 3 above)")
     args = parser.parse_args()
+    report_phases(args.runs, args.baseline)
+    if args.phases_only:
+        return 0
     with tempfile.TemporaryDirectory(prefix="parsec-bench-") as tmp, TimedStub(default=None) as stub:
         home = Path(tmp)
         work = home / "work"

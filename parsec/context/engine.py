@@ -116,16 +116,23 @@ class ContextEngine:
         it pays ~200 ms for the encoding), the context is first fitted with an upper bound of
         the count (UTF-8 bytes): when that keeps every candidate whole, the encoding would have
         kept the same, so the messages are the same; otherwise it is fitted again, exactly."""
+        pool = self._pool(f"plan:{conversation.id}")
+        return self._bounded_first(lambda counter: self._planning_messages(conversation, session, adds, counter, pool))
+
+    def _bounded_first(self, build: Callable[[TokenCounter], Any]) -> Any:
+        """`build(counter)`: with an upper bound of the count first while the token encoding is not
+        loaded (a LazyCounter); when the bound keeps everything whole within the budget, the
+        encoding would have kept the same, so the result is the same; else again, exactly."""
         counter = self.counter
         if isinstance(counter, LazyCounter) and not counter.loaded:
             try:
-                messages = self._planning_messages(conversation, session, adds, Utf8BoundCounter(), CandidatePool())
+                result = build(Utf8BoundCounter())
             except ContextOverflow:  # the bound is too coarse for this window: count exactly
-                messages = []
+                result = None
             report = self.last_report
-            if messages and report is not None and report.total_tokens <= report.budget and report.all_kept():
-                return messages
-        return self._planning_messages(conversation, session, adds, counter, self._pool(f"plan:{conversation.id}"))
+            if result is not None and report is not None and report.total_tokens <= report.budget and report.all_kept():
+                return result
+        return build(counter)
 
     def _planning_messages(
         self,
@@ -246,16 +253,14 @@ class ContextEngine:
             dynamic_blocks=dynamic,
             warnings=step_warnings,
         )
-        messages, step_context, report = assemble_step(
-            inputs,
-            pool,
-            candidates,
-            max(self.budget - self.tokens_added(adds), 0),
-            self.counter,
-            pruning.importance_decay_factor,
-        )
-        self.last_report = report
-        return messages, step_context, report
+
+        def build(counter: TokenCounter) -> tuple[list[ChatMessage], StepContext, ContextReport]:
+            budget = max(self.budget - self.tokens_added(adds, counter), 0)
+            built = assemble_step(inputs, pool, candidates, budget, counter, pruning.importance_decay_factor)
+            self.last_report = built[2]
+            return built
+
+        return self._bounded_first(build)
 
     # --- conversation-style message lists ------------------------------------------------------
     def fit_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]:

@@ -64,6 +64,8 @@ class Candidate:
 
     def tokens(self, form: str, counter) -> int:
         """Tokens of the form as rendered, plus one for the separator around it."""
+        if counter.upper_bound:  # a bound is not the count: never cached as one
+            return self.size_bound(form)
         count = self._tokens.get(form)
         if count is None:
             count = counter.count(to_json(self.payload(form))) + 1

@@ -20,6 +20,7 @@ OVERHEAD_PER_REQUEST = 3  # the assistant's reply is primed with a few tokens
 
 class TokenCounter(Protocol):
     name: str
+    upper_bound: bool  # True: counts bound the real count from above (Utf8BoundCounter)
 
     def count(self, text: str) -> int: ...
 
@@ -27,6 +28,8 @@ class TokenCounter(Protocol):
 
 
 class _MessageCounting:
+    upper_bound = False
+
     def count(self, text: str) -> int:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -75,6 +78,7 @@ class Utf8BoundCounter(_MessageCounting):
     """An upper bound of any BPE count: one token covers at least one UTF-8 byte."""
 
     name = "utf-8 bytes (upper bound)"
+    upper_bound = True
 
     def count(self, text: str) -> int:
         return len(text.encode("utf-8", "surrogatepass")) if text else 0
@@ -83,6 +87,8 @@ class Utf8BoundCounter(_MessageCounting):
 class LazyCounter:
     """The real token counter, loaded on first use (or by `load`, e.g. in a background thread
     while the first request is in flight: loading the encoding costs ~200 ms of CPU)."""
+
+    upper_bound = False
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -193,13 +193,13 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         self.save()
 
     def _warm_up(self) -> None:
-        """As the planning request goes out: a moment later (the request written first), open the
-        store (writing what it held), load the token encoding and the modules the steps need."""
-        jobs = [claim() for claim in (getattr(self.store, "claim_opening", None),) if claim is not None]
-        load_counter = getattr(self.context.counter, "load", None)
-        if load_counter is not None:
-            jobs.append(load_counter)
-        jobs.append(lambda: _import_quietly(*AFTER_PLAN_MODULES))
+        """As the planning request goes out: a moment later (the request written first), import
+        the modules the steps need, then open the store (writing what it held). The token
+        encoding is not loaded: the context engine counts with an upper bound until one cuts."""
+        jobs: list[Any] = [lambda: _import_quietly(*AFTER_PLAN_MODULES)]
+        claim = getattr(self.store, "claim_opening", None)
+        if claim is not None:
+            jobs.append(claim())
         run_later(REQUEST_SETTLE_S, jobs)
 
     def _review_plan(self) -> None:

@@ -122,3 +122,39 @@ def test_a_page_goes_to_the_store(filled, sqlite_url) -> None:
     query = ExecutionQuery(limit=5, before_id=first[-1].id)
     assert deferred.query_executions(query) == store.query_executions(query)
     assert deferred.opened
+
+
+def test_writes_through_sqlite3_are_what_the_store_reads_back(filled, sqlite_url) -> None:
+    """After the planning request the workflow's writes go to the file through sqlite3, without
+    SQLAlchemy: the store reads back exactly what was written (issue 26, item 5)."""
+    from parsec.models.workflow import Conversation, WorkflowPlan
+
+    store, sessions, _ = filled
+    deferred = _deferred(store, sqlite_url)
+    session = Session(shell="bash", user="me", created_at=T0, last_active=T0)
+    deferred.save_session(session)  # before the request: held
+    conversation = Conversation(session_id=session.id, name="x", original_prompt="do x", created_at=T0)
+    deferred.save_conversation(conversation)
+    deferred.claim_opening()()  # the request went out: what was held is written
+    conversation.set_plan(WorkflowPlan.from_descriptions(["one", "two"]))
+    deferred.save_conversation(conversation)  # written at once, an upsert on the id
+    deferred.record_llm_usage("openai", "m", "plan", 10, 3, conversation_id=conversation.id)
+    deferred.save_achievements(conversation.id, "x", "/home/me", ["did x"], ["/home/me/x"], T0 + timedelta(days=1))
+    assert not deferred.opened, "the writes went through sqlite3, not the store"
+    assert store.load_session(session.id) == session
+    written = _row(sqlite_url, "conversations", conversation.id)
+    store.save_conversation(conversation)  # the store's own write of the same conversation
+    assert written == _row(sqlite_url, "conversations", conversation.id) and written is not None
+    assert [row["calls"] for row in store.llm_usage_summary()] == [1]
+    assert store.recent_achievements("/home/me", limit=1)[0]["achievements"] == ["did x"]
+    deferred.close()
+    assert not deferred.opened
+
+
+def _row(sqlite_url: str, table: str, key: str) -> tuple | None:
+    import sqlite3
+
+    from parsec.store.sqlite_url import sqlite_file
+
+    with sqlite3.connect(str(sqlite_file(sqlite_url))) as connection:
+        return connection.execute(f"SELECT * FROM {table} WHERE id = ?", (key,)).fetchone()

@@ -125,6 +125,13 @@ def workflow_parser(command: str) -> Parser:
     parser.add_argument("--yes", "-y", action="store_true", help=YES_HELP)
     parser.add_argument("--json", dest="json_output", action="store_true", help=JSON_HELP)
     if command == "ask":
+        kind = parser.add_mutually_exclusive_group()
+        kind.add_argument(
+            "--task", action="store_true", help="Carry it out as a workflow, even if it reads as a question."
+        )
+        kind.add_argument(
+            "--question", action="store_true", help="Answer it in prose (one model call), even if it reads as a task."
+        )
         parser.add_argument("--provider", metavar="NAME", help="LLM provider for this run.")
         parser.add_argument("--model", metavar="NAME", help="Model for this run.")
     return parser

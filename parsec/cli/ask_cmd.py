@@ -51,9 +51,23 @@ def fast_main(
             return 0  # the help, printed
         settings = load_config(overrides if overrides is not None else parse_overrides(sets or [])).settings
         if args[0] == "ask":
+            prompt = " ".join(options.words)
+            from ..workflow.question import answer_question, wants_answer
+
+            if prompt.strip() and wants_answer(prompt, task=options.task, question=options.question):
+                code, request = answer_question(
+                    settings,
+                    prompt,
+                    json_output=options.json_output,
+                    provider_name=options.provider,
+                    model=options.model,
+                )
+                if request is None:
+                    return code
+                prompt = request  # the user turned the question into a workflow
             return run_workflow(
                 settings,
-                prompt=" ".join(options.words),
+                prompt=prompt,
                 conversation_id=None,
                 yes=options.yes,
                 json_output=options.json_output,

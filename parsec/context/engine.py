@@ -25,10 +25,10 @@ from ..models.context import StepContext
 from ..models.session import Session
 from ..models.workflow import Conversation
 from . import collect, commands, redact
-from .assembly import StepInputs, assemble_planning, assemble_step
+from .assembly import StepInputs, assemble_planning, assemble_step, datetime_line
 from .compaction import Summarize, compact
 from .environment import detected_tools, project_type, snapshot
-from .items import Candidate, CandidatePool
+from .items import Candidate, CandidatePool, to_json
 from .learning import LearnedPreference, learn_preferences, recent_conversations
 from .pruning import ContextOverflow
 from .report import ContextReport
@@ -69,6 +69,7 @@ class ContextEngine:
         self._learned: list[LearnedPreference] | None = None
         self._tools: list[str] | None = None
         self._sessions: dict[str, Session | None] = {}
+        self._question_prompt: str | None = None
         self.warnings: list[str] = []
         self.last_report: ContextReport | None = None
         redact.configure(settings.privacy.extra_patterns)
@@ -261,6 +262,54 @@ class ContextEngine:
             return built
 
         return self._bounded_first(build)
+
+    # --- questions ---------------------------------------------------------------------------
+    def question_messages(
+        self,
+        question: str,
+        cwd: str,
+        shell: str,
+        history: list[Any],
+        earlier: Sequence[tuple[str, str]] = (),
+        instructions: str = "",
+        adds: Sequence[str] = (),
+    ) -> list[ChatMessage]:
+        """A question about the user's shell: the system prompt (captured once per engine) with
+        `instructions`, the question with the session's recent commands and the last one's output
+        (`history`, newest first), the earlier questions and answers of this exchange, within the
+        budget less `adds`. A follow-up repeats the request's start byte for byte (prompt caches)."""
+        from .questions import question_document, shrink
+
+        if self._question_prompt is None:
+            self._question_prompt = self.system_prompt(cwd, shell, mode="question")
+        prompt = self._question_prompt + (f"\n\n{instructions}" if instructions else "")
+        system = ChatMessage(role="system", content=prompt)
+        questions = [asked for asked, _ in earlier] + [question]
+        document = question_document(questions[0], cwd, history, self.max_output)
+        now = self._clock()
+
+        def render() -> list[ChatMessage]:
+            first = f"Question context (JSON):\n{to_json(document)}\n\n{datetime_line(now)}"
+            messages = [system, ChatMessage(role="user", content=first)]
+            for (_, answered), asked in zip(earlier, questions[1:], strict=True):
+                messages.append(ChatMessage(role="assistant", content=redact.masked(answered)))
+                messages.append(ChatMessage(role="user", content=redact.masked(asked)))
+            return messages
+
+        def fits(counter: TokenCounter, messages: list[ChatMessage]) -> bool:
+            return counter.count_messages(messages) + self.tokens_added(adds, counter) <= self.budget
+
+        messages = render()
+        counter = self.counter
+        if isinstance(counter, LazyCounter) and not counter.loaded and fits(Utf8BoundCounter(), messages):
+            return messages  # the upper bound fits: the exact count would too
+        while not fits(counter, messages):
+            if not shrink(document):
+                raise ContextOverflow(
+                    "the question and its context do not fit the model's window; use a model with a larger one"
+                )
+            messages = render()
+        return messages
 
     # --- conversation-style message lists ------------------------------------------------------
     def fit_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]:

@@ -52,14 +52,12 @@ def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
     """The shell's session (PARSEC_SESSION, set by the hooks) or a new one for this command."""
     from ..models.session import GlobalContext, Session
 
-    session_id = _shell_session_id(env) or env.get("PARSEC_SESSION", "").upper()
-    if _ULID.match(session_id):
+    session_id = calling_session_id(env)
+    if session_id:
         try:
             return store.load_session(session_id, history_limit=200)
         except NotFound:  # the daemon has not flushed it yet: the same id, so both writes meet
             pass
-    else:
-        session_id = ""
     session = Session(
         shell=os.path.basename(env.get("SHELL", "")),
         pid=os.getppid(),
@@ -72,7 +70,13 @@ def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
     return session
 
 
-def _shell_session_id(env: Mapping[str, str]) -> str | None:
+def calling_session_id(env: Mapping[str, str]) -> str | None:
+    """The id of the session of the shell that called Parsec, if it has one."""
+    session_id = shell_session_id(env) or env.get("PARSEC_SESSION", "").upper()
+    return session_id if _ULID.match(session_id) else None
+
+
+def shell_session_id(env: Mapping[str, str]) -> str | None:
     """The calling shell's session id: derived from the hook's key (PARSEC_SESSION) as the daemon
     derives it, so it holds with the daemon down; without a key, asked of the daemon (by our
     parent pid), which fails fast when there is none and the caller makes a session."""

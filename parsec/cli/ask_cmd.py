@@ -147,7 +147,7 @@ def run_workflow(
     finally:
         _restore_handlers(previous_handlers)
         try:
-            pending_store.result().close()
+            pending_store.close()  # writes what it holds; opens nothing it did not need
         except Exception:  # the store never opened: its error is already on its way up
             pass
     return _report(

@@ -412,6 +412,7 @@ def _with_json_instructions(
     return [ChatMessage(role="system", content=instruction), *messages]
 
 
+@functools.cache  # a model's schema does not change; generating it costs pydantic ~10-90 ms
 def reply_format_text(output_model: type[BaseModel]) -> str:
     """What a structured request adds for `output_model`: the JSON instruction and the schema (in
     the prompt, or in the request's own field: the model reads it either way). Whoever budgets a

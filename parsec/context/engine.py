@@ -25,10 +25,10 @@ from ..models.context import StepContext
 from ..models.session import Session
 from ..models.workflow import Conversation
 from . import collect, commands, redact
-from .assembly import StepInputs, assemble_planning, assemble_step, datetime_line
+from .assembly import StepInputs, assemble_planning, assemble_step
 from .compaction import Summarize, compact
 from .environment import detected_tools, project_type, snapshot
-from .items import Candidate, CandidatePool, to_json
+from .items import Candidate, CandidatePool
 from .learning import LearnedPreference, learn_preferences, recent_conversations
 from .pruning import ContextOverflow
 from .report import ContextReport
@@ -278,38 +278,34 @@ class ContextEngine:
         `instructions`, the question with the session's recent commands and the last one's output
         (`history`, newest first), the earlier questions and answers of this exchange, within the
         budget less `adds`. A follow-up repeats the request's start byte for byte (prompt caches)."""
-        from .questions import question_document, shrink
+        from .questions import fit_question
 
         if self._question_prompt is None:
             self._question_prompt = self.system_prompt(cwd, shell, mode="question")
         prompt = self._question_prompt + (f"\n\n{instructions}" if instructions else "")
-        system = ChatMessage(role="system", content=prompt)
-        questions = [asked for asked, _ in earlier] + [question]
-        document = question_document(questions[0], cwd, history, self.max_output)
         now = self._clock()
 
-        def render() -> list[ChatMessage]:
-            first = f"Question context (JSON):\n{to_json(document)}\n\n{datetime_line(now)}"
-            messages = [system, ChatMessage(role="user", content=first)]
-            for (_, answered), asked in zip(earlier, questions[1:], strict=True):
-                messages.append(ChatMessage(role="assistant", content=redact.masked(answered)))
-                messages.append(ChatMessage(role="user", content=redact.masked(asked)))
-            return messages
+        def fit(counter: TokenCounter, shrinking: bool) -> list[ChatMessage]:
+            room = self.budget - self.tokens_added(adds, counter)
+            return fit_question(
+                prompt,
+                question,
+                cwd,
+                history,
+                earlier,
+                max_output=self.max_output,
+                room=room,
+                counter=counter,
+                now=now,
+                shrinking=shrinking,
+            )
 
-        def fits(counter: TokenCounter, messages: list[ChatMessage]) -> bool:
-            return counter.count_messages(messages) + self.tokens_added(adds, counter) <= self.budget
-
-        messages = render()
-        counter = self.counter
-        if isinstance(counter, LazyCounter) and not counter.loaded and fits(Utf8BoundCounter(), messages):
-            return messages  # the upper bound fits: the exact count would too
-        while not fits(counter, messages):
-            if not shrink(document):
-                raise ContextOverflow(
-                    "the question and its context do not fit the model's window; use a model with a larger one"
-                )
-            messages = render()
-        return messages
+        if isinstance(self.counter, LazyCounter) and not self.counter.loaded:
+            try:  # the upper bound first: when it fits, the exact count would too
+                return fit(Utf8BoundCounter(), shrinking=False)
+            except ContextOverflow:
+                pass
+        return fit(self.counter, shrinking=True)
 
     # --- conversation-style message lists ------------------------------------------------------
     def fit_messages(self, messages: list[ChatMessage]) -> list[ChatMessage]:

@@ -7,9 +7,15 @@ printed (captured under `parsec shell`), masked and cut like every other output.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
+from ..models.chat import ChatMessage
 from ..models.session import DirectCommandExecution
+from .assembly import datetime_line
+from .items import to_json
+from .pruning import ContextOverflow
 from .redact import clip, masked
 
 RECENT_COMMANDS = 20  # the session's newest commands a question sees at most
@@ -52,3 +58,36 @@ def shrink(document: dict[str, Any]) -> bool:
         recent.pop(0)
         return True
     return False
+
+
+def fit_question(
+    system_prompt: str,
+    question: str,
+    cwd: str,
+    history: list[DirectCommandExecution],
+    earlier: Sequence[tuple[str, str]],
+    *,
+    max_output: int,
+    room: int,
+    counter: Any,
+    now: datetime,
+    shrinking: bool = True,
+) -> list[ChatMessage]:
+    """The messages (see `ContextEngine.question_messages`), shrunk notch by notch until they fit
+    in `room` tokens counted with `counter`; ContextOverflow when they cannot (or, with
+    `shrinking=False`, do not as they are)."""
+    questions = [asked for asked, _ in earlier] + [question]
+    document = question_document(questions[0], cwd, history, max_output)
+    system = ChatMessage(role="system", content=system_prompt)
+    while True:
+        first = f"Question context (JSON):\n{to_json(document)}\n\n{datetime_line(now)}"
+        messages = [system, ChatMessage(role="user", content=first)]
+        for (_, answered), asked in zip(earlier, questions[1:], strict=True):
+            messages.append(ChatMessage(role="assistant", content=masked(answered)))
+            messages.append(ChatMessage(role="user", content=masked(asked)))
+        if counter.count_messages(messages) <= room:
+            return messages
+        if not shrinking or not shrink(document):
+            raise ContextOverflow(
+                "the question and its context do not fit the model's window; use a model with a larger one"
+            )

@@ -9,6 +9,7 @@ from pathlib import Path
 from parsec.context.engine import ContextEngine
 from parsec.context.excerpt import excerpt
 from parsec.context.tokens import LazyCounter, get_token_counter
+from parsec.models.base import new_id
 from parsec.providers.base import ModelLimits
 from tests.workflow.conftest import env, run_unattended, stub, work  # noqa: F401 (fixtures)
 
@@ -147,3 +148,28 @@ def test_the_fact_reaches_step_three_and_step_twelve_over_http(stub, env, work: 
     assert MAGIC in step[3] and MAGIC in step[12]
     sizes = [r.tokens for r in requests[1:]]
     assert sizes[11] <= 2.5 * sizes[1], sizes
+
+
+def test_a_question_sees_the_last_output_within_the_budget(workdir):
+    from parsec.models.session import DirectCommandExecution
+    from parsec.models.text import TruncatedText
+
+    long_output = "".join(f"warning {i}: deprecated call\n" for i in range(400)) + "error: zlib.h not found\n"
+    history = [
+        DirectCommandExecution(
+            session_id=new_id(),
+            command="make app",
+            exit_status=2,
+            stdout=TruncatedText.from_output(long_output, 64_000),
+        ),
+        *[DirectCommandExecution(session_id=new_id(), command=f"echo {i}", exit_status=0) for i in range(30)],
+    ]
+    wide = ContextEngine(settings(), None, ModelLimits(128_000, 4_096), clock=fixed_clock)
+    messages = wide.question_messages("why did that fail", str(workdir), "bash", history, instructions="Answer.")
+    sent = messages[1].content
+    assert "error: zlib.h not found" in sent and '"command":"make app"' in sent
+    assert messages[0].content.endswith("Answer.")
+    small = ContextEngine(settings(), None, ModelLimits(1_500, 300), clock=fixed_clock)
+    messages = small.question_messages("why did that fail", str(workdir), "bash", history, instructions="Answer.")
+    assert get_token_counter().count_messages(messages) <= small.budget
+    assert '"command":"make app"' in messages[1].content  # the output was cut before the command went

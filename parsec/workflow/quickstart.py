@@ -70,6 +70,8 @@ class DeferredStore:
         self._claimed = False
         self._pending: list[tuple[str, tuple, dict]] = []  # (method, args, kwargs) held for now
         self._fast_writer: _SqliteWriter | None = None
+        self._executions: list[list[Any]] = []  # history rows, written once the store is open
+        self._opening = False
         if self._path is None:  # PostgreSQL, or an in-memory SQLite: open it now, as before
             run_later(0.0, [self.claim_opening()])
 
@@ -91,6 +93,8 @@ class DeferredStore:
             if self._store is None:
                 self._store = self._open_store()
             self._write_held(self._store)
+            while self._executions:  # the history rows a workflow's commands left
+                self._store.append_executions(self._executions.pop(0))
             return self._store
 
     def _write_held(self, target: Any) -> None:
@@ -136,7 +140,7 @@ class DeferredStore:
                 self._write_held(self._fast_writer)
                 self._fast_writer.close()
                 self._fast_writer = None
-        if self._store is not None or self._pending:
+        if self._store is not None or self._pending or self._executions:
             self.result().close()
 
     # --- writes: held until the request is out, then through sqlite3 ----------------------------
@@ -167,6 +171,19 @@ class DeferredStore:
 
     def save_achievements(self, *args: Any, **kwargs: Any) -> None:
         self._write("save_achievements", *args, **kwargs)
+
+    def append_executions(self, executions: Any) -> int:
+        """History rows (the commands a workflow ran) take the store's own bulk path: the store
+        opens in a background thread meanwhile (while the model thinks about the next step),
+        and writes them; `close` waits for it."""
+        batch = list(executions)
+        if self._store is not None or self._path is None:
+            return self.result().append_executions(batch)
+        self._executions.append(batch)
+        if not self._opening:
+            self._opening = True
+            run_later(0.0, [self.result])
+        return len(batch)
 
     # --- reads the planning context needs -------------------------------------------------------
     def _raw(self, read: Any) -> Any:

@@ -158,3 +158,20 @@ def _row(sqlite_url: str, table: str, key: str) -> tuple | None:
 
     with sqlite3.connect(str(sqlite_file(sqlite_url))) as connection:
         return connection.execute(f"SELECT * FROM {table} WHERE id = ?", (key,)).fetchone()
+
+
+def test_history_rows_are_written_by_the_store_opened_meanwhile(filled, sqlite_url) -> None:
+    store, sessions, _ = filled
+    opened = []
+
+    def open_store_later():
+        opened.append(True)
+        return store
+
+    deferred = DeferredStore(open_store_later, sqlite_url)
+    deferred.claim_opening()()
+    row = DirectCommandExecution(session_id=sessions[0].id, command="echo from a workflow", executed_at=T0)
+    assert deferred.append_executions([row]) == 1
+    deferred.close()  # waits for the store that opened in the background, which wrote the row
+    assert opened == [True]
+    assert [e.command for e in store.query_executions(ExecutionQuery(search="from a workflow"))] == [row.command]

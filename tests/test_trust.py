@@ -214,3 +214,13 @@ def test_the_cli_trusts_lists_and_revokes(home):
     empty.mkdir()
     missing = parsec("trust", str(empty), cwd=home)
     assert missing.returncode == 2 and "no project file here" in missing.stderr
+
+
+def test_doctor_says_whether_the_project_files_here_are_read(home):
+    path = plant(home)
+    untrusted = parsec("doctor", cwd=home)
+    assert f"{path} is not trusted yet" in untrusted.stdout and f"parsec trust {home}" in untrusted.stdout
+    trust.trust(path)
+    assert f"{path}: trusted, read" in parsec("doctor", cwd=home).stdout
+    path.chmod(0o666)
+    assert "writable by group and others" in parsec("doctor", cwd=home).stdout

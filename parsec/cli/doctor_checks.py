@@ -31,6 +31,7 @@ def run_checks() -> Iterator[Check]:
         yield _check_key_file(loaded.files, settings)
         yield _check_model(loaded)
         yield _check_sandbox(settings)
+    yield from _check_project_files()
     yield _check_tokens()
     yield _check_daemon()
     yield from _check_hooks()
@@ -151,6 +152,25 @@ def _check_sandbox(settings) -> Check:
         "ok",
         f"bubblewrap ({bwrap}) confines {runs}: writes only to the working directory and TMPDIR, {network}",
     )
+
+
+def _check_project_files() -> Iterator[Check]:
+    """This directory's .parsec.toml and PARSEC.md: read (trusted) or ignored, and why."""
+    from pathlib import Path
+
+    from .. import trust
+    from .trust_cmd import project_files
+
+    for path in project_files(Path(".")):
+        reading = trust.read(path)
+        if reading is None:
+            continue
+        if not reading.problem:
+            yield Check("project file", "ok", f"{path}: trusted, read")
+        elif reading.digest:  # trustable, not trusted (yet, or since it changed)
+            yield Check("project file", "warn", f"{path} {reading.problem}", trust.trust_command(path))
+        else:
+            yield Check("project file", "warn", f"{path} {reading.problem}: ignored")
 
 
 def _check_tokens() -> Check:

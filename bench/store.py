@@ -3,6 +3,7 @@ bytes per row and retention, on SQLite (1,000,000 rows) and PostgreSQL (100,000 
 
     python bench/store.py                    # full run, writes the "## Store" section of docs/performance.md
     python bench/store.py --rows 50000 --pg-rows 10000 --no-write   # a quick look
+    python bench/store.py --only-durability   # what synchronous=FULL costs against NORMAL
 
 Recording is compared with a raw baseline in the same process and on the same rows: sqlite3
 `executemany` (or psycopg `executemany`) of pre-built tuples into an identical schema (same
@@ -505,6 +506,73 @@ def write_section(section: str) -> None:
     path.write_text(text)
 
 
+# --- durability --------------------------------------------------------------------------------
+
+DURABILITY_MODES = {
+    "NORMAL (before)": ("NORMAL", False),
+    "FULL (now)": ("FULL", False),
+    "NORMAL + checkpoint per commit": ("NORMAL", True),
+}
+
+
+def durability_figures(commits: int, batches: tuple[int, ...] = (1, 20, 500)) -> dict:
+    """Median ms per append_executions call (one commit, as one flush of the store writer) for
+    each SQLite synchronous mode, on the same disk, commits alternating between the modes so that
+    machine noise hits all. "checkpoint per commit": NORMAL, with the WAL checkpointed (synced)
+    before the journal segment could be deleted, the other way to make a commit durable."""
+    from sqlalchemy import event
+
+    root = Path(tempfile.mkdtemp(prefix="parsec-bench-sync-", dir=str(Path.home())))
+    stores = {}
+    for name, (mode, _) in DURABILITY_MODES.items():
+        store = open_store(f"sqlite:///{root / (mode + str(len(stores)) + '.db')}")
+
+        def set_mode(dbapi_connection, _record, mode=mode):
+            dbapi_connection.execute(f"PRAGMA synchronous = {mode}")
+
+        event.listen(store.engine, "connect", set_mode)  # after the store's own pragmas
+        store.engine.dispose()  # connections made while migrating had the default
+        stores[name] = store
+    sessions = [new_id() for _ in range(10)]
+    figures: dict = {}
+    try:
+        for batch in batches:
+            samples: dict[str, list[float]] = {name: [] for name in stores}
+            for index in range(commits):
+                chunk = make_chunk(index, batch, sessions)
+                for name, store in stores.items():
+                    started = time.perf_counter()
+                    store.append_executions(chunk)
+                    if DURABILITY_MODES[name][1]:
+                        raw = store.engine.raw_connection()
+                        try:
+                            raw.cursor().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                        finally:
+                            raw.close()
+                    samples[name].append((time.perf_counter() - started) * 1000)
+            figures[batch] = {name: statistics.median(values) for name, values in samples.items()}
+    finally:
+        for store in stores.values():
+            store.close()
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+    return figures
+
+
+def render_durability(figures: dict, commits: int) -> list[str]:
+    names = list(DURABILITY_MODES)
+    lines = [
+        f"SQLite commit (append_executions), median ms of {commits} commits per cell, same disk, same run:",
+        "| records per commit | " + " | ".join(names) + " | FULL / NORMAL |",
+        "|---|" + "---|" * (len(names) + 1),
+    ]
+    for batch, row in figures.items():
+        ratio = row[names[1]] / row[names[0]]
+        lines.append(f"| {batch} | " + " | ".join(f"{row[name]:.2f}" for name in names) + f" | {ratio:.2f}× |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="SQLite rows (default 1,000,000)")
@@ -516,7 +584,13 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
     parser.add_argument("--tier-rows", type=int, default=1_000_000, help="commands whose output ages out (0 = skip)")
     parser.add_argument("--only-tiers", action="store_true", help="measure only the aging tiers' prune")
+    parser.add_argument("--only-durability", action="store_true", help="measure only synchronous FULL against NORMAL")
+    parser.add_argument("--commits", type=int, default=200, help="commits per durability figure")
     args = parser.parse_args()
+    if args.only_durability:
+        for line in render_durability(durability_figures(args.commits), args.commits):
+            print(line)
+        return
     if args.only_tiers:
         for line in render_tiers(aging_tier_figures(args.tier_rows)):
             print(line)

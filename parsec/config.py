@@ -401,7 +401,31 @@ def flatten(settings: Settings) -> dict[str, Any]:
             out[section] = value
     if out.get("llm.api_key"):  # a key is never shown
         out["llm.api_key"] = "***"
+    if out.get("store.url"):  # nor a PostgreSQL password
+        out["store.url"] = url_without_password(out["store.url"])
     return out
+
+
+def url_password(url: str) -> str | None:
+    """The password in a URL's `user:password@`, else None."""
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url).password
+    except ValueError:  # a malformed port: still no password to show
+        return None
+
+
+def url_without_password(url: str) -> str:
+    """`url` with its password shown as ***, for output and logs."""
+    password = url_password(url)
+    if not password:
+        return url
+    scheme, _, rest = url.partition("://")
+    netloc, slash, path = rest.partition("/")
+    user = netloc.rpartition("@")[0].split(":", 1)[0]
+    host = netloc.rpartition("@")[2]
+    return f"{scheme}://{user}:***@{host}{slash}{path}"
 
 
 def private_file_problem(path: Path) -> str | None:

@@ -50,16 +50,17 @@ set -g __parsec_qid 0
 set -g __parsec_unanswered 0 # 1: the last question got no answer (a hung or busy daemon)
 
 # The classify round trip, run only for lines that might be prose: bash can wait on a FIFO with a
-# timeout. It writes the question to the daemon's FIFO (only once the daemon has read everything
-# before it, waiting at most $6 times 10 ms for that) and reads the answer with the question's id
-# from this shell's reply FIFO.
+# timeout. It reads the question from its stdin, writes it to the daemon's FIFO (only once the
+# daemon has read everything before it, waiting at most $5 times 10 ms for that) and reads the
+# answer with the question's id from this shell's reply FIFO.
 set -g __parsec_classify_sh '
+IFS= read -r request || exit 1
 exec 3<>"$1" 4<>"$2" || exit 1
-for ((i = 0; i < ${6:-5}; i++)); do read -t 0 -u 3 || break; read -t 0.01 -u 4 _; done
+for ((i = 0; i < ${5:-5}; i++)); do read -t 0 -u 3 || break; read -t 0.01 -u 4 _; done
 read -t 0 -u 3 && exit 1
-printf "%s\n" "{\"id\":$4,\"reply_to\":\"${2##*/}\",${3#\{}" >&3 || exit 1
-while read -r -t "${5:-0.15}" -u 4 reply; do
-    [[ $reply =~ \"id\":\ ?$4[,}] ]] || continue
+printf "%s\n" "{\"id\":$3,\"reply_to\":\"${2##*/}\",${request#\{}" >&3 || exit 1
+while read -r -t "${4:-0.15}" -u 4 reply; do
+    [[ $reply =~ \"id\":\ ?$3[,}] ]] || continue
     [[ $reply =~ \"decision\":\ *\"([a-z]+)\" ]] && printf %s "${BASH_REMATCH[1]}"
     exit 0
 done
@@ -269,7 +270,9 @@ function __parsec_ask_daemon --argument-names request --description 'one classif
     # one timeout, then only a look at its FIFO, until it answers again (as in bash and zsh).
     set -l waits 5
     test $__parsec_unanswered = 1; and set waits 0
-    if command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_fifo $__parsec_reply $request $__parsec_qid $timeout $waits 2>/dev/null
+    # The request (the typed line) on the helper's stdin, never in its argv: any local user can read
+    # /proc/PID/cmdline.
+    if builtin printf '%s\n' $request | command bash --noprofile --norc -c $__parsec_classify_sh parsec-classify $__parsec_fifo $__parsec_reply $__parsec_qid $timeout $waits 2>/dev/null
         set -g __parsec_unanswered 0
     else
         set -g __parsec_unanswered 1

@@ -29,6 +29,9 @@ def run_checks() -> Iterator[Check]:
     if settings is not None:
         yield _check_store(settings)
         yield _check_key_file(loaded.files, settings)
+        password_file = _check_store_password_file(loaded)
+        if password_file is not None:
+            yield password_file
         yield _check_model(loaded)
         yield _check_sandbox(settings)
     yield from _check_project_files()
@@ -78,6 +81,25 @@ def _check_key_file(files, settings) -> Check:
         if problem:
             return Check("api key", "fail", problem, f"chmod 600 {path}")
     return Check("api key", "ok", "config file holding the key is private")
+
+
+def _check_store_password_file(loaded) -> Check | None:
+    """A config file that holds the store's password must be private, as one holding a key."""
+    from pathlib import Path
+
+    from ..config import url_password
+
+    source = loaded.source_of("store.url")
+    if not url_password(loaded.settings.store.url) or not Path(source).is_file():
+        return None  # no password, or from the environment or the command line
+    if Path(source).stat().st_mode & 0o077:
+        return Check(
+            "store password",
+            "warn",
+            f"{source} holds the store's password but is readable by others",
+            f"chmod 600 {source}",
+        )
+    return Check("store password", "ok", "the config file holding it is private")
 
 
 def _check_model(loaded) -> Check:
@@ -237,9 +259,6 @@ def _check_hooks() -> Iterator[Check]:
 
 def _safe_url(url: str) -> str:
     """The store URL without its password."""
-    try:
-        from sqlalchemy.engine import make_url
+    from ..config import url_without_password
 
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return url.split("@")[-1]
+    return url_without_password(url)

@@ -1,8 +1,9 @@
 """The store writer process: applies journal segments to the ContextStore, in order.
 
 It runs apart from the daemon so SQLAlchemy and record validation never hold the daemon's GIL
-while it answers shells. The daemon drives it with JSON lines on stdin and reads one reply line
-per request on stdout:
+while it answers shells. The first line on its stdin is its options (the store URL, which may hold
+a PostgreSQL password: never in argv, which every local user can read in /proc/PID/cmdline). Then
+the daemon drives it with JSON lines on stdin and reads one reply line per request on stdout:
 
     {"op": "apply", "segments": [path, ...]}  → {"ok", "completed", "progress", "written", "last_error", "log"}
     {"op": "prune", "policy": {...}}          → {"ok", "report", "last_error", "log"}
@@ -190,14 +191,16 @@ def _is_unavailable(err: BaseException) -> bool:
     return any(sign in text for sign in ("disk is full", "no space left", "readonly", "read-only", "disk i/o error"))
 
 
-def main(argv: list[str]) -> int:
+def main() -> int:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:  # batch work: let the daemon's replies (and the shells) have the CPU first
         os.nice(10)
     except OSError:
         pass
-    options = json.loads(argv[0])
+    options = json.loads(sys.stdin.readline() or "null")
+    if not isinstance(options, dict):
+        return 2  # the daemon closed the pipe before sending them
 
     def open_store() -> Any:
         from ..store import open_store as open_configured
@@ -224,4 +227,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -146,10 +146,12 @@ class StoreWriter:
                 sys.executable,
                 "-m",
                 "parsec.daemon.store_process",
-                json.dumps(self.options),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
             )
+            assert self._child.stdin is not None
+            # Over the pipe, never in argv: the URL may hold a PostgreSQL password (store_process.py).
+            self._child.stdin.write(json.dumps(self.options).encode() + b"\n")
             self._progress.clear()
         return self._child
 

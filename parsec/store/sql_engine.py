@@ -1,7 +1,9 @@
 """Create the SQLAlchemy engine for a store URL, with clear errors for what users get wrong.
 
-SQLite: WAL (readers never block the writer), a busy timeout, foreign keys on, synchronous=NORMAL
-(durable across a crash or kill -9 of any process; only a power cut may lose the last commit),
+SQLite: WAL (readers never block the writer), a busy timeout, foreign keys on, synchronous=FULL
+(a commit is on the disk when it returns: the daemon deletes a journal segment right after the
+store committed it, so a commit still in the page cache of a disk that then fails was a loss;
+docs/store.md has its cost),
 auto_vacuum=INCREMENTAL (set before the first table, so pruning can give space back), and
 `BEGIN IMMEDIATE` for writes so two writers queue on the busy timeout instead of failing with
 "database is locked" when a read transaction tries to become a write transaction.
@@ -122,7 +124,7 @@ def _sqlite_engine(url: str, busy_timeout_ms: int) -> Engine:
                 # and a store we refuse (e.g. too new) must stay byte-for-byte untouched.
                 cursor.execute("PRAGMA auto_vacuum = INCREMENTAL")
             cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA synchronous = FULL")  # bench/store.py --only-durability
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()

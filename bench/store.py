@@ -508,10 +508,10 @@ def write_section(section: str) -> None:
 
 # --- durability --------------------------------------------------------------------------------
 
-DURABILITY_MODES = {
-    "NORMAL (before)": ("NORMAL", False),
-    "FULL (now)": ("FULL", False),
-    "NORMAL + checkpoint per commit": ("NORMAL", True),
+DURABILITY_MODES = {  # name: (open_store's durable, checkpoint after each commit)
+    "NORMAL (before)": (False, False),
+    "FULL (now)": (True, False),
+    "NORMAL + checkpoint per commit": (False, True),
 }
 
 
@@ -520,19 +520,13 @@ def durability_figures(commits: int, batches: tuple[int, ...] = (1, 20, 500)) ->
     each SQLite synchronous mode, on the same disk, commits alternating between the modes so that
     machine noise hits all. "checkpoint per commit": NORMAL, with the WAL checkpointed (synced)
     before the journal segment could be deleted, the other way to make a commit durable."""
-    from sqlalchemy import event
+    import shutil
 
     root = Path(tempfile.mkdtemp(prefix="parsec-bench-sync-", dir=str(Path.home())))
-    stores = {}
-    for name, (mode, _) in DURABILITY_MODES.items():
-        store = open_store(f"sqlite:///{root / (mode + str(len(stores)) + '.db')}")
-
-        def set_mode(dbapi_connection, _record, mode=mode):
-            dbapi_connection.execute(f"PRAGMA synchronous = {mode}")
-
-        event.listen(store.engine, "connect", set_mode)  # after the store's own pragmas
-        store.engine.dispose()  # connections made while migrating had the default
-        stores[name] = store
+    stores = {
+        name: open_store(f"sqlite:///{root / f'{index}.db'}", durable=durable)
+        for index, (name, (durable, _)) in enumerate(DURABILITY_MODES.items())
+    }
     sessions = [new_id() for _ in range(10)]
     figures: dict = {}
     try:
@@ -554,8 +548,6 @@ def durability_figures(commits: int, batches: tuple[int, ...] = (1, 20, 500)) ->
     finally:
         for store in stores.values():
             store.close()
-        import shutil
-
         shutil.rmtree(root, ignore_errors=True)
     return figures
 

@@ -86,6 +86,11 @@ class Journal:
         return [segment for segment in self.segments() if segment != self._current]
 
     @property
+    def current(self) -> Path | None:
+        """The segment appends go to (None while the disk refuses a new one)."""
+        return self._current
+
+    @property
     def current_records(self) -> int:
         return self._current_records
 

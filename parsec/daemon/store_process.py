@@ -5,8 +5,15 @@ while it answers shells. The first line on its stdin is its options (the store U
 a PostgreSQL password: never in argv, which every local user can read in /proc/PID/cmdline). Then
 the daemon drives it with JSON lines on stdin and reads one reply line per request on stdout:
 
-    {"op": "apply", "segments": [path, ...]}  → {"ok", "completed", "progress", "written", "last_error", "log"}
+    {"op": "apply", "segments": [path, ...], "progress": {path: lines}, "every_s": seconds}
+        → {"ok", "completed", "progress", "written", "last_error", "log"}
     {"op": "prune", "policy": {...}}          → {"ok", "report", "last_error", "log"}
+
+While an apply runs, it also writes `{"op": "progress", "progress", "written"}` after a commit, at
+most every `every_s` (default PROGRESS_EVERY_S): a busy writer is told from a hung one by its progress, not by
+how long the whole answer takes (a long backlog takes minutes). `progress` in the request is what
+the daemon already knows is in the store (lines per segment), from a writer it replaced: those
+lines are not applied again.
 
 It ignores SIGTERM/SIGINT (the daemon decides when it stops) and exits when stdin closes, so it
 never outlives a daemon killed with -9. A segment it applied completely is deleted. Ids are
@@ -22,6 +29,7 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,11 +39,20 @@ from ..models.session import DirectCommandExecution, Session
 from .records import decode_record
 
 POISON_AFTER = 3  # failures of one segment while the store answers before going record by record
+PROGRESS_EVERY_S = 1.0
 
 
 class SegmentApplier:
-    def __init__(self, open_store: Callable[[], Any], batch_size: int) -> None:
+    def __init__(
+        self,
+        open_store: Callable[[], Any],
+        batch_size: int,
+        on_progress: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self._open_store = open_store
+        self._on_progress = on_progress
+        self._progress_every_s = PROGRESS_EVERY_S
+        self._progress_sent = time.monotonic()
         self.batch_size = batch_size
         self.store: Any = None
         self.written = 0
@@ -44,7 +61,12 @@ class SegmentApplier:
         self.progress: dict[str, int] = {}  # lines of a segment already in the store
         self._failures: dict[str, int] = {}
 
-    def apply(self, segments: list[str]) -> dict[str, Any]:
+    def apply(
+        self, segments: list[str], known: dict[str, int] | None = None, every_s: float = PROGRESS_EVERY_S
+    ) -> dict[str, Any]:
+        self._progress_every_s = every_s
+        for segment, lines in (known or {}).items():
+            self.progress[segment] = max(self.progress.get(segment, 0), lines)
         completed: list[str] = []
         ok = True
         for segment in segments:
@@ -129,8 +151,14 @@ class SegmentApplier:
                     batch = []
                 if not batch:
                     self.progress[key] = seen
+                    self._report_progress()
         self._append(store, batch, segment, one_by_one)
         self.progress[key] = seen
+
+    def _report_progress(self) -> None:
+        if self._on_progress is not None and time.monotonic() - self._progress_sent >= self._progress_every_s:
+            self._progress_sent = time.monotonic()
+            self._on_progress({"op": "progress", "progress": dict(self.progress), "written": self.written})
 
     def _append(
         self, store: Any, batch: list[tuple[DirectCommandExecution, bytes]], segment: Path, one_by_one: bool
@@ -188,7 +216,8 @@ def _is_unavailable(err: BaseException) -> bool:
     if type(err).__name__ in ("OperationalError", "InterfaceError", "DisconnectionError"):
         return True
     text = str(err).lower()
-    return any(sign in text for sign in ("disk is full", "no space left", "readonly", "read-only", "disk i/o error"))
+    faults = ("disk is full", "no space left", "readonly", "read-only", "disk i/o error", "malformed")
+    return any(sign in text for sign in faults)  # malformed: a damaged file, not a bad record
 
 
 def main() -> int:
@@ -205,23 +234,32 @@ def main() -> int:
     def open_store() -> Any:
         from ..store import open_store as open_configured
 
+        # durable: a segment is deleted right after the store committed it (docs/daemon.md, Durability)
         return open_configured(
-            options["url"], busy_timeout_ms=options["busy_timeout_ms"], connect_timeout_s=options["connect_timeout_s"]
+            options["url"],
+            busy_timeout_ms=options["busy_timeout_ms"],
+            connect_timeout_s=options["connect_timeout_s"],
+            durable=True,
         )
 
-    applier = SegmentApplier(open_store, options["batch_size"])
+    def send(message: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+    applier = SegmentApplier(open_store, options["batch_size"], on_progress=send)
     for line in sys.stdin:
         request = json.loads(line)
         if request["op"] == "apply":
-            reply = applier.apply(request["segments"])
+            reply = applier.apply(
+                request["segments"], request.get("progress"), request.get("every_s", PROGRESS_EVERY_S)
+            )
         elif request["op"] == "prune":
             reply = applier.prune(request["policy"])
         else:
             reply = {"ok": False}
         reply.update(last_error=applier.last_error, log=applier.log)
         applier.log = []
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+        send(reply)
     applier._close_store()
     return 0
 

@@ -22,9 +22,10 @@ log = logging.getLogger("parsec.daemon")
 MAX_BACKOFF_S = 30.0
 # A store that accepts connections but never answers (a PostgreSQL stopped with SIGSTOP, a hung
 # NFS mount) leaves the writer process waiting forever. `status` and `flush` say so after
-# `answer_timeout_s` (twice store.connect_timeout_s, at least 4 s); a call still unanswered after
-# HUNG_AFTER_S is abandoned and the writer process replaced (the journal keeps every record, and
-# ids make a replay harmless).
+# `answer_timeout_s` (twice store.connect_timeout_s, at least 4 s) without progress; a call that
+# made no progress for HUNG_AFTER_S is abandoned and the writer process replaced (the journal keeps
+# every record, and ids make a replay harmless). Progress, not the whole answer: a writer working
+# through a long backlog reports each commit (store_process.PROGRESS_EVERY_S) and is never killed.
 HUNG_AFTER_S = 30.0
 
 
@@ -36,19 +37,20 @@ class StoreWriter:
         self.store_ok = False
         self.written = 0
         self._child: asyncio.subprocess.Process | None = None
-        self._progress: dict[str, int] = {}
+        self._progress: dict[str, int] = {}  # lines of a segment in the store, across writer processes
+        self._child_written = 0  # `written` as the current writer process counts it
         self._retry_at = 0.0
         self._backoff = 0.5
         self._lock = asyncio.Lock()
-        self._call_started: float | None = None
+        self._last_progress: float | None = None  # while a call runs: when it last moved
         self.answer_timeout_s = max(4.0, 2 * float(store_options.get("connect_timeout_s", 5.0)))
         self.hung_after_s = max(HUNG_AFTER_S, 2 * self.answer_timeout_s)
 
     @property
     def problem(self) -> str | None:
         """What `status` shows about the store: not answering, or the last failure."""
-        if self._call_started is not None and time.monotonic() - self._call_started > self.answer_timeout_s:
-            waited = time.monotonic() - self._call_started
+        if self._last_progress is not None and time.monotonic() - self._last_progress > self.answer_timeout_s:
+            waited = time.monotonic() - self._last_progress
             return f"store not answering within {self.answer_timeout_s:.0f} s (waiting for {waited:.0f} s)"
         return None if self.store_ok else self.last_error
 
@@ -71,21 +73,43 @@ class StoreWriter:
             segments = [str(path) for path in self.journal.closed_segments()]
             if not segments:
                 return not self.journal.held_records
-            reply = await self._call({"op": "apply", "segments": segments})
+            self._forget_gone(segments)
+            known = {segment: self._progress[segment] for segment in segments if segment in self._progress}
+            # Progress reported ten times within the guard's bound: a busy writer never trips it.
+            report_every_s = min(1.0, self.hung_after_s / 10)
+            reply = await self._call(
+                {"op": "apply", "segments": segments, "progress": known, "every_s": report_every_s}
+            )
             if reply is None:
                 return self._failed()
-            self.written = reply["written"]
             for segment in reply["completed"]:
                 self.journal.remove(Path(segment))
                 self._progress.pop(segment, None)
-            for segment, lines in reply["progress"].items():
-                self.journal.done(Path(segment), lines - self._progress.get(segment, 0))
-                self._progress[segment] = lines
             if not reply["ok"]:
                 return self._failed()
             self.store_ok = True
             self._backoff = 0.5
             return True
+
+    def _take_progress(self, reply: dict[str, Any]) -> None:
+        """What a reply (or a progress line) says reached the store: counted once, even when a
+        replaced writer process reports lines its predecessor already had."""
+        self.written += max(0, reply["written"] - self._child_written)
+        self._child_written = reply["written"]
+        for segment, lines in reply["progress"].items():
+            before = self._progress.get(segment, 0)
+            if lines > before:
+                self.journal.done(Path(segment), lines - before)
+                self._progress[segment] = lines
+
+    def _forget_gone(self, segments: list[str]) -> None:
+        """Segments a writer process applied and deleted, but was replaced before it could say so:
+        their records are in the store and count no more in `queue_depth`."""
+        listed = set(segments)
+        for segment in list(self.journal.counts):
+            if str(segment) not in listed and segment != self.journal.current and not segment.exists():
+                self.journal.remove(segment)
+                self._progress.pop(str(segment), None)
 
     async def prune(self, policy: dict[str, Any]) -> str:
         async with self._lock:
@@ -112,29 +136,34 @@ class StoreWriter:
             assert child.stdin is not None and child.stdout is not None
             child.stdin.write(json.dumps(request).encode() + b"\n")
             await child.stdin.drain()
-            self._call_started = time.monotonic()
-            line = await asyncio.wait_for(child.stdout.readline(), self.hung_after_s)
+            self._last_progress = time.monotonic()
+            while True:
+                line = await asyncio.wait_for(child.stdout.readline(), self.hung_after_s)
+                reply = json.loads(line) if line else None
+                if reply is None or reply.get("op") != "progress":
+                    break
+                self._take_progress(reply)
+                self._last_progress = time.monotonic()
         except TimeoutError:
             self.last_error = f"store not answering within {self.hung_after_s:.0f} s; the store writer was restarted"
             log.error(self.last_error)
             child.kill()
             await child.wait()
             self._child = None
-            self._progress.clear()
             self.store_ok = False
             return None
         except (OSError, ConnectionError) as err:
             self.last_error = f"the store writer process failed: {err}"
             return None
         finally:
-            self._call_started = None
-        if not line:
+            self._last_progress = None
+        if reply is None:
             self.last_error = f"the store writer process exited ({await child.wait()}); restarting it"
             log.error(self.last_error)
             self._child = None
-            self._progress.clear()
             return None
-        reply = json.loads(line)
+        if "progress" in reply:
+            self._take_progress(reply)
         for message in reply.get("log", []):
             log.warning("%s", message)
         self.last_error = reply.get("last_error") or reply.get("error")
@@ -152,7 +181,7 @@ class StoreWriter:
             assert self._child.stdin is not None
             # Over the pipe, never in argv: the URL may hold a PostgreSQL password (store_process.py).
             self._child.stdin.write(json.dumps(self.options).encode() + b"\n")
-            self._progress.clear()
+            self._child_written = 0
         return self._child
 
     def _failed(self) -> bool:

@@ -18,15 +18,26 @@ def default_url() -> str:
 
 
 def open_store(
-    url: str, *, busy_timeout_ms: int = 5000, connect_timeout_s: float = 5.0, migrate: bool = True
+    url: str,
+    *,
+    busy_timeout_ms: int = 5000,
+    connect_timeout_s: float = 5.0,
+    migrate: bool = True,
+    durable: bool = False,
 ) -> SqlStore:
     """Open (creating and migrating when needed) the store at a SQLAlchemy URL.
 
-    An empty `url` means the default SQLite file at $XDG_DATA_HOME/parsec/parsec.db.
+    An empty `url` means the default SQLite file at $XDG_DATA_HOME/parsec/parsec.db. `durable`:
+    every commit is on the disk when it returns (SQLite synchronous=FULL), for a writer that
+    deletes its own copy of the records right after (the daemon's store writer).
     Raises StoreError / StoreUnavailable / SchemaTooNew with a one-line message.
     """
     from .open import open_sql_store
 
     return open_sql_store(
-        url or default_url(), busy_timeout_ms=busy_timeout_ms, connect_timeout_s=connect_timeout_s, migrate=migrate
+        url or default_url(),
+        busy_timeout_ms=busy_timeout_ms,
+        connect_timeout_s=connect_timeout_s,
+        migrate=migrate,
+        durable=durable,
     )

@@ -11,8 +11,12 @@ from .sql_engine import create_store_engine
 from .sql_store import SqlStore
 
 
-def open_sql_store(url: str, *, busy_timeout_ms: int, connect_timeout_s: float, migrate: bool) -> SqlStore:
-    engine = create_store_engine(url, busy_timeout_ms=busy_timeout_ms, connect_timeout_s=connect_timeout_s)
+def open_sql_store(
+    url: str, *, busy_timeout_ms: int, connect_timeout_s: float, migrate: bool, durable: bool = False
+) -> SqlStore:
+    engine = create_store_engine(
+        url, busy_timeout_ms=busy_timeout_ms, connect_timeout_s=connect_timeout_s, durable=durable
+    )
     store = SqlStore(engine, url)
     try:
         with store.db.errors():

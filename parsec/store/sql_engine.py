@@ -1,9 +1,9 @@
 """Create the SQLAlchemy engine for a store URL, with clear errors for what users get wrong.
 
-SQLite: WAL (readers never block the writer), a busy timeout, foreign keys on, synchronous=FULL
-(a commit is on the disk when it returns: the daemon deletes a journal segment right after the
-store committed it, so a commit still in the page cache of a disk that then fails was a loss;
-docs/store.md has its cost),
+SQLite: WAL (readers never block the writer), a busy timeout, foreign keys on, synchronous=NORMAL
+(durable across a crash or kill -9 of any process; a power cut or a failing disk may lose the last
+commits), or FULL for a `durable` store (each commit on the disk when it returns: the daemon's
+store writer deletes a journal segment right after the store committed it; docs/store.md),
 auto_vacuum=INCREMENTAL (set before the first table, so pruning can give space back), and
 `BEGIN IMMEDIATE` for writes so two writers queue on the busy timeout instead of failing with
 "database is locked" when a read transaction tries to become a write transaction.
@@ -26,7 +26,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 WRITE = {"parsec_write": True}  # execution option: this transaction writes (BEGIN IMMEDIATE)
 
 
-def create_store_engine(url: str, *, busy_timeout_ms: int, connect_timeout_s: float) -> Engine:
+def create_store_engine(url: str, *, busy_timeout_ms: int, connect_timeout_s: float, durable: bool = False) -> Engine:
     try:
         parsed = make_url(url)
     except ArgumentError as err:
@@ -36,7 +36,7 @@ def create_store_engine(url: str, *, busy_timeout_ms: int, connect_timeout_s: fl
         path = sqlite_file(url)
         if path is not None:
             _prepare_sqlite_file(path)
-        return _sqlite_engine(url, busy_timeout_ms)
+        return _sqlite_engine(url, busy_timeout_ms, "FULL" if durable else "NORMAL")
     if backend == "postgresql":
         if parsed.drivername == "postgresql":  # plain postgresql:// means psycopg 3
             parsed = parsed.set(drivername="postgresql+psycopg")
@@ -104,7 +104,7 @@ def _probe_readable(path: Path) -> None:
         probe.close()
 
 
-def _sqlite_engine(url: str, busy_timeout_ms: int) -> Engine:
+def _sqlite_engine(url: str, busy_timeout_ms: int, synchronous: str) -> Engine:
     # A small pool keeps connections (and their pragmas) open between calls. After fork(), a
     # child must call `store.engine.dispose(close=False)` before using an inherited store.
     engine = create_engine(
@@ -124,7 +124,7 @@ def _sqlite_engine(url: str, busy_timeout_ms: int) -> Engine:
                 # and a store we refuse (e.g. too new) must stay byte-for-byte untouched.
                 cursor.execute("PRAGMA auto_vacuum = INCREMENTAL")
             cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = FULL")  # bench/store.py --only-durability
+            cursor.execute(f"PRAGMA synchronous = {synchronous}")  # bench/store.py --only-durability
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()

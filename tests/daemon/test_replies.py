@@ -99,9 +99,9 @@ def test_the_hooks_read_the_answer_the_model_declares(shell, hook, id_variable, 
     for number, decision in enumerate(("command", "prompt", "ambiguous"), 7):
         reply = ClassifyReply(id=number, decision=decision, confidence=0.9, reason="why", leans="command")
         answer = encode(hook_answer(reply.wire())).decode().rstrip("\n")
-        # `id` and $4: the question's id, as the hooks name it.
+        # `id` and $3: the question's id, as the hooks name it (fish's helper: its third argument).
         script = (
-            f"{variable}=$1 {id_variable}=$1; id={number}; set -- x x x {number}; "
+            f"{variable}=$1 {id_variable}=$1; id={number}; set -- x x {number}; "
             f'{match_id} || {{ echo "id not matched"; exit 1; }}; {decide} && printf %s "{capture}"'
         )
         ran = subprocess.run([shell, "-c", script, "test", answer], capture_output=True, text=True, timeout=10)

@@ -147,7 +147,12 @@ def test_store_disk_fault_keeps_every_acknowledged_record(request, fault):
         else:
             filler.unlink()
         # No flush request, no restart: the writer's retries (with back-off) bring everything in.
-        assert wait_until(lambda: client.call("status")["queue_depth"] == 0), json.dumps(client.call("status"))[:1500]
+        assert wait_until(lambda: client.call("status")["queue_depth"] == 0), (
+            json.dumps(client.call("status"))[:1500]
+            + (box.root / "state" / "parsec" / "daemon.log").read_text()[-6000:]
+            + subprocess.run(["findmnt", str(data)], capture_output=True, text=True).stdout
+            + subprocess.run(["ls", "-la", str(data), str(data / "parsec")], capture_output=True, text=True).stdout
+        )
         assert client.call("status")["store_ok"] is True
     assert acked == 420 and stored(box) == (420, 420)
     assert not (box.journal / "rejected.jsonl").exists()

@@ -38,14 +38,15 @@ def cache_dir() -> Path:
 def runtime_dir() -> Path:
     """Private per-user directory for the socket, lock and pid file.
 
-    `$XDG_RUNTIME_DIR/parsec`, or `<tmp>/parsec-<uid>` when that is unset.
+    `$XDG_RUNTIME_DIR/parsec`, else `$TMPDIR/parsec-<uid>`, else `/tmp/parsec-<uid>` (each
+    variable only when it is an absolute path). The one rule the hooks follow too: TEMP and TMP,
+    which Python's tempfile also reads, would send the daemon where no hook looks.
     """
     base = os.environ.get("XDG_RUNTIME_DIR", "")
     if base and os.path.isabs(base):
         return Path(base) / APP
-    import tempfile  # only here: it imports shutil and random, a few ms every `parsec history`
-
-    return Path(tempfile.gettempdir()) / f"{APP}-{os.getuid()}"
+    tmp = os.environ.get("TMPDIR", "")
+    return Path(tmp if os.path.isabs(tmp) else "/tmp") / f"{APP}-{os.getuid()}"
 
 
 def default_db_path() -> Path:

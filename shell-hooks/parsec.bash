@@ -33,11 +33,12 @@ __parsec_started=0           # session_start sent on the current FIFO
 __parsec_autostart_at=0
 __parsec_empty=
 __parsec_private=            # the runtime directory: '' not checked yet, 1 private, 0 refused
-if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then # as parsec.paths.runtime_dir()
+if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then # as parsec.paths.runtime_dir(): TMPDIR only when absolute
     __parsec_runtime=$XDG_RUNTIME_DIR/parsec
+elif [[ ${TMPDIR-} == /* ]]; then
+    __parsec_runtime=${TMPDIR%/}/parsec-$UID
 else
-    __parsec_runtime=${TMPDIR:-/tmp}
-    __parsec_runtime=${__parsec_runtime%/}/parsec-$UID
+    __parsec_runtime=/tmp/parsec-$UID
 fi
 __parsec_spool="$__parsec_runtime/spool/bash-$__parsec_session.jsonl"
 __parsec_fifo=$__parsec_runtime/hooks.fifo

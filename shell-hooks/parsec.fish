@@ -16,12 +16,12 @@ end
 set -g __parsec_loaded 1
 
 # Loading forks nothing where it can help it (a fork costs fish several ms of start-up).
-if string match -q '/*' -- "$XDG_RUNTIME_DIR"
+if string match -q '/*' -- "$XDG_RUNTIME_DIR" # as parsec.paths.runtime_dir(): TMPDIR only when absolute
     set -g __parsec_runtime $XDG_RUNTIME_DIR/parsec
+else if string match -q '/*' -- "$TMPDIR"
+    set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")/parsec-(id -u)
 else
-    set -g __parsec_runtime (string replace -r '/$' '' -- "$TMPDIR")
-    test -n "$__parsec_runtime"; or set __parsec_runtime /tmp
-    set __parsec_runtime $__parsec_runtime/parsec-(id -u)
+    set -g __parsec_runtime /tmp/parsec-(id -u)
 end
 # The session is `<pid>-<start time>`; the start time is the boot time plus this process's start
 # in clock ticks (USER_HZ, 100 on Linux), both read by builtins, else `date`.

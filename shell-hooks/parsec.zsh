@@ -16,10 +16,12 @@ typeset -g __parsec_session="$$-${EPOCHREALTIME/,/.}"
 typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0 __parsec_refused=0 __parsec_qid=0 __parsec_unread=0 __parsec_unanswered=0
 typeset -g __parsec_fd= __parsec_rfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_word= __parsec_routed=
 typeset -g __parsec_runtime
-if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then
+if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then # as parsec.paths.runtime_dir(): TMPDIR only when absolute
     __parsec_runtime=$XDG_RUNTIME_DIR/parsec
+elif [[ ${TMPDIR-} == /* ]]; then
+    __parsec_runtime=${TMPDIR%/}/parsec-$UID
 else
-    __parsec_runtime=${${TMPDIR:-/tmp}%/}/parsec-$UID
+    __parsec_runtime=/tmp/parsec-$UID
 fi
 typeset -g __parsec_spool=$__parsec_runtime/spool/zsh-$__parsec_session.jsonl
 typeset -g __parsec_fifo=$__parsec_runtime/hooks.fifo __parsec_reply=$__parsec_runtime/reply/$__parsec_session

@@ -52,7 +52,11 @@ state = _State()
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"parsec {__version__}")
+        from ..protocol.code_id import code_id, describe
+        from .daemon_cmd import daemon_version_line
+
+        typer.echo(f"parsec {describe(__version__, code_id())}")
+        typer.echo(daemon_version_line())
         raise typer.Exit(0)
 
 

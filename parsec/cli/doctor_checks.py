@@ -44,12 +44,20 @@ def _check_store(settings) -> Check:
     url = settings.store_url()
     try:
         from ..store import open_store
-        from ..store.health import probe_write
+        from ..store.health import damage, probe_write
 
         store = open_store(
             url, busy_timeout_ms=settings.store.busy_timeout_ms, connect_timeout_s=settings.store.connect_timeout_s
         )
         try:
+            damaged = damage(store)
+            if damaged:  # and no probe write: writing into damaged pages can spread the damage
+                return Check(
+                    "store",
+                    "fail",
+                    f"{_safe_url(url)} is damaged: {damaged}",
+                    "stop the daemon and recover it (`sqlite3 FILE .recover`), or restore a copy",
+                )
             probe_write(store)  # a full or read-only disk still opens and reads
         finally:
             store.close()
@@ -227,6 +235,10 @@ def _check_daemon() -> Check:
         error = status.get("error") or {}
         return Check("daemon", "fail", f"answered status with an error: {error.get('message', status)}")
     running = f"running (pid {status.get('pid')}, version {status.get('version')})"
+    from ..protocol.code_id import STALE, stale
+
+    if stale(status):
+        return Check("daemon", "warn", f"{running}; {STALE}", "parsec daemon restart")
     problem = status.get("store_problem")
     if problem:
         return Check(

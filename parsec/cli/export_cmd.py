@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 import typer
 
@@ -21,34 +24,37 @@ def register(app: typer.Typer) -> None:
         from .history_common import open_configured_store, parse_when
 
         start = parse_when(since, "--since") if since else None
-        try:
-            handle = _private_file(output) if output else sys.stdout
-        except OSError as err:
-            raise UsageError(f"cannot write {output}: {err.strerror}") from None
         count = 0
         try:
-            with open_configured_store() as store:
+            with (
+                open_configured_store() as store,
+                _replaced_privately(output) if output else contextlib.nullcontext(sys.stdout) as handle,
+            ):
                 for record in iter_export(store, since=start):
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                     count += 1
         except BrokenPipeError:  # `parsec export | head`
             sys.stderr.close()
             return
-        finally:
-            if output:
-                handle.close()
+        except OSError as err:
+            raise UsageError(f"cannot write {output}: {err.strerror or err}") from None
         if output:
             typer.echo(f"wrote {count} records to {output}", err=True)
 
 
-def _private_file(path: Path):
-    """The export holds the whole history: readable by its owner only (0600), like the store,
-    whether the file is new or was already there."""
+@contextlib.contextmanager
+def _replaced_privately(path: Path) -> Iterator[TextIO]:
+    """A new file (0600: it holds the whole history) next to `path`, renamed over it once
+    complete. Never written through what is at `path`: a file another user made there (which
+    they could read) or a symlink they planted (to a file of ours) is replaced, not written into."""
     import os
+    import tempfile
 
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")  # O_EXCL, 0600
     try:
-        os.fchmod(fd, 0o600)
-    except OSError:
-        pass  # a file system without modes (a FUSE mount): the creation mode is all there is
-    return os.fdopen(fd, "w", encoding="utf-8")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            yield handle
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -3,7 +3,8 @@
 Each source file becomes one "imported" session. Ids are derived from the content, so importing
 the same file twice adds nothing (the store skips ids it already has), and an entry the shell
 hooks already recorded live (same text, time within the file's one-second resolution) is
-skipped too. A file that is not that shell's history is refused before anything is stored.
+skipped too. A file that is not that shell's history is refused before anything is stored; lines damaged by
+a crash (NUL bytes) are skipped and counted (import_read.py).
 Secrets are masked and the privacy exclusions apply, as for live recording.
 """
 
@@ -63,16 +64,21 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
     from ..errors import UsageError
     from ..models.session import DirectCommandExecution, Session
     from ..store.importers import PARSERS, format_problem
+    from .import_read import read_history_file
 
+    read = read_history_file(path, shell)
     try:
-        data = path.read_bytes()
         mtime = path.stat().st_mtime
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror}; pass the history file as an argument") from None
+    data = read.data
     parsed = PARSERS[shell](data)
     problem = format_problem(shell, data, parsed, functools.partial(_is_command, shell=shell))
     if problem is not None:
         raise UsageError(f"{path} is not {shell} history: {problem}; nothing imported")
+    for line in read.damaged:  # crash damage: NUL bytes
+        parsed.skip(line, "(NUL bytes)")
+    parsed.examples.sort()
     source = str(path.resolve())
     session_id = _ulid(0, f"import\0{shell}\0{host}\0{user}\0{source}")
     report = ImportReport(

@@ -40,7 +40,7 @@ PIPE_SIZE = 1 << 20  # the unprivileged maximum by default (/proc/sys/fs/pipe-ma
 QUEUE_LIMIT = 8 << 20  # bytes read but not handled yet; beyond it reading pauses (shells spool)
 RETRY_FIRST_S, RETRY_MAX_S = 0.05, 2.0  # a record the journal refused is offered again after these
 ANSWER_FIELDS = ("v", "id", "ok", "decision")
-_REPLY_NAME = re.compile(rb'"reply_to":"([A-Za-z0-9._-]{1,128})"')
+_REPLY_NAME = re.compile(rb'"reply_to"\s*:\s*"([A-Za-z0-9._-]{1,128})"')  # any JSON spacing
 
 Handler = Callable[[bytes, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 

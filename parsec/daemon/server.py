@@ -25,6 +25,7 @@ from ..config import Settings
 from ..protocol import endpoints
 from ..protocol import messages as m
 from ..protocol import replies as r
+from ..protocol.code_id import code_id
 from ..protocol.framing import ConnectionClosed, MessageTooLarge, read_line
 from ..routing import Classifier, reads_like_prose
 from .hook_channel import HookChannel
@@ -80,6 +81,7 @@ class Daemon:
         self.store_url = public_url(settings.store_url())
         self.hook_channel = HookChannel(runtime, self.handle_line, self.limit)
         self.started = time.time()
+        self.code_id = code_id()  # of the code this process started with: `status` compares it
         self.requests = 0
         self.last_error: str | None = None  # the daemon's own (the store writer keeps its own)
         self.stopping = asyncio.Event()
@@ -362,6 +364,7 @@ class Daemon:
         return {
             "pid": os.getpid(),
             "version": __version__,
+            "code_id": self.code_id,
             "uptime_s": round(time.time() - self.started, 1),
             "rss_bytes": rss,
             "cpu_percent": cpu,

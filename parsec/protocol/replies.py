@@ -80,6 +80,7 @@ class Job(BaseModel):
 class StatusReply(Reply):
     pid: int
     version: str
+    code_id: str  # protocol/code_id.py: which source tree it started from
     uptime_s: float
     rss_bytes: int
     cpu_percent: float

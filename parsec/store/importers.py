@@ -70,6 +70,8 @@ def parse_bash(data: bytes) -> ParsedHistory:
     body: list[str] = []
 
     def flush() -> None:
+        while body and not body[-1].strip():  # blank lines before the next timestamp (a damaged line, blanked)
+            body.pop()
         if body:
             result.entries.append(HistoryEntry("\n".join(body), stamp, None, start))
         body.clear()

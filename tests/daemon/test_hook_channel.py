@@ -146,3 +146,22 @@ def test_a_clean_stop_removes_the_fifo_after_reading_it(sandbox):
     assert sandbox.terminate() == 0
     assert not (sandbox.runtime / "hooks.fifo").exists()
     assert sandbox.execution_count() == 50
+
+
+def test_a_question_with_spaces_after_its_colons_is_answered(sandbox):
+    """Valid JSON with any spacing (`json.dumps`' default, `"reply_to": "…"`) is a question too,
+    answered, not queued as a record no one reads the answer to (issue 27)."""
+    sandbox.run()
+    reply_path = sandbox.runtime / "reply" / f"{os.getpid()}-2.5"
+    os.mkfifo(reply_path, 0o600)
+    reply_fd = os.open(reply_path, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        question = {"v": 1, "type": "classify", "id": 9, "reply_to": reply_path.name, "session": "1-1"}
+        question |= {"text": "how do I list big files", "first_word": "none", "parses": True}
+        write_fifo(sandbox, json.dumps(question).encode() + b"\n")  # ", " and ": "
+        ready, _, _ = select.select([reply_fd], [], [], 15)  # awaited: the answer, or 15 s without one
+        assert ready, "no answer on the reply FIFO"
+        answer = json.loads(os.read(reply_fd, 65536).splitlines()[0])
+        assert answer["id"] == 9 and answer["decision"] == "prompt"
+    finally:
+        os.close(reply_fd)

@@ -115,9 +115,6 @@ def test_parsec_shell_relay_and_session_lookup_refuse_it(planted, monkeypatch):
     sandbox, trap, listener = planted
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     monkeypatch.setenv("TMPDIR", sandbox.env["TMPDIR"])
-    import tempfile
-
-    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
     assert endpoints.runtime_dir() == trap
     relay = HookRelay(runtime=trap)
     assert REFUSAL in (relay.problem() or "")

@@ -6,6 +6,8 @@ the way each shell writes it, and `parsec import` runs as a process against the 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -156,3 +158,54 @@ def test_import_says_what_a_configured_history_retention_would_remove(box, tmp_p
     assert len(history_rows(box)) == 3  # said before anything is removed
     pruned = box.cli("prune")  # the default policy keeps the imported history
     assert pruned.returncode == 0 and len(history_rows(box)) == 3
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_a_history_damaged_by_a_crash_is_imported_minus_the_damaged_lines(box, tmp_path, shell) -> None:
+    """A crash leaves a block of NUL bytes in a history file (bash writes it in place): the lines
+    the block touches are skipped and counted, the rest imported, not the whole file refused."""
+    entry = {
+        "bash": lambda n: f"#{1700000000 + n}\necho entry {n}\n",
+        "zsh": lambda n: f": {1700000000 + n}:0;echo entry {n}\n",
+        "fish": lambda n: f"- cmd: echo entry {n}\n  when: {1700000000 + n}\n",
+    }[shell]
+    before = "".join(entry(n) for n in range(20)).encode()
+    after = "".join(entry(n) for n in range(21, 40)).encode()
+    damaged = entry(20).encode()[:5] + b"\0" * 4096  # the block swallowed the rest of entry 20
+    path = tmp_path / "history"
+    path.write_bytes(before + damaged + b"\n" + after)
+    result = box.cli("import", shell, str(path))
+    assert result.returncode == 0, result.stderr
+    assert "39 entries, 39 added" in result.stdout and "1 malformed lines skipped" in result.stdout, result.stdout
+    commands = {row[0] for row in box.sql("select command from executions")}
+    assert commands == {f"echo entry {n}" for n in range(40) if n != 20}
+
+
+def test_an_endless_file_is_refused_in_bounded_memory(box) -> None:
+    """/dev/zero never ends a line: refused with one line once past the size no history reaches,
+    without reading it all into memory first (it reached 9 GB in 63 s)."""
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_AND_REPORT_RSS, "bash", "/dev/zero"],
+        env=box.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stderr[-2000:]
+    [line] = result.stderr.strip().splitlines()[-1:]
+    assert "/dev/zero is not bash history" in line and "MiB" in line and "nothing imported" in line, line
+    peak_mib = int(result.stdout.split("PEAK_KIB=")[-1]) / 1024
+    assert peak_mib < 200, peak_mib  # the size limit is 256 MiB; a line is at most 1 MiB
+
+
+# Runs `parsec import` in this process, then prints its peak resident memory.
+IMPORT_AND_REPORT_RSS = """
+import resource, sys
+from parsec.cli.entry import main
+try:
+    code = main(["import", *sys.argv[1:]])
+except SystemExit as exit:
+    code = exit.code
+print("PEAK_KIB=%d" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+sys.exit(code)
+"""

@@ -59,3 +59,40 @@ def test_export_to_a_file_is_private(env, recorded, tmp_path) -> None:  # noqa: 
     fresh = tmp_path / "fresh.jsonl"
     assert run(env, "export", "-o", str(fresh)).returncode == 0
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o600 and fresh.read_text().count("\n") >= 40
+
+
+def test_export_never_writes_into_what_another_user_planted(env, recorded) -> None:  # noqa: F811
+    """In a directory others can write (a shared /tmp, a group project directory): a file another
+    user made first (to read the history from it) and a symlink they planted (to make the export
+    overwrite a file of ours) are replaced, never written through. A real second user."""
+    import shutil
+
+    from other_user import as_attacker, shared_tmp
+
+    shared = shared_tmp()
+    try:
+        shared.chmod(0o777)  # no sticky bit: a group directory
+        precreated, planted = shared / "history.jsonl", shared / "linked.jsonl"
+        ours = shared / "ours"
+        ours.mkdir(mode=0o700)
+        (ours / "notes.txt").write_text("mine\n")
+        made = as_attacker(
+            [
+                "sh",
+                "-c",
+                f"touch {precreated} && chmod 666 {precreated} && ln {precreated} {shared}/keep"
+                f" && ln -s {ours / 'notes.txt'} {planted}",
+            ]
+        )
+        assert made.returncode == 0, made.stderr
+        for target in (precreated, planted):
+            done = run(env, "export", "-o", str(target))
+            assert done.returncode == 0, done.stderr
+            info = os.lstat(target)
+            assert stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) == 0o600
+            assert target.read_text().count("\n") >= 40
+        assert (shared / "keep").read_text() == ""  # the attacker's own file got nothing
+        assert (ours / "notes.txt").read_text() == "mine\n"  # nor did the symlink's target
+        assert sorted(p.name for p in shared.iterdir()) == ["history.jsonl", "keep", "linked.jsonl", "ours"]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

@@ -8,7 +8,6 @@ from typing import Any
 
 import typer
 
-from .. import __version__
 from .global_options import parse_overrides
 
 # Each module exposes `register(app: typer.Typer) -> None`. Add new command modules here.
@@ -52,11 +51,9 @@ state = _State()
 
 def _version(value: bool) -> None:
     if value:
-        from ..protocol.code_id import code_id, describe
-        from .daemon_cmd import daemon_version_line
+        from .version_line import version_lines
 
-        typer.echo(f"parsec {describe(__version__, code_id())}")
-        typer.echo(daemon_version_line())
+        typer.echo(version_lines())
         raise typer.Exit(0)
 
 

@@ -84,22 +84,6 @@ def _override_args(overrides: dict) -> list[str]:
     return [f"{key}={json.dumps(value)}" for key, value in overrides.items()]
 
 
-def daemon_version_line() -> str:
-    """`daemon 0.1.0 (code …)`, with a restart hint when it runs other code than this CLI; or why
-    there is no answer. For `parsec --version`."""
-    from ..errors import ParsecError
-    from ..protocol.client import DaemonClient
-    from ..protocol.code_id import STALE_HINT, describe, stale
-
-    try:
-        with DaemonClient.connect(timeout=1.0) as client:
-            status = client.call("status")
-    except ParsecError as err:
-        return f"daemon: not reachable ({err})"
-    shown = f"daemon {describe(str(status.get('version')), str(status.get('code_id') or ''))}"
-    return f"{shown}\n{STALE_HINT}" if stale(status) else shown
-
-
 def _render_status(status: dict) -> str:
     from .. import __version__
     from ..protocol.code_id import STALE_HINT, code_id, describe, stale

@@ -139,8 +139,9 @@ def test_run_in_foreground_and_sigterm_exits_zero(sandbox):
     process = sandbox.run()
     with sandbox.client() as client:
         client.call("command_finished", **finished("7-1.0", 1))
-    assert sandbox.terminate() == 0
-    assert process.stderr.read() == b""
+    code = sandbox.terminate()
+    errors = process.stderr.read()
+    assert (code, errors) == (0, b""), (sandbox.root / "state" / "parsec" / "daemon.log").read_text()[-3000:]
     assert sandbox.execution_count() == 1
     assert not (sandbox.runtime / "daemon.pid").exists()
 

@@ -30,7 +30,7 @@ def damage(store: SqlStore, limit: int = 3) -> str | None:
         if "malformed" not in str(err) and "not a database" not in str(err):
             raise
         return str(err.__cause__ or err).splitlines()[0]
-    return None if found == ["ok"] else "; ".join(str(item) for item in found)
+    return None if found == ["ok"] else "; ".join(" ".join(str(item).split()) for item in found)  # one line
 
 
 def probe_write(store: SqlStore) -> None:

@@ -32,5 +32,5 @@ def test_doctor_reports_a_damaged_store_and_leaves_it_alone(sandbox):
     before = hashlib.sha256(sandbox.db.read_bytes()).hexdigest()
     doctor = sandbox.cli("doctor")
     [line] = [line for line in doctor.stdout.splitlines() if "] store" in line]
-    assert line.startswith("[FAIL] store") and "is damaged" in line and "malformed" in line, doctor.stdout
+    assert line.startswith("[FAIL] store") and "is damaged" in line, doctor.stdout
     assert hashlib.sha256(sandbox.db.read_bytes()).hexdigest() == before

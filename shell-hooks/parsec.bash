@@ -607,7 +607,8 @@ export PARSEC_SESSION=$__parsec_session
 # recording) or to a redraw. [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another.
 __parsec_search() {
     local out
-    out=$(command "${PARSEC_BIN:-parsec}" search --query "$READLINE_LINE" --session-key "$__parsec_session" \
+    # The typed line goes in the environment, not argv: other users can read argv.
+    out=$(PARSEC_SEARCH_QUERY=$READLINE_LINE command "${PARSEC_BIN:-parsec}" search --session-key "$__parsec_session" \
         "${__parsec_search_args[@]}" </dev/tty 2>/dev/tty)
     builtin bind '"\C-x\C-]g": redraw-current-line'
     case ${out%%$'\n'*} in

@@ -447,7 +447,9 @@ set -gx PARSEC_SESSION $__parsec_session
 function __parsec_search --description 'search the recorded history (parsec search)'
     set -l bin parsec
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
-    set -l out (command $bin search --query (builtin commandline | string collect) --session-key $__parsec_session \
+    # The typed line goes in the environment, not argv: other users can read argv.
+    set -lx PARSEC_SEARCH_QUERY (builtin commandline | string collect)
+    set -l out (command $bin search --session-key $__parsec_session \
         $argv </dev/tty 2>/dev/tty | string collect)
     set -l parts (string split -m 1 \n -- $out)
     switch "$parts[1]"

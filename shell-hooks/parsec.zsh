@@ -495,7 +495,8 @@ export PARSEC_SESSION=$__parsec_session
 # [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
 __parsec_search_widget() {
     local out
-    out=$(command ${PARSEC_BIN:-parsec} search --query "$BUFFER" --session-key "$__parsec_session" \
+    # The typed line goes in the environment, not argv: other users can read argv.
+    out=$(PARSEC_SEARCH_QUERY=$BUFFER command ${PARSEC_BIN:-parsec} search --session-key "$__parsec_session" \
         ${=__parsec_search_args} </dev/tty 2>/dev/tty)
     __parsec_search_args=
     case ${out%%$'\n'*} in

@@ -5,7 +5,9 @@ The store is filled beforehand; no daemon runs (the search reads the store itsel
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +139,29 @@ def test_up_arrow_opens_the_search_on_this_session_when_configured(kind, sandbox
     child.send("\x1b")
     closed_showing(child, "T>")
     child.close(force=True)
+
+
+@pytest.mark.parametrize("kind", SHELLS)
+def test_the_typed_line_never_reaches_the_search_argv(kind, sandbox, history):
+    """The line on the prompt may hold a token; any local user can read /proc/PID/cmdline. The
+    hook hands the line over in the search's environment, which only its owner can read."""
+    need(kind)
+    token = "ghp_" + "Zq8vR2mK5tW9xY3bN7cD1fG4hJ6kL0pQ2sT8"
+    sh = Shell(kind, sandbox)
+    child = sh.child
+    child.timeout = 30
+    child.send(f"echo {token}")
+    child.send("\x12")
+    child.expect("0 found")  # the search is open, and took the typed line as its query
+    searches = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"search" in argv and any(b"parsec" in part for part in argv):
+            searches.append(argv)
+            assert not any(token.encode() in part for part in argv), argv
+    assert searches, "the search process was not found"
+    child.send("\x1b")
+    closed_showing(child, token)

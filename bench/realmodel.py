@@ -16,6 +16,7 @@ per task, median wall time, median time to the first visible output (Parsec: the
 its own "Planning:" echo; peers: their first output byte).
 
 Run: python bench/realmodel.py --base-url http://127.0.0.1:8000/v1 --model NAME [--tasks N] [--peers]
+[--minutes M: start no task after M minutes, for a slow model]
 (bench/local_model.sh starts such a server on a CPU; any OpenAI-compatible URL works.)
 Peers are found in PARSEC_BENCH_PEERS (venvs' bin directories, ':'-separated) or on PATH. Not run in CI.
 """
@@ -290,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task", action="append", default=[], help="run only the task(s) of this name")
     parser.add_argument("--peers", action="store_true", help="also run llm (+ llm-cmd) and sgpt when installed")
     parser.add_argument("--details", action="store_true", help="a line per task and tool")
+    parser.add_argument("--minutes", type=float, help="start no further task after this many minutes")
     args = parser.parse_args(argv)
     tasks = [t for t in TASKS if t.name in args.task] if args.task else TASKS[: args.tasks]
     traffic = Traffic()
@@ -335,7 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.peers:
         tools.update(peers(os.environ.get("PARSEC_BENCH_PEERS", "")))
     results: dict[str, list[Outcome]] = {tool: [] for tool in tools}
+    begun = time.monotonic()
     for task in tasks:
+        if args.minutes is not None and results["parsec"] and time.monotonic() - begun > 60 * args.minutes:
+            break
         for tool, peer in tools.items():  # the same task for every tool, one after another
             work = Path(tempfile.mkdtemp(prefix=f"{task.name}-", dir=home))
             task.seed(work)
@@ -357,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{'; '.join(commands)[:70]!r} {error}",
                     flush=True,
                 )
-    print(f"model {args.model} at {args.base_url}, {len(tasks)} tasks")
+    print(f"model {args.model} at {args.base_url}, {len(results['parsec'])} of {len(tasks)} tasks")
     print(report(results, command_check(os.environ.get("PATH", ""), "bash")))
     proxy.shutdown()
     shutil.rmtree(home, ignore_errors=True)

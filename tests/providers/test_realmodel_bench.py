@@ -52,3 +52,34 @@ def test_the_bench_runs_parsec_on_tasks_and_reports_per_tool():
     assert cells[1:4] == ["2", "50 %", "100 % (1)"], row  # tasks, success, valid commands (mkdir only ran)
     assert cells[4] == "0" and float(cells[5]) == 2.5  # no unsafe command; 5 model calls over 2 tasks
     assert "Traceback" not in result.stderr
+
+
+def test_the_bench_starts_no_task_after_its_minutes_and_reports_those_it_ran():
+    with LLMStub(default=None) as stub:
+        stub.reply(json={"name": "count", "steps": ["Count the files here"]})
+        stub.reply(json={"candidates": [{"command": "count_files ."}]})
+        stub.reply(json={"candidates": [{"command": "count_files --all"}]})
+        result = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "realmodel.py"),
+                "--base-url",
+                stub.openai_base_url,
+                "--model",
+                "stub-model",
+                "--task",
+                "mkdir",
+                "--task",
+                "count-files",
+                "--minutes",
+                "0",
+                "--details",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert result.returncode == 0, result.stderr
+    assert "1 of 2 tasks" in result.stdout and not any(line.startswith("mkdir") for line in result.stdout.splitlines())
+    (row,) = [line for line in result.stdout.splitlines() if line.startswith("| parsec")]
+    assert row.split("|")[2].strip() == "1", row

@@ -10,6 +10,15 @@ import sys
 from .conftest import KEY
 
 
+def _configured_rows(stdout: str) -> dict[str, dict]:
+    """The rows of the providers Parsec knows, by name: a model server that happens to run on
+    this machine's usual ports (`found on a local port`) adds a row of its own kind, which would
+    otherwise stand in for the configured row of the same name."""
+    from parsec.cli.providers_cmd import FOUND_LOCALLY
+
+    return {row["provider"]: row for row in json.loads(stdout) if row["reason"] != FOUND_LOCALLY}
+
+
 def _run(tmp_path, extra_env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return _parsec(tmp_path, extra_env, "providers", *args)
 
@@ -54,7 +63,7 @@ def test_lists_the_configured_provider_and_that_it_answers(tmp_path, stub):
     stub.models = ["claude-a", "claude-b"]
     result = _run(tmp_path, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": stub.url}, "--json")
     assert result.returncode == 0, result.stderr
-    rows = {row["provider"]: row for row in json.loads(result.stdout)}
+    rows = _configured_rows(result.stdout)
     assert rows["anthropic"]["selected"] and rows["anthropic"]["answers"]
     assert rows["anthropic"]["reason"] == "ANTHROPIC_API_KEY is set"
     assert rows["anthropic"]["status"] == "answers (2 models)" and rows["anthropic"]["key"] == "ANTHROPIC_API_KEY"
@@ -98,7 +107,7 @@ def test_the_config_key_is_probed_only_against_its_own_provider(tmp_path, stub):
         "--json",
     )
     assert result.returncode == 0, result.stderr
-    rows = {row["provider"]: row for row in json.loads(result.stdout)}
+    rows = _configured_rows(result.stdout)
     assert rows["openai"]["selected"] and rows["openai"]["key"] == "[llm] api_key"
     assert rows["anthropic"]["key"] == "ANTHROPIC_API_KEY" and rows["gemini"]["key"] == "GEMINI_API_KEY"
     assert all(rows[name]["answers"] for name in ("openai", "anthropic", "gemini"))
@@ -126,7 +135,7 @@ def test_without_their_own_keys_the_other_providers_are_not_probed_at_all(tmp_pa
         "--json",
     )
     assert result.returncode == 0, result.stderr
-    rows = {row["provider"]: row for row in json.loads(result.stdout)}
+    rows = _configured_rows(result.stdout)
     for name in ("anthropic", "gemini"):
         assert rows[name]["key"] == "missing" and rows[name]["status"] == "not configured"
     assert {request.api for request in stub.requests} == {"openai"}

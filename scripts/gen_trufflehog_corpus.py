@@ -144,16 +144,22 @@ def _tokens(expression: str):
         position = match.end()
 
 
+def _after_string(source: str, start: int) -> int:
+    """The index just past the Go string literal opening at `start` ("…" with escapes, `…` raw)."""
+    quote = source[start]
+    end = source.find(quote, start + 1)
+    while quote == '"' and source[end - 1] == "\\" and source[end - 2] != "\\":
+        end = source.find(quote, end + 1)
+    return end + 1
+
+
 def _balanced(source: str, start: int, opening: str = "{", closing: str = "}") -> str:
     """The text from `start` (an opening bracket) to its closing one, skipping string literals."""
     depth, i = 0, start
     while i < len(source):
         c = source[i]
         if c in '"`':
-            end = source.find(c, i + 1)
-            while c == '"' and source[end - 1] == "\\" and source[end - 2] != "\\":
-                end = source.find(c, end + 1)
-            i = end + 1
+            i = _after_string(source, i)
             continue
         depth += c == opening
         depth -= c == closing
@@ -192,10 +198,7 @@ def _expression_at(block: str, start: int) -> str:
     while i < len(block):
         c = block[i]
         if c in '"`':
-            end = block.find(c, i + 1)
-            while c == '"' and block[end - 1] == "\\" and block[end - 2] != "\\":
-                end = block.find(c, end + 1)
-            i = end + 1
+            i = _after_string(block, i)
             continue
         if c == "(":
             depth += 1

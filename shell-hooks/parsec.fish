@@ -328,6 +328,10 @@ end
 
 function __parsec_preexec --on-event fish_preexec
     set -g __parsec_cwd0 $PWD
+    # The command's own start, as seconds since boot (a builtin read, no fork): fish has no clock
+    # builtin, and its history holds the previous line's time until this one is saved.
+    set -g __parsec_up0 ''
+    read -l up rest </proc/uptime 2>/dev/null; and set -g __parsec_up0 $up
     set -q PARSEC_OSC133; and builtin printf '\e]133;C\a' >/dev/tty 2>/dev/null
 end
 
@@ -341,11 +345,7 @@ function __parsec_postexec --on-event fish_postexec
         and not __parsec_excluded $line
         set -g __parsec_seq (builtin math $__parsec_seq + 1)
         set seq $__parsec_seq
-        # fish has no sub-second clock builtin; history keeps the start second of the line.
-        set -l started (builtin history search --max 1 --show-time='%s ' 2>/dev/null | string match -r '^\d+')[1]
-        if test -z "$started" # rare (the very first line): ask the clock, one fork
-            set started (builtin math (command date +%s) - $duration / 1000)
-        end
+        set -l started (__parsec_started_at $duration)
         set -l started_field ''
         test -n "$started"; and set started_field "\"started_at\":$started,"
         set -l command_field
@@ -376,6 +376,26 @@ function __parsec_postexec --on-event fish_postexec
     end
     set -g __parsec_routed ''
     __parsec_follow_cd
+end
+
+# When the command started, in epoch seconds: the uptime its preexec read plus the wall clock's
+# offset from it, taken once per shell (one fork, after its first command). Without /proc/uptime,
+# the clock now minus the duration (one fork per command).
+function __parsec_started_at --argument-names duration
+    if string match -qr '^[0-9]+(\.[0-9]+)?$' -- "$__parsec_up0"
+        if not set -q __parsec_clock_offset
+            read -l up rest </proc/uptime 2>/dev/null
+            set -l now (command date +%s.%N 2>/dev/null)
+            string match -qr '^[0-9]+\.[0-9]+$' -- "$now"; and string match -qr '^[0-9.]+$' -- "$up"
+            and set -g __parsec_clock_offset (builtin math -s3 "$now - $up")
+        end
+        if set -q __parsec_clock_offset
+            builtin math -s3 "$__parsec_clock_offset + $__parsec_up0"
+            return
+        end
+    end
+    set -l now (command date +%s 2>/dev/null)
+    string match -qr '^[0-9]+$' -- "$now"; and builtin math -s3 "$now - $duration / 1000"
 end
 
 # After "command not found" on something the daemon says reads like prose (not a typo such as

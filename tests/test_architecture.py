@@ -1,6 +1,8 @@
 """The layer direction of DESIGN.md §2 and the light-import rule for the hook path."""
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +14,30 @@ HEAVY = ["pydantic", "sqlalchemy", "httpx", "typer", "rich", "tiktoken", "psutil
 def test_layers_are_respected():
     result = subprocess.run(["lint-imports", "--no-cache"], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# One import per issue-29 contract, each the leak it keeps out (pyproject.toml [tool.importlinter]).
+PLANTED_LEAKS = {
+    "parsec/protocol/control.py": ("from ..config import Settings", "parsec.protocol", "parsec.config"),
+    "parsec/daemon/sessions.py": ("from ..context import engine", "parsec.daemon", "parsec.context"),
+    "parsec/context/commands.py": ("from ..providers.keys import Secret", "parsec.context", "parsec.providers.keys"),
+    "parsec/cli/conversations_cmd.py": ("from ..workflow.start import warm_up", "parsec.cli", "parsec.workflow.start"),
+}
+
+
+def test_a_planted_leak_breaks_its_contract(tmp_path):
+    shutil.copytree(REPO / "parsec", tmp_path / "parsec", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    for path, (line, _, _) in PLANTED_LEAKS.items():
+        with open(tmp_path / path, "a") as module:
+            module.write(f"\n{line}  # noqa\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    result = subprocess.run(["lint-imports", "--no-cache"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode != 0
+    report = " ".join(result.stdout.split())  # lint-imports wraps long lines
+    for _, importer, imported in PLANTED_LEAKS.values():
+        assert f"{importer} is not allowed to import {imported}:" in report, report
+    assert f"{len(PLANTED_LEAKS)} broken" in report
 
 
 def _modules_after(code: str) -> set[str]:

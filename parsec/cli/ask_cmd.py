@@ -101,8 +101,9 @@ def run_workflow(
     (workflow/outcome.py). With --json, stdout holds one JSON document whenever a conversation
     exists, whatever happened; the error, if any, is also one line on stderr."""
     from ..errors import ParsecError, UsageError
+    from ..workflow.conversation_lookup import find_conversation
     from ..workflow.outcome import Terminated
-    from ..workflow.start import build_runner, find_conversation, warm_up
+    from ..workflow.start import build_runner, warm_up
     from ..workflow.ui import TerminalUI, UnattendedUI
 
     yes = "medium" if yes is True else (yes or None)  # None, "low" or "medium"

@@ -28,9 +28,10 @@ def register(app: typer.Typer) -> None:
         """Show the messages a step would send, with token counts and pruning decisions."""
         from ..errors import UsageError
         from .app import load_settings
+        from .history_common import configured_store
 
         settings = load_settings().settings
-        store = _open_store(settings)
+        store = configured_store(settings)
         try:
             conversation = _conversation(store, conversation_id)
             engine = _engine(settings, store, conversation)
@@ -75,19 +76,9 @@ def _step_view(engine, conversation, index: int):
     return step_request(built, shell="bash"), report, f"{title}, as it would be sent now"
 
 
-def _open_store(settings):
-    from ..store import open_store
-
-    return open_store(
-        settings.store_url(),
-        busy_timeout_ms=settings.store.busy_timeout_ms,
-        connect_timeout_s=settings.store.connect_timeout_s,
-    )
-
-
 def _conversation(store, conversation_id: str | None):
     """By id or id prefix (as `conversations show` and `resume` take them), else the newest."""
-    from ..workflow.start import find_conversation
+    from ..workflow.conversation_lookup import find_conversation
 
     return find_conversation(store, conversation_id)
 

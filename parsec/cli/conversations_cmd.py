@@ -18,11 +18,10 @@ def register(app: typer.Typer) -> None:
         """List conversations, newest first."""
         if ctx.invoked_subcommand is not None:
             return
-        from ..workflow.start import open_workflow_store
-        from .app import load_settings
+        from .history_common import configured_store
         from .render import table
 
-        store = open_workflow_store(load_settings().settings)
+        store = configured_store()
         try:
             rows = store.list_conversations(limit=limit)
         finally:
@@ -57,11 +56,11 @@ def register(app: typer.Typer) -> None:
         json_output: bool = typer.Option(False, "--json", help="The whole conversation as JSON."),
     ) -> None:
         """The plan, each step's commands, approvals, exit codes and outputs."""
+        from ..workflow.conversation_lookup import find_conversation
         from ..workflow.report import render_conversation
-        from ..workflow.start import find_conversation, open_workflow_store
-        from .app import load_settings
+        from .history_common import configured_store
 
-        store = open_workflow_store(load_settings().settings)
+        store = configured_store()
         try:
             conversation = find_conversation(store, conversation_id)
         finally:
@@ -78,10 +77,10 @@ def register(app: typer.Typer) -> None:
         """Abort an open conversation (it can no longer be resumed)."""
         from ..errors import UsageError
         from ..models.workflow import StepStatus
-        from ..workflow.start import find_conversation, open_workflow_store
-        from .app import load_settings
+        from ..workflow.conversation_lookup import find_conversation
+        from .history_common import configured_store
 
-        store = open_workflow_store(load_settings().settings)
+        store = configured_store()
         try:
             conversation = find_conversation(store, conversation_id, open_only=True)
             if conversation.is_terminal:

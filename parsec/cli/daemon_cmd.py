@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
         from .app import load_settings, state
 
         settings = load_settings().settings
-        pid, started = start_background(settings, _override_args(state.overrides), auto=auto)
+        pid, started = start_background(settings.daemon.socket_dir, _override_args(state.overrides), auto=auto)
         if pid is None and not started:
             typer.echo("daemon left stopped (`parsec daemon stop` was run; `parsec daemon start` starts it)")
             return
@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         from ..protocol.control import stop as stop_daemon
         from .app import load_settings
 
-        pid = stop_daemon(load_settings().settings)
+        pid = stop_daemon(load_settings().settings.daemon.socket_dir)
         typer.echo(f"daemon stopped (pid {pid})" if pid else "daemon was not running")
         typer.echo("It stays stopped, also for the shell hooks' autostart, until `parsec daemon start` (or a reboot).")
 
@@ -44,8 +44,8 @@ def register(app: typer.Typer) -> None:
         from .app import load_settings, state
 
         settings = load_settings().settings
-        stop_daemon(settings, hold=False)
-        pid, _ = start_background(settings, _override_args(state.overrides))
+        stop_daemon(settings.daemon.socket_dir, hold=False)
+        pid, _ = start_background(settings.daemon.socket_dir, _override_args(state.overrides))
         typer.echo(f"daemon restarted (pid {pid})")
 
     @daemon_app.command("status")
@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
         from ..protocol.control import runtime_for
         from .app import load_settings
 
-        runtime = runtime_for(load_settings().settings)
+        runtime = runtime_for(load_settings().settings.daemon.socket_dir)
         with DaemonClient.connect(runtime, timeout=5.0) as client:
             reply = client.call("status")
         for key in ("v", "id", "ok"):

@@ -21,6 +21,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from ..config import Settings
+
     T = TypeVar("T")
 
 
@@ -124,12 +126,13 @@ def read_fast_or_store(fast: Callable[[Any], T], slow: Callable[[Any], T], overr
         return slow(store)
 
 
-def configured_store() -> Any:
-    """The store the full config names (SQLAlchemy; the caller closes it)."""
+def configured_store(settings: Settings | None = None) -> Any:
+    """The store the full config (or `settings`, already loaded) names, through store.open_store
+    (SQLAlchemy; the caller closes it)."""
     from ..store import open_store
     from .app import load_settings
 
-    settings = load_settings().settings
+    settings = settings or load_settings().settings
     return open_store(
         settings.store_url(),
         busy_timeout_ms=settings.store.busy_timeout_ms,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..config import ContextCommand
 from ..errors import ParsecError
-from ..providers.keys import scrubbed_environment
+from ..privacy.scrub import scrubbed_environment
 from .redact import clip, masked
 
 BLOCK_START = "--- Context: {name} ---"

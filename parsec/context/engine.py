@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
+from ..directory_facts import detected_tools, project_type, snapshot
 from ..errors import NotFound, StoreError
 from ..models.chat import ChatMessage
 from ..models.context import StepContext
@@ -27,7 +28,6 @@ from ..models.workflow import Conversation
 from . import collect, commands, redact
 from .assembly import StepInputs, assemble_planning, assemble_step
 from .compaction import Summarize, compact
-from .environment import detected_tools, project_type, snapshot
 from .items import Candidate, CandidatePool
 from .learning import LearnedPreference, learn_preferences, recent_conversations
 from .pruning import ContextOverflow

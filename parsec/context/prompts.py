@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import paths, trust
-from .environment import repo_root
+from ..directory_facts import repo_root
 from .redact import masked
 
 PROMPT_FILE = "PARSEC.md"

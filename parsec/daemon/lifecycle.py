@@ -43,7 +43,7 @@ def run_foreground(settings: Settings) -> int:
     # Worker threads (the journal's background fdatasync, the classifier) take the GIL after each
     # blocking call; at the default 5 ms switch interval a reply could wait that long for it back.
     sys.setswitchinterval(0.0005)
-    runtime = runtime_for(settings)
+    runtime = runtime_for(settings.daemon.socket_dir)
     lock = take_lock(runtime)
     if lock is None:
         raise AlreadyRunning(f"a daemon is already running (pid {read_pid(runtime)}); `parsec daemon stop` stops it")

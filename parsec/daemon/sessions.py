@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import psutil
 
-from ..context import environment
+from .. import directory_facts
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
 from ..models.session_ids import derived_id, epoch, key_pid, key_time
 from ..models.text import TruncatedText
@@ -29,10 +29,10 @@ from ..protocol.messages import CommandFinished, CommandOutput, CommandStarted, 
 from .output_buffer import OutputBuffer
 
 # Looked up on the daemon's event loop for each new directory or PATH, so cached here; a
-# workflow step asks `environment` directly, since its directory changes under it.
-detect_project_type = lru_cache(maxsize=512)(environment.detect_project_type)
-tools_on_path = lru_cache(maxsize=64)(environment.tools_on_path)
-tool_of = environment.tool_of
+# workflow step asks `directory_facts` directly, since its directory changes under it.
+detect_project_type = lru_cache(maxsize=512)(directory_facts.detect_project_type)
+tools_on_path = lru_cache(maxsize=64)(directory_facts.tools_on_path)
+tool_of = directory_facts.tool_of
 
 MAX_LIVE_SESSIONS = 4096  # beyond this the least recently active session is forgotten (not lost)
 MAX_PENDING_PER_SESSION = 64  # started-but-unfinished commands remembered per session

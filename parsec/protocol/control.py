@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 from .. import paths
-from ..config import Settings
 from ..errors import DaemonUnavailable, ParsecError
 from . import endpoints
 from .client import DaemonClient
@@ -28,10 +27,11 @@ class AlreadyRunning(ParsecError):
     exit_code = EXIT_ALREADY_RUNNING
 
 
-def runtime_for(settings: Settings) -> Path:
-    """The runtime directory, created 0700 when missing; refused (UnsafeRuntimeDir) unless it is
-    a private directory of the user's (endpoints.check_runtime_dir)."""
-    runtime = endpoints.runtime_dir(settings.daemon.socket_dir)
+def runtime_for(socket_dir: str) -> Path:
+    """The runtime directory for `daemon.socket_dir` (empty: the default), created 0700 when
+    missing; refused (UnsafeRuntimeDir) unless it is a private directory of the user's
+    (endpoints.check_runtime_dir). The caller reads the setting: this layer knows no config."""
+    runtime = endpoints.runtime_dir(socket_dir)
     try:
         mine = runtime.lstat().st_uid == os.getuid() and runtime.is_dir() and not runtime.is_symlink()
     except FileNotFoundError:
@@ -76,13 +76,13 @@ def ping(runtime: Path, timeout: float = 1.0) -> bool:
 
 
 def start_background(
-    settings: Settings, overrides: list[str], timeout: float = 15.0, auto: bool = False
+    socket_dir: str, overrides: list[str], timeout: float = 15.0, auto: bool = False
 ) -> tuple[int | None, bool]:
     """Start a daemon unless one answers. Returns (pid, started_now) once the socket answers.
 
     A start by the user lifts a stop by the user (`stopped_marker`); an automatic one (`auto`,
     the hooks') does nothing while it is there and returns (None, False)."""
-    runtime = runtime_for(settings)
+    runtime = runtime_for(socket_dir)
     marker = endpoints.stopped_marker(runtime)
     if auto and marker.exists():
         return None, False
@@ -138,12 +138,12 @@ def _last_line(path: Path, offset: int) -> str:
     return last[:300]
 
 
-def stop(settings: Settings, timeout: float = 20.0, hold: bool = True) -> int | None:
+def stop(socket_dir: str, timeout: float = 20.0, hold: bool = True) -> int | None:
     """SIGTERM the daemon and wait for it to finish draining. Returns its pid, None if none ran.
 
     `hold`: the stop holds (`stopped_marker`, written first so no autostart slips in between)
     until a `start`; `restart` does not hold."""
-    runtime = runtime_for(settings)
+    runtime = runtime_for(socket_dir)
     if hold:
         marker = endpoints.stopped_marker(runtime)
         os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))

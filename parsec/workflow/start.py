@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotFound, UsageError
-from ..models.workflow import Conversation, ConversationStatus
+from ..errors import NotFound
+from ..models.workflow import Conversation
+from .conversation_lookup import ULID_SHAPE
 
 if TYPE_CHECKING:
     from .runner_parts import WorkflowUI
 
 log = logging.getLogger(__name__)
-
-_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
 def warm_up(settings: Any) -> tuple[Any, Any]:
@@ -73,7 +71,7 @@ def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
 def calling_session_id(env: Mapping[str, str]) -> str | None:
     """The id of the session of the shell that called Parsec, if it has one."""
     session_id = shell_session_id(env) or env.get("PARSEC_SESSION", "").upper()
-    return session_id if _ULID.match(session_id) else None
+    return session_id if ULID_SHAPE.match(session_id) else None
 
 
 def shell_session_id(env: Mapping[str, str]) -> str | None:
@@ -105,7 +103,7 @@ def build_runner(
     """A WorkflowRunner for a new conversation (`prompt`) or an existing one (`conversation`)."""
     from ..context.engine import ContextEngine
     from ..privacy.memory import SessionMasker
-    from ..providers.keys import scrubbed_environment
+    from ..privacy.scrub import scrubbed_environment
     from ..providers.select import resolve_provider
     from .naming import name_from_prompt
     from .runner import WorkflowRunner
@@ -199,23 +197,3 @@ def _summarizer(provider: Any):
         return provider.chat([*messages, ask], purpose="compaction").text
 
     return summarize
-
-
-def find_conversation(store: Any, conversation_id: str | None, *, open_only: bool = False) -> Conversation:
-    """The conversation with this id (or id prefix); without an id, the newest open one."""
-    if conversation_id:
-        if _ULID.match(conversation_id.upper()):
-            return store.load_conversation(conversation_id.upper())
-        matches = [c for c in store.list_conversations(limit=500) if c.id.startswith(conversation_id.upper())]
-        if len(matches) == 1:
-            return store.load_conversation(matches[0].id)
-        if not matches:
-            raise NotFound(f"no conversation {conversation_id!r}: see `parsec conversations`")
-        raise UsageError(f"{conversation_id!r} matches {len(matches)} conversations: give more characters")
-    open_states = {ConversationStatus.planning, ConversationStatus.ready, ConversationStatus.in_progress}
-    for summary in store.list_conversations(limit=200):
-        if not open_only or summary.status in open_states:
-            return store.load_conversation(summary.id)
-    if open_only:
-        raise NotFound("no open conversation: `parsec conversations` lists them all")
-    raise NotFound('no conversations yet: start one with `parsec ask "..."`')

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parsec.context import environment
+from parsec import directory_facts as environment
 from parsec.daemon import sessions
 
 

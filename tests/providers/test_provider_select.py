@@ -11,8 +11,9 @@ import pytest
 from parsec.config import ModelOverride, Settings, load_config
 from parsec.errors import ConfigError
 from parsec.models.chat import ChatMessage
+from parsec.privacy.scrub import scrubbed_environment
 from parsec.providers.errors import NoProviderConfigured, ProviderAuthError
-from parsec.providers.keys import Secret, redact, scrubbed_environment
+from parsec.providers.keys import Secret, redact
 from parsec.providers.models_meta import DEFAULT_LIMITS, model_limits
 from parsec.providers.select import choose, ollama_host_url, resolve_provider
 

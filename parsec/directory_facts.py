@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..models.session import ProjectType
+from .models.session import ProjectType
 
 MAX_LISTED_FILES = 40
 GIT_TIMEOUT_S = 2.0

@@ -6,8 +6,7 @@ front (BEGIN IMMEDIATE) so concurrent writers wait on the busy timeout instead o
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +20,14 @@ from .achievements import Achievements
 from .base import ExecutionQuery, PruneReport, SessionSummary
 from .conversations import Conversations
 from .database import Database
+from .execution_insert import (
+    EXECUTION_COLUMNS,
+    INSERT_CHUNK,
+    QUOTED_COLUMNS,
+    SQLITE_BULK_INSERT,
+    session_spans,
+    sqlite_payloads,
+)
 from .forgetting import Forgetting
 from .llm_usage import LlmUsage
 from .newest_first import newest_execution_rows
@@ -33,8 +40,6 @@ from .schema import (
     sessions,
     to_micros,
 )
-
-INSERT_CHUNK = 5000  # rows per insert statement: bounded memory, still one transaction per call
 
 
 class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
@@ -139,46 +144,27 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
         self._touch_sessions(connection, batch)
         if self.dialect == "sqlite":
             return sum(
-                connection.exec_driver_sql(_SQLITE_BULK_INSERT, (payload,)).rowcount
-                for payload in _sqlite_payloads(batch)
+                connection.exec_driver_sql(SQLITE_BULK_INSERT, (payload,)).rowcount
+                for payload in sqlite_payloads(batch)
             )
         # PostgreSQL: psycopg's own executemany (pipelined) sums rowcount; SQLAlchemy's batched
         # VALUES form reports -1, and RETURNING to count rows costs 4x the insert.
         inserted = 0
         for start in range(0, len(batch), INSERT_CHUNK):
             chunk = [rows.execution_row(item) for item in batch[start : start + INSERT_CHUNK]]
-            values = [tuple(row[name] for name in _PG_COLUMNS) for row in chunk]
+            values = [tuple(row[name] for name in EXECUTION_COLUMNS) for row in chunk]
             inserted += connection.exec_driver_sql(_PG_INSERT, values).rowcount
         return inserted
 
     def _touch_sessions(self, connection: Connection, batch: list[DirectCommandExecution]) -> None:
-        spans: dict[str, dict[str, Any]] = {}
-        for item in batch:
-            span = spans.get(item.session_id)
-            if span is None:
-                spans[item.session_id] = {
-                    "id": item.session_id,
-                    "created_at": item.executed_at,
-                    "last_active": item.executed_at,
-                    "ended_at": None,
-                    "shell": "",
-                    "pid": None,
-                    "tty": "",
-                    "user": rows._text(item.user),
-                    "host": rows._text(item.host),
-                    "data": "{}",
-                }
-            elif item.executed_at > span["last_active"]:
-                span["last_active"] = item.executed_at
-            elif item.executed_at < span["created_at"]:
-                span["created_at"] = item.executed_at
+        spans = session_spans(batch)
         statement = self.db.insert(sessions)
         newest = func.greatest if self.dialect == "postgresql" else func.max
         statement = statement.on_conflict_do_update(
             index_elements=["id"],
             set_={"last_active": newest(sessions.c.last_active, statement.excluded.last_active)},
         )
-        connection.execute(statement, list(spans.values()))
+        connection.execute(statement, spans)
 
     def query_executions(self, query: ExecutionQuery) -> list[DirectCommandExecution]:
         found: Sequence[Mapping[Any, Any]]
@@ -230,41 +216,10 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
             return prune(self.db, policy, dry_run=dry_run)
 
 
-_PG_COLUMNS = [column.name for column in executions.columns if column.name != "seq"]
-_PG_QUOTED = ", ".join('"' + name + '"' for name in _PG_COLUMNS)  # "user" is reserved
 _PG_INSERT = (
-    f"INSERT INTO executions ({_PG_QUOTED}) VALUES ({', '.join(['%s'] * len(_PG_COLUMNS))}) ON CONFLICT (id) DO NOTHING"
+    f"INSERT INTO executions ({QUOTED_COLUMNS}) VALUES ({', '.join(['%s'] * len(EXECUTION_COLUMNS))}) "
+    "ON CONFLICT (id) DO NOTHING"
 )
-
-# SQLite: one INSERT ... SELECT over json_each() per chunk instead of executemany. FTS5 (SQLite
-# 3.40) flushes its pending index changes as a new segment at the end of every statement, and
-# executemany is one statement per row, so each row made a one-row segment for automerge to
-# fold: 100,000 imported commands took 1.65 s to insert that way and 0.26 s this way.
-_SQLITE_COLUMNS = _PG_COLUMNS
-_SQLITE_BULK_INSERT = (
-    f"INSERT INTO executions ({_PG_QUOTED}) SELECT "
-    + ", ".join(f"json_extract(value, '$[{i}]')" for i in range(len(_SQLITE_COLUMNS)))
-    + " FROM json_each(?) WHERE true ON CONFLICT (id) DO NOTHING"  # WHERE: see SQLite's upsert parsing
-)
-SQLITE_PAYLOAD_CHARS = 8_000_000  # a chunk's JSON stays a few MB even when rows carry outputs
-
-
-def _sqlite_payloads(batch: list[DirectCommandExecution]) -> Iterator[str]:
-    """The batch as JSON arrays of row tuples, at most INSERT_CHUNK rows or about
-    SQLITE_PAYLOAD_CHARS characters each. Non-ASCII stays raw UTF-8 (ensure_ascii=False): no
-    \\u escapes, so no surrogate pairs for SQLite's JSON reader to recombine."""
-    chunk: list[list[Any]] = []
-    size = 0
-    for item in batch:
-        row = rows.execution_row(item)
-        values = [row[name] for name in _SQLITE_COLUMNS]
-        chunk.append(values)
-        size += len(row["command"]) + len(row["stdout"] or "") + len(row["stderr"] or "") + 200
-        if len(chunk) >= INSERT_CHUNK or size >= SQLITE_PAYLOAD_CHARS:
-            yield json.dumps(chunk, ensure_ascii=False)
-            chunk, size = [], 0
-    if chunk:
-        yield json.dumps(chunk, ensure_ascii=False)
 
 
 __all__ = ["SqlStore", "from_micros", "to_micros"]

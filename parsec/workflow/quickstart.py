@@ -11,9 +11,10 @@ between the model's reply and the next request, with a fast model longer than th
   store's own SQL: `store.execution_sql`, `store.newest_first`). The writes made before the
   planning request (a new session, the planning conversation) are held as copies;
   `claim_opening()`, called as the request goes out, hands a background thread the job of
-  writing them. From then on every write (conversation saves, token usage, achievements) goes
-  straight to the file through `_SqliteWriter`: the store's row builders, one transaction each,
-  so the conversation is saved after every change, before any command runs. Any other backend,
+  writing them. From then on every write (conversation saves, the history rows of the commands
+  run, token usage, achievements) goes straight to the file through the store's own sqlite3
+  writer (`store.sqlite_writer`), one transaction each, so the conversation is saved after every
+  change, before any command runs, and SQLAlchemy is never loaded. Any other backend,
   a missing or differently versioned database, and any call it does not know open the real
   store, as before.
 - `context.tokens.LazyCounter` loads tiktoken only when a count must be exact: the context
@@ -25,7 +26,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from datetime import datetime
 from typing import Any
 
 from ..errors import NotFound
@@ -33,6 +33,7 @@ from ..models.base import utcnow
 from ..store.execution_sql import Positional, under_directory
 from ..store.history import FastPathUnavailable, HistoryQuery, fast_connection
 from ..store.newest_first import newest_execution_rows
+from ..store.sqlite_writer import SqliteWriter
 
 REQUEST_SETTLE_S = 0.02  # after the request hook: the request is written and the wait for the model begun
 
@@ -69,9 +70,7 @@ class DeferredStore:
         self._store: Any = None
         self._claimed = False
         self._pending: list[tuple[str, tuple, dict]] = []  # (method, args, kwargs) held for now
-        self._fast_writer: _SqliteWriter | None = None
-        self._executions: list[list[Any]] = []  # history rows, written once the store is open
-        self._opening = False
+        self._fast_writer: SqliteWriter | None = None
         if self._path is None:  # PostgreSQL, or an in-memory SQLite: open it now, as before
             run_later(0.0, [self.claim_opening()])
 
@@ -93,8 +92,6 @@ class DeferredStore:
             if self._store is None:
                 self._store = self._open_store()
             self._write_held(self._store)
-            while self._executions:  # the history rows a workflow's commands left
-                self._store.append_executions(self._executions.pop(0))
             return self._store
 
     def _write_held(self, target: Any) -> None:
@@ -114,12 +111,12 @@ class DeferredStore:
         with self._lock:
             self._write_held(writer)
 
-    def _writer(self) -> _SqliteWriter | None:
+    def _writer(self) -> SqliteWriter | None:
         if self._store is not None or self._path is None:
             return None
         if self._fast_writer is None:
             try:
-                self._fast_writer = _SqliteWriter(self._path, self._busy_timeout_ms)
+                self._fast_writer = SqliteWriter(self._path, self._busy_timeout_ms)
             except (FastPathUnavailable, sqlite3.Error):
                 self._path = None  # not a store this code can write: the real store from now on
                 return None
@@ -140,7 +137,7 @@ class DeferredStore:
                 self._write_held(self._fast_writer)
                 self._fast_writer.close()
                 self._fast_writer = None
-        if self._store is not None or self._pending or self._executions:
+        if self._store is not None or self._pending:
             self.result().close()
 
     # --- writes: held until the request is out, then through sqlite3 ----------------------------
@@ -157,10 +154,7 @@ class DeferredStore:
             getattr(writer, name)(*args, **kwargs)
 
     def save_session(self, session: Any) -> None:
-        if session.command_history:  # executions have their own bulk path: the store's
-            self.result().save_session(session)
-        else:
-            self._write("save_session", session.model_copy(deep=True) if self._deferred() else session)
+        self._write("save_session", session.model_copy(deep=True) if self._deferred() else session)
 
     def save_conversation(self, conversation: Any) -> None:
         self._write("save_conversation", conversation.model_copy(deep=True) if self._deferred() else conversation)
@@ -173,16 +167,10 @@ class DeferredStore:
         self._write("save_achievements", *args, **kwargs)
 
     def append_executions(self, executions: Any) -> int:
-        """History rows (the commands a workflow ran) take the store's own bulk path: the store
-        opens in a background thread meanwhile (while the model thinks about the next step),
-        and writes them; `close` waits for it."""
+        """History rows (the commands a workflow ran): written as they come, like every other
+        write; how many were given (the writer skips an id already stored)."""
         batch = list(executions)
-        if self._store is not None or self._path is None:
-            return self.result().append_executions(batch)
-        self._executions.append(batch)
-        if not self._opening:
-            self._opening = True
-            run_later(0.0, [self.result])
+        self._write("append_executions", batch)
         return len(batch)
 
     # --- reads the planning context needs -------------------------------------------------------
@@ -262,77 +250,3 @@ def _session_from_row(row: sqlite3.Row, history: list[Any]) -> Any:
 
     times = {name: _from_micros(row[name]) for name in ("created_at", "last_active", "ended_at")}
     return session_from_row({**dict(row), **times}, history)
-
-
-class _SqliteWriter:
-    """The store's writes that `parsec ask` makes, on a SQLite store of a known revision, with the
-    standard library: the store's own row builders (`store.rows`), one INSERT (or upsert on the
-    key, as `Database.upsert`) per call, each its own transaction. Saves ~200 ms of CPU (SQLAlchemy)
-    between model calls and at the end of every `parsec ask`."""
-
-    def __init__(self, path: Any, busy_timeout_ms: int) -> None:
-        with fast_connection(path, busy_timeout_ms):  # a Parsec store of a revision this code knows
-            pass
-        self._connection = sqlite3.connect(
-            str(path), timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
-        )
-        for pragma in (f"busy_timeout = {int(busy_timeout_ms)}", "synchronous = NORMAL", "foreign_keys = ON"):
-            self._connection.execute(f"PRAGMA {pragma}")
-
-    def close(self) -> None:
-        self._connection.close()
-
-    def _put(self, table: str, row: dict[str, Any], key: str | None = None) -> None:
-        from ..store.micros import to_micros
-
-        values = {name: to_micros(v) if isinstance(v, datetime) else v for name, v in row.items()}
-        sql = f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})"
-        if key is not None:
-            sql += f" ON CONFLICT({key}) DO UPDATE SET " + ", ".join(f"{n} = excluded.{n}" for n in values if n != key)
-        connection = self._connection
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            connection.execute(sql, tuple(values.values()))
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
-
-    def save_session(self, session: Any) -> None:
-        from ..store.rows import session_row
-
-        self._put("sessions", session_row(session), "id")
-
-    def save_conversation(self, conversation: Any) -> None:
-        from ..store.rows import conversation_row
-
-        self._put("conversations", conversation_row(conversation), "id")
-
-    def record_llm_usage(
-        self,
-        provider: str,
-        model: str,
-        purpose: str,
-        input_tokens: int,
-        output_tokens: int,
-        conversation_id: str | None = None,
-        at: datetime | None = None,
-    ) -> None:
-        from ..store.rows import llm_usage_row
-
-        row = llm_usage_row(provider, model, purpose, input_tokens, output_tokens, conversation_id, at)
-        self._put("llm_usage", row)
-
-    def save_achievements(
-        self,
-        conversation_id: str,
-        name: str,
-        working_directory: str,
-        achievements: list[str],
-        artifacts: list[str],
-        completed_at: datetime,
-    ) -> None:
-        from ..store.rows import achievement_row
-
-        row = achievement_row(conversation_id, name, working_directory, achievements, artifacts, completed_at)
-        self._put("achievements", row, "conversation_id")

@@ -176,10 +176,11 @@ def test_append_is_idempotent_and_creates_missing_sessions(store):
 def test_bulk_append_splits_big_batches_and_keeps_text_and_order(store, monkeypatch):
     """Large batches go in several insert statements (by rows and by size); every row comes
     back with its text intact, in order, and searchable."""
-    from parsec.store import sql_store
+    from parsec.store import execution_insert, sql_store
 
+    monkeypatch.setattr(execution_insert, "INSERT_CHUNK", 7)
     monkeypatch.setattr(sql_store, "INSERT_CHUNK", 7)
-    monkeypatch.setattr(sql_store, "SQLITE_PAYLOAD_CHARS", 5000)
+    monkeypatch.setattr(execution_insert, "SQLITE_PAYLOAD_CHARS", 5000)
     session = make_session()
     texts = ['echo "héllo wörld" 😀', "123", "printf 'a\\tb' | tr -d x", "x\x01y", "cat <<EOF\nline\nEOF"]
     batch = [

@@ -160,7 +160,14 @@ def _row(sqlite_url: str, table: str, key: str) -> tuple | None:
         return connection.execute(f"SELECT * FROM {table} WHERE id = ?", (key,)).fetchone()
 
 
-def test_history_rows_are_written_by_the_store_opened_meanwhile(filled, sqlite_url) -> None:
+def test_history_rows_are_written_through_sqlite3_as_the_store_writes_them(filled, sqlite_url) -> None:
+    """The commands a workflow ran join the history without the store being opened (SQLAlchemy
+    at exit cost ~200 ms of CPU; issue 26, item 5): the store reads back exactly those rows, with
+    their sessions touched (an unknown one created), and a retried row is not written twice."""
+    from parsec.models.text import TruncatedText
+    from parsec.store.sqlite_url import sqlite_file
+    from parsec.store.sqlite_writer import SqliteWriter
+
     store, sessions, _ = filled
     opened = []
 
@@ -170,8 +177,30 @@ def test_history_rows_are_written_by_the_store_opened_meanwhile(filled, sqlite_u
 
     deferred = DeferredStore(open_store_later, sqlite_url)
     deferred.claim_opening()()
-    row = DirectCommandExecution(session_id=sessions[0].id, command="echo from a workflow", executed_at=T0)
-    assert deferred.append_executions([row]) == 1
-    deferred.close()  # waits for the store that opened in the background, which wrote the row
-    assert opened == [True]
-    assert [e.command for e in store.query_executions(ExecutionQuery(search="from a workflow"))] == [row.command]
+    later = T0 + timedelta(days=3)
+    ran = DirectCommandExecution(
+        session_id=sessions[0].id,
+        command="echo from a workflow 'héllo' 😀",
+        executed_at=later,
+        exit_status=0,
+        duration_ms=12,
+        working_directory="/home/me/app",
+        cwd_after="/home/me/app/src",
+        stdout=TruncatedText.from_output("héllo\n", limit=100),
+        source="ai",
+        conversation_id="C" * 26,
+    )
+    stranger = DirectCommandExecution(session_id="S" * 26, command="true", executed_at=later, host="box", user="me")
+    assert deferred.append_executions([ran, stranger]) == 2
+    deferred.close()
+    assert opened == [], "the history rows went through the store"
+    assert store.query_executions(ExecutionQuery(search="from a workflow")) == [ran]
+    assert store.load_session(sessions[0].id, history_limit=0).last_active == later
+    assert store.load_session("S" * 26, history_limit=1).command_history == [stranger]
+    writer = SqliteWriter(sqlite_file(sqlite_url))
+    assert writer.append_executions([ran, stranger]) == 0  # a retried batch adds nothing
+    session = Session(shell="bash", user="me", created_at=later, last_active=later)
+    session.command_history = [DirectCommandExecution(session_id=session.id, command="ls", executed_at=later)]
+    writer.save_session(session)
+    writer.close()
+    assert store.load_session(session.id) == session

@@ -29,5 +29,8 @@ def test_ruff(check):
 
 
 def test_mypy():
-    result = _run("mypy", "--no-incremental")  # files and settings: [tool.mypy] in pyproject.toml
+    # Incremental, with the cache in .mypy_cache (cache_dir in pyproject.toml): a run after a few
+    # edits re-checks those modules and the ones that depend on them, ~2 s instead of ~40 s cold
+    # (a type error planted in one module, or a changed signature its callers break on, still fails).
+    result = _run("mypy")  # files and settings: [tool.mypy] in pyproject.toml
     assert result.returncode == 0, result.stdout + result.stderr

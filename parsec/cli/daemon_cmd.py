@@ -84,6 +84,15 @@ def _override_args(overrides: dict) -> list[str]:
     return [f"{key}={json.dumps(value)}" for key, value in overrides.items()]
 
 
+def _processes(status: dict) -> str:
+    count = status.get("processes", 1)
+    return (
+        "the daemon alone"
+        if count == 1
+        else f"{count} processes: the daemon and those it started, its store writer among them"
+    )
+
+
 def _render_status(status: dict) -> str:
     from .. import __version__
     from ..protocol.code_id import STALE_HINT, code_id, describe, stale
@@ -94,8 +103,8 @@ def _render_status(status: dict) -> str:
         f"version        daemon {describe(status['version'], status.get('code_id') or '')}, "
         f"client {describe(__version__, code_id())}" + (f"\n               {STALE_HINT}" if stale(status) else ""),
         f"uptime         {_duration(status['uptime_s'])}",
-        f"memory (RSS)   {status['rss_bytes'] / 1048576:.1f} MiB",
-        f"cpu            {status['cpu_percent']:.1f}%",
+        f"memory (RSS)   {status['rss_bytes'] / 1048576:.1f} MiB ({_processes(status)})",
+        f"cpu            {status['cpu_percent']:.1f}% since the last status ({_processes(status)})",
         f"sessions open  {status['sessions_open']}",
         f"connections    {status['connections']}",
         f"requests       {status['requests_served']}",

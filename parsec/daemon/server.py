@@ -31,6 +31,7 @@ from ..routing import Classifier, reads_like_prose
 from .hook_channel import HookChannel
 from .hook_spool import HookSpool
 from .journal import Journal, JournalError, journal_dir
+from .process_tree import TreeUsage
 from .records import execution_record, session_record
 from .scheduler import Scheduler
 from .sessions import Records, SessionRecorder
@@ -89,8 +90,7 @@ class Daemon:
         self._clients: set[asyncio.Task[None]] = set()
         self._busy: set[asyncio.Task[None]] = set()
         self._classifier: asyncio.Future[Any] | None = None
-        self._process = psutil.Process()
-        self._process.cpu_percent(None)  # the first reading is always 0; start the clock now
+        self._usage = TreeUsage(psutil.Process())  # with the store writer: status counts both
         # One handler per request type, `_<type>`: a type without one fails here, at start-up.
         self._handlers: dict[str, Callable[[Any, dict[str, Any]], Awaitable[r.Reply | r.ErrorReply]]] = {
             kind: getattr(self, f"_{kind}") for kind in m.REQUEST_TYPES
@@ -355,9 +355,7 @@ class Daemon:
             return None
 
     def status(self) -> dict[str, Any]:
-        with self._process.oneshot():
-            rss = self._process.memory_info().rss
-            cpu = self._process.cpu_percent(None)
+        rss, cpu, processes = self._usage.read()
         return {
             "pid": os.getpid(),
             "version": __version__,
@@ -365,6 +363,7 @@ class Daemon:
             "uptime_s": round(time.time() - self.started, 1),
             "rss_bytes": rss,
             "cpu_percent": cpu,
+            "processes": processes,
             "sessions_open": self.recorder.open_count,
             "connections": len(self._clients),
             "requests_served": self.requests,

@@ -82,8 +82,9 @@ class StatusReply(Reply):
     version: str
     code_id: str  # protocol/code_id.py: which source tree it started from
     uptime_s: float
-    rss_bytes: int
-    cpu_percent: float
+    rss_bytes: int  # the daemon and the processes it started (its store writer): process_tree.py
+    cpu_percent: float  # of the same processes, since the previous status (100 = one core)
+    processes: int = 1
     sessions_open: int
     connections: int
     requests_served: int

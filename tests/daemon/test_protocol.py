@@ -330,6 +330,23 @@ def test_status_reports_its_figures(box):
         assert client.request({"type": "status"})["pid"] == status["pid"]
 
 
+def test_status_counts_the_store_writer_process_too(box):
+    """The store writer is a process of its own (SQLAlchemy, the store's connection): the daemon's
+    memory and CPU in `status` are those of the whole tree, not of the process that answers."""
+    import psutil
+
+    with box.client() as client:
+        client.call("command_finished", **finished("79-1.0", 1))
+        client.call("flush")  # a record reaches the store: its writer process is running
+        status = client.call("status")
+    daemon = psutil.Process(status["pid"])
+    writers = daemon.children(recursive=True)
+    assert writers, "the daemon runs its store writer in a child process"
+    assert status["processes"] == 1 + len(writers)
+    own = daemon.memory_info().rss
+    assert status["rss_bytes"] > own + sum(child.memory_info().rss for child in writers) // 2
+
+
 def test_classify_weighs_the_files_in_the_shells_directory(box, tmp_path):
     """The hook sends its cwd: arguments that name files there are evidence of a command."""
     (tmp_path / "todo").write_text("")

@@ -8,7 +8,7 @@ A condition is SQL text; its values go through a placeholder maker: `Positional`
 `?`, `Named` gives `:name` for SQLAlchemy's `text()`.
 
 Search: a row matches when its command contains every whitespace-separated term as a
-case-insensitive substring (see fts.py for the indexes). On SQLite, terms of three characters or
+case-insensitive substring (migration 0001 creates the indexes, and says why these). On SQLite, terms of three characters or
 more go through the FTS5 trigram index; shorter ones are checked with LIKE. On PostgreSQL every
 term is an ILIKE, which the pg_trgm index serves.
 """

@@ -1,5 +1,18 @@
 """The first schema: sessions, executions (with full-text search) and conversations.
 
+Frozen: no imports of live code, so this revision means the same forever (the full-text DDL,
+once in store/fts.py, is written out here as it was when this revision was made).
+
+Full-text search on command text has the same meaning on both backends: a row matches when its
+command contains every term as a case-insensitive substring (execution_sql.py holds the queries),
+so `git push --force` finds `git push --force-with-lease` and punctuation such as `--` is searchable.
+- SQLite: an FTS5 index with the `trigram` tokenizer (external content = `executions`, kept in
+  sync by triggers). Trigrams answer substring questions exactly, which word tokenizers do not
+  (`unicode61` drops `--`).
+- PostgreSQL: a `pg_trgm` GIN index on `command`, queried with ILIKE. A `tsvector` would stem
+  and split words (`--force` becomes `force`, `pushed` matches `push`), which is wrong for
+  commands; pg_trgm's GIN index serves `ILIKE '%term%'` directly.
+
 Revision ID: 0001
 Revises:
 """
@@ -80,24 +93,60 @@ def upgrade() -> None:
     _create_full_text_index()
 
 
+# SQLite: an FTS5 trigram index over executions.command (external content, kept by triggers).
+SQLITE_FTS_DDL = [
+    "CREATE VIRTUAL TABLE IF NOT EXISTS executions_fts USING fts5("
+    "command, content='executions', content_rowid='seq', tokenize='trigram')",
+    """CREATE TRIGGER IF NOT EXISTS executions_fts_insert AFTER INSERT ON executions BEGIN
+        INSERT INTO executions_fts(rowid, command) VALUES (new.seq, new.command);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS executions_fts_delete AFTER DELETE ON executions BEGIN
+        INSERT INTO executions_fts(executions_fts, rowid, command) VALUES ('delete', old.seq, old.command);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS executions_fts_update AFTER UPDATE OF command ON executions BEGIN
+        INSERT INTO executions_fts(executions_fts, rowid, command) VALUES ('delete', old.seq, old.command);
+        INSERT INTO executions_fts(rowid, command) VALUES (new.seq, new.command);
+    END""",
+]
+
+SQLITE_FTS_DROP = [
+    "DROP TRIGGER IF EXISTS executions_fts_update",
+    "DROP TRIGGER IF EXISTS executions_fts_delete",
+    "DROP TRIGGER IF EXISTS executions_fts_insert",
+    "DROP TABLE IF EXISTS executions_fts",
+]
+
+
 def _create_full_text_index() -> None:
     bind = op.get_bind()
     if bind.dialect.name == "sqlite":
-        from parsec.store.fts import SQLITE_FTS_DDL
-
         for statement in SQLITE_FTS_DDL:
             op.execute(statement)
     elif bind.dialect.name == "postgresql":
-        from parsec.store.fts import create_pg_trigram_index
+        _create_pg_trigram_index(bind)
 
-        create_pg_trigram_index(bind)
+
+def _create_pg_trigram_index(bind) -> None:
+    """The pg_trgm GIN index on executions.command. Without the extension ILIKE still gives the
+    right rows, only slower, so a server without pg_trgm (or the right to create it) still works."""
+    try:
+        with bind.begin_nested():
+            bind.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    except Exception:
+        pass
+    schema = bind.exec_driver_sql(
+        "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
+    ).scalar()
+    if schema is None:
+        return
+    bind.exec_driver_sql(
+        f"CREATE INDEX ix_executions_command_trgm ON executions USING gin (command {schema}.gin_trgm_ops)"
+    )
 
 
 def downgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name == "sqlite":
-        from parsec.store.fts import SQLITE_FTS_DROP
-
         for statement in SQLITE_FTS_DROP:
             op.execute(statement)
     op.drop_table("conversations")

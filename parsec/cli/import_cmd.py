@@ -2,8 +2,8 @@
 
 Each source file becomes one "imported" session. Ids are derived from the content, so importing
 the same file twice adds nothing (the store skips ids it already has), and an entry the shell
-hooks already recorded live (same text, time within the file's one-second resolution) is
-skipped too. A file that is not that shell's history is refused before anything is stored; lines damaged by
+hooks already recorded live (same text, time within the file's one-second resolution; in an
+undated file, the newest lines of each command) is skipped too. A file that is not that shell's history is refused before anything is stored; lines damaged by
 a crash (NUL bytes) are skipped and counted (import_read.py).
 Secrets are masked and the privacy exclusions apply, as for live recording.
 """
@@ -18,11 +18,14 @@ import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..models.session_ids import ulid_text
+
+if TYPE_CHECKING:
+    from ..store.importers import HistoryEntry
 
 SHELLS = ("bash", "zsh", "fish")
 CHUNK = 5000
@@ -85,24 +88,32 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
         path, session_id, entries=len(parsed.entries), malformed=parsed.malformed, examples=parsed.examples
     )
 
-    # Entries without a timestamp (plain bash/zsh history) are spread over the microseconds
-    # before the file's last change, in file order, so "newest first" still makes sense.
-    base_micros = int(mtime * 1_000_000) - len(parsed.entries)
-    seen: dict[tuple[int | None, str], int] = {}
-    executions = []
-    timed_ids: set[str] = set()  # entries with the file's own timestamp, which live records can match
-    for index, entry in enumerate(parsed.entries):
+    # A history repeats most of its lines: each distinct text is masked once.
+    masked: dict[str, str] = {}
+    kept: list[tuple[HistoryEntry, str]] = []
+    for entry in parsed.entries:
         if not privacy.should_record(entry.command, ""):
             report.excluded += 1
             continue
-        command = privacy.mask(entry.command)
+        command = masked.get(entry.command)
+        if command is None:
+            command = masked[entry.command] = privacy.mask(entry.command)
+        kept.append((entry, command))
+    kept, undated_before = _undated_recorded_live(store, shell, kept, int(mtime * 1_000_000), report)
+
+    seen: dict[tuple[int | None, str], int] = {}
+    executions = []
+    timed_ids: set[str] = set()  # entries with the file's own timestamp, which live records can match
+    undated_index = 0
+    for entry, command in kept:
         occurrence = seen.get((entry.timestamp, command), 0)
         seen[(entry.timestamp, command)] = occurrence + 1
         if entry.timestamp is not None:
             micros = entry.timestamp * 1_000_000 + occurrence
             millis = entry.timestamp * 1000
         else:
-            micros, millis = base_micros + index, 0
+            micros, millis = undated_before + undated_index, 0
+            undated_index += 1
         execution_id = _ulid(millis, f"{shell}\0{source}\0{entry.timestamp}\0{command}\0{occurrence}")
         if entry.timestamp is not None:
             timed_ids.add(execution_id)
@@ -147,6 +158,36 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
     return report
 
 
+def _undated_recorded_live(
+    store: Any, shell: str, kept: list[tuple[HistoryEntry, str]], mtime_micros: int, report: ImportReport
+) -> tuple[list[tuple[HistoryEntry, str]], int]:
+    """Drop the undated entries (plain bash history, Debian's default; plain zsh lines) that the
+    shell hooks already recorded live, and say where the rest go in time.
+
+    A plain file has no times to match by, but it is in the order the shell wrote it, newest
+    last, and what the hooks recorded is the newest part of the history: so for each command,
+    its last N lines in the file are the N times it was recorded live (one live record answers
+    for one line). The remaining undated lines were typed before anything recorded live, so
+    they are placed just before the oldest live record (or the file's last change, if earlier),
+    in file order: never stamped with the import's time at the top of the history.
+    Returns the entries kept and the microsecond the first undated one gets."""
+    from ..store.micros import to_micros
+
+    undated = [index for index, (entry, _) in enumerate(kept) if entry.timestamp is None]
+    if not undated:
+        return kept, 0
+    counts, oldest = store.recorded_counts(shell)
+    before = mtime_micros if oldest is None else min(mtime_micros, to_micros(oldest))
+    dropped: set[int] = set()
+    for index in reversed(undated):
+        command = kept[index][1]
+        if counts.get(command, 0) > 0:
+            counts[command] -= 1
+            dropped.add(index)
+    report.recorded_live += len(dropped)
+    return [item for index, item in enumerate(kept) if index not in dropped], before - (len(undated) - len(dropped))
+
+
 # A history file keeps whole seconds (zsh's start time, bash's time of entry, fish's `when`); a
 # live record keeps the hook's start time. One second of slack on each side covers the rounding
 # and the moment between the shell noting the line and the hook's preexec.
@@ -168,14 +209,18 @@ def _without_live(store: Any, executions: list, timed_ids: set[str], report: Imp
         by_command: dict[str, list[tuple[datetime, str]]] = {}
         for live_id, command, when in store.recorded_times(sorted({e.command for e in chunk}), since, until):
             by_command.setdefault(command, []).append((when, live_id))
+        if not by_command:
+            continue
+        for found in by_command.values():
+            found.sort()
         for execution in chunk:
             second = execution.executed_at.replace(microsecond=0)
-            for when, live_id in sorted(by_command.get(execution.command, ())):
+            for when, live_id in by_command.get(execution.command, ()):
                 if live_id not in live_used and second - LIVE_SLACK <= when < second + 2 * LIVE_SLACK:
                     live_used.add(live_id)
                     duplicates.add(execution.id)
                     break
-    report.recorded_live = len(duplicates)
+    report.recorded_live += len(duplicates)
     return [e for e in executions if e.id not in duplicates]
 
 

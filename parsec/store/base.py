@@ -83,6 +83,7 @@ class HistoryStore(Protocol):
     def recorded_times(
         self, commands: list[str], since: datetime, until: datetime
     ) -> list[tuple[str, str, datetime]]: ...
+    def recorded_counts(self, shell: str) -> tuple[dict[str, int], datetime | None]: ...
 
 
 class ConversationStore(Protocol):

@@ -120,7 +120,9 @@ def unmetafy(data: bytes) -> bytes:
 
 def parse_zsh(data: bytes) -> ParsedHistory:
     """~/.zsh_history, plain or EXTENDED_HISTORY (`: <start>:<elapsed>;<command>`). A line ending
-    in a backslash continues on the next line (zsh's multi-line entries)."""
+    in a backslash continues on the next line, as zsh reads it back (hist.c, readhistline): zsh
+    writes each newline of a multi-line command as backslash-newline, so a line the user
+    continued with `\\` ends in two backslashes in the file, and the first is the command's own."""
     result = ParsedHistory()
     lines = _decode(unmetafy(data)).split("\n")
     if lines and lines[-1] == "":
@@ -129,7 +131,7 @@ def parse_zsh(data: bytes) -> ParsedHistory:
     while index < len(lines):
         start = index + 1
         parts = [lines[index]]
-        while parts[-1].endswith("\\") and not parts[-1].endswith("\\\\") and index + 1 < len(lines):
+        while parts[-1].endswith("\\") and index + 1 < len(lines):
             parts[-1] = parts[-1][:-1]
             index += 1
             parts.append(lines[index])

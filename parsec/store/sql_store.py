@@ -207,6 +207,20 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
             )
             return [tuple(row) for row in found]
 
+    def recorded_counts(self, shell: str) -> tuple[dict[str, int], datetime | None]:
+        """How often each command was recorded by `shell`'s hooks (not imported), and the oldest
+        such record's time: what an import of an undated history file matches its lines against.
+        A session whose shell is not known yet counts as `shell`'s."""
+        condition = (executions.c.source != "import") & executions.c.session_id.in_(
+            select(sessions.c.id).where(sessions.c.shell.in_([shell, ""]))
+        )
+        with self.db.read() as connection:
+            counts = connection.execute(
+                select(executions.c.command, func.count()).where(condition).group_by(executions.c.command)
+            ).all()
+            oldest = connection.execute(select(func.min(executions.c.executed_at)).where(condition)).scalar()
+        return {command: count for command, count in counts}, oldest
+
     # --- retention ---------------------------------------------------------------------------
 
     def prune_old_context(self, policy: RetentionPolicy, dry_run: bool = False) -> PruneReport:

@@ -154,10 +154,11 @@ def _tell_the_daemon() -> None:
     """A running daemon keeps learned choices in memory: make it re-read them now. A daemon
     that is down reads them when it starts, so failing here changes nothing."""
     from ..errors import ParsecError
+    from ..protocol import messages as m
     from ..protocol.client import DaemonClient
 
     try:
         with DaemonClient.connect(timeout=2.0) as client:
-            client.call("classifier_reload")
+            client.call(m.ClassifierReload())
     except (ParsecError, OSError):
         pass

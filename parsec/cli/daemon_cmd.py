@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from ..protocol.replies import StatusReply
 
 
 def register(app: typer.Typer) -> None:
@@ -51,17 +55,16 @@ def register(app: typer.Typer) -> None:
     @daemon_app.command("status")
     def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
         """Pid, version, uptime, memory, CPU, sessions, requests, queue depth, store and last error."""
+        from ..protocol import messages as m
         from ..protocol.client import DaemonClient
         from ..protocol.control import runtime_for
         from .app import load_settings
 
         runtime = runtime_for(load_settings().settings.daemon.socket_dir)
         with DaemonClient.connect(runtime, timeout=5.0) as client:
-            reply = client.call("status")
-        for key in ("v", "id", "ok"):
-            reply.pop(key, None)
+            reply = client.call(m.Status())
         if as_json:
-            typer.echo(json.dumps(reply, indent=2))
+            typer.echo(json.dumps(reply.model_dump(exclude={"v", "id", "ok"}), indent=2))
             return
         typer.echo(_render_status(reply))
 
@@ -84,8 +87,8 @@ def _override_args(overrides: dict) -> list[str]:
     return [f"{key}={json.dumps(value)}" for key, value in overrides.items()]
 
 
-def _processes(status: dict) -> str:
-    count = status.get("processes", 1)
+def _processes(status: StatusReply) -> str:
+    count = status.processes
     return (
         "the daemon alone"
         if count == 1
@@ -93,41 +96,42 @@ def _processes(status: dict) -> str:
     )
 
 
-def _render_status(status: dict) -> str:
+def _render_status(status: StatusReply) -> str:
     from .. import __version__
     from ..protocol.code_id import STALE_HINT, code_id, describe, stale
 
-    jobs = ", ".join(f"{job['name']} ×{job['runs']}" for job in status.get("jobs", []))
+    jobs = ", ".join(f"{job.name} ×{job.runs}" for job in status.jobs)
     lines = [
-        f"pid            {status['pid']}",
-        f"version        daemon {describe(status['version'], status.get('code_id') or '')}, "
-        f"client {describe(__version__, code_id())}" + (f"\n               {STALE_HINT}" if stale(status) else ""),
-        f"uptime         {_duration(status['uptime_s'])}",
-        f"memory (RSS)   {status['rss_bytes'] / 1048576:.1f} MiB ({_processes(status)})",
-        f"cpu            {status['cpu_percent']:.1f}% since the last status ({_processes(status)})",
-        f"sessions open  {status['sessions_open']}",
-        f"connections    {status['connections']}",
-        f"requests       {status['requests_served']}",
-        f"queue depth    {status['queue_depth']}",
-        f"store          {status['store_url']} ({_store_state(status)})",
-        f"journal        {status.get('journal_problem') or 'ok'}{_waiting(status)}",
-        f"pending output {status.get('pending_output_bytes', 0)} bytes held, {status.get('outputs_dropped', 0)} outputs dropped "
-        f"({status.get('output_bytes_dropped', 0)} bytes) over [daemon] max_pending_output_bytes",
-        f"last error     {status['last_error'] or '-'}",
+        f"pid            {status.pid}",
+        f"version        daemon {describe(status.version, status.code_id)}, "
+        f"client {describe(__version__, code_id())}"
+        + (f"\n               {STALE_HINT}" if stale(status.code_id) else ""),
+        f"uptime         {_duration(status.uptime_s)}",
+        f"memory (RSS)   {status.rss_bytes / 1048576:.1f} MiB ({_processes(status)})",
+        f"cpu            {status.cpu_percent:.1f}% since the last status ({_processes(status)})",
+        f"sessions open  {status.sessions_open}",
+        f"connections    {status.connections}",
+        f"requests       {status.requests_served}",
+        f"queue depth    {status.queue_depth}",
+        f"store          {status.store_url} ({_store_state(status)})",
+        f"journal        {status.journal_problem or 'ok'}{_waiting(status)}",
+        f"pending output {status.pending_output_bytes} bytes held, {status.outputs_dropped} outputs dropped "
+        f"({status.output_bytes_dropped} bytes) over [daemon] max_pending_output_bytes",
+        f"last error     {status.last_error or '-'}",
         f"jobs           {jobs}",
     ]
     return "\n".join(lines)
 
 
-def _waiting(status: dict) -> str:
-    waiting = status.get("hook_records_waiting", 0)
+def _waiting(status: StatusReply) -> str:
+    waiting = status.hook_records_waiting
     return f"; {waiting} hook records wait for it in memory (shells spool beyond)" if waiting else ""
 
 
-def _store_state(status: dict) -> str:
-    if status["store_ok"]:
+def _store_state(status: StatusReply) -> str:
+    if status.store_ok:
         return "ok"
-    return status.get("store_problem") or ("not written yet" if not status["last_error"] else "failing")
+    return status.store_problem or ("not written yet" if not status.last_error else "failing")
 
 
 def _duration(seconds: float) -> str:

@@ -221,30 +221,31 @@ def _check_tokens() -> Check:
 def _check_daemon() -> Check:
     try:
         from ..errors import UnsafeRuntimeDir
+        from ..protocol import messages as m
+        from ..protocol import replies as r
         from ..protocol.client import DaemonClient
     except ImportError:
         return Check("daemon", "warn", "daemon client not available in this build")
     try:
         with DaemonClient.connect(timeout=1.0) as client:
-            status = client.request({"type": "status"})
+            status = client.exchange(m.Status())
     except UnsafeRuntimeDir as err:
         return Check("daemon", "fail", str(err), "another user may be listening there; see docs/daemon.md")
     except Exception as err:
         return Check("daemon", "warn", f"not reachable ({err})", "parsec daemon start")
-    if not status.get("ok"):
-        error = status.get("error") or {}
-        return Check("daemon", "fail", f"answered status with an error: {error.get('message', status)}")
-    running = f"running (pid {status.get('pid')}, version {status.get('version')})"
+    if isinstance(status, r.ErrorReply):
+        return Check("daemon", "fail", f"answered status with an error: {status.error.message}")
+    running = f"running (pid {status.pid}, version {status.version})"
     from ..protocol.code_id import STALE, stale
 
-    if stale(status):
+    if stale(status.code_id):
         return Check("daemon", "warn", f"{running}; {STALE}", "parsec daemon restart")
-    problem = status.get("store_problem")
+    problem = status.store_problem
     if problem:
         return Check(
             "daemon",
             "fail",
-            f"{running}; {problem}; {status.get('queue_depth')} records wait in its journal",
+            f"{running}; {problem}; {status.queue_depth} records wait in its journal",
             "free space on that disk, or make it writable; they flow in without a restart",
         )
     return Check("daemon", "ok", running)

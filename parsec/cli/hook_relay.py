@@ -17,6 +17,7 @@ from .. import paths
 from ..errors import UnsafeRuntimeDir
 from ..fdio import append_private
 from ..protocol import endpoints
+from ..protocol.version import PROTOCOL_VERSION
 
 RECONNECT_EVERY_S = 2.0
 PAIR_WAIT_S = 1.0  # how long a record waits for its output (or the output for its record)
@@ -103,7 +104,7 @@ class HookRelay:
             if entry.output and not any(p.search(command) for p in self.exclude):
                 text = self.mask(entry.output) if self.mask else entry.output
                 out = {
-                    "v": 1,
+                    "v": PROTOCOL_VERSION,
                     "type": "command_output",
                     "noreply": True,
                     "session": key[0],

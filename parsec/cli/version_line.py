@@ -15,13 +15,14 @@ def daemon_version_line() -> str:
     """`daemon 0.1.0 (code …)`, with a restart hint when it runs other code than this CLI; or why
     there is no answer. For `parsec --version`."""
     from ..errors import ParsecError
+    from ..protocol import messages as m
     from ..protocol.client import DaemonClient
     from ..protocol.code_id import STALE_HINT, describe, stale
 
     try:
         with DaemonClient.connect(timeout=1.0) as client:
-            status = client.call("status")
+            status = client.call(m.Status())
     except ParsecError as err:
         return f"daemon: not reachable ({err})"
-    shown = f"daemon {describe(str(status.get('version')), str(status.get('code_id') or ''))}"
-    return f"{shown}\n{STALE_HINT}" if stale(status) else shown
+    shown = f"daemon {describe(status.version, status.code_id)}"
+    return f"{shown}\n{STALE_HINT}" if stale(status.code_id) else shown

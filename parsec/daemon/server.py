@@ -14,9 +14,9 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 import psutil
 
@@ -91,10 +91,6 @@ class Daemon:
         self._busy: set[asyncio.Task[None]] = set()
         self._classifier: asyncio.Future[Any] | None = None
         self._usage = TreeUsage(psutil.Process())  # with the store writer: status counts both
-        # One handler per request type, `_<type>`: a type without one fails here, at start-up.
-        self._handlers: dict[str, Callable[[Any, dict[str, Any]], Awaitable[r.Reply | r.ErrorReply]]] = {
-            kind: getattr(self, f"_{kind}") for kind in m.REQUEST_TYPES
-        }
 
     # --- lifecycle -------------------------------------------------------------------------
     async def serve(self) -> None:
@@ -228,7 +224,7 @@ class Daemon:
                 return None
             return r.ErrorReply.of(req_id, err.code, str(err)).wire()
         try:
-            reply = await self._handlers[request.type](request, conn)
+            reply = await self._dispatch(request, conn)
         except JournalError as err:
             self.last_error = f"{time.strftime('%H:%M:%S')} {err}"
             reply = r.ErrorReply.of(request.id, "unavailable", str(err))
@@ -242,6 +238,40 @@ class Daemon:
         return reply.wire()
 
     # --- handlers --------------------------------------------------------------------------
+    def _dispatch(self, req: m.AnyRequest, conn: dict[str, Any]) -> Awaitable[r.Reply | r.ErrorReply]:
+        """The handler table: one case per member of `m.AnyRequest`, most frequent first. A
+        request type without a case fails mypy at `assert_never` (and tests/daemon/test_replies.py
+        at run time)."""
+        match req:
+            case m.CommandFinished():
+                return self._command_finished(req, conn)
+            case m.Classify():
+                return self._classify(req, conn)
+            case m.SessionStart():
+                return self._session_start(req, conn)
+            case m.CommandOutput():
+                return self._command_output(req, conn)
+            case m.CommandStarted():
+                return self._command_started(req, conn)
+            case m.SessionEnd():
+                return self._session_end(req, conn)
+            case m.ClassifyFeedback():
+                return self._classify_feedback(req, conn)
+            case m.CurrentSession():
+                return self._current_session(req, conn)
+            case m.Flush():
+                return self._flush(req, conn)
+            case m.Status():
+                return self._status(req, conn)
+            case m.Hello():
+                return self._hello(req, conn)
+            case m.Ping():
+                return self._ping(req, conn)
+            case m.ClassifierReload():
+                return self._classifier_reload(req, conn)
+            case _:
+                assert_never(req)
+
     async def _hello(self, req: m.Hello, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
         return r.HelloReply(id=req.id, version=__version__)
 

@@ -38,6 +38,6 @@ def describe(version: str, code: str) -> str:
     return f"{version} (code {code})" if code else version
 
 
-def stale(status: dict) -> bool:
-    """Whether the daemon that answered `status` runs other code than this process."""
-    return bool(status.get("code_id")) and status.get("code_id") != code_id()
+def stale(daemon_code_id: str) -> bool:
+    """Whether the daemon whose `status` said `daemon_code_id` runs other code than this process."""
+    return bool(daemon_code_id) and daemon_code_id != code_id()

@@ -13,8 +13,8 @@ from typing import Any
 
 from ..errors import UnsafeRuntimeDir
 from . import endpoints
+from .version import PROTOCOL_VERSION
 
-PROTOCOL_VERSION = 1  # parsec.protocol.messages.PROTOCOL_VERSION: a test keeps them equal
 REPLY_LIMIT = 1_048_576
 
 

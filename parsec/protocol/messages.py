@@ -1,7 +1,7 @@
 """Every daemon request as a pydantic model, shared by the daemon, the client and the tests (the
 replies: replies.py).
 
-The wire format (docs/protocol.md): one JSON object per line with `"v": 1` and `"type"`; an
+The wire format (docs/protocol.md): one JSON object per line with `"v"` (version.py) and `"type"`; an
 optional `"id"` is echoed in the reply; `"noreply": true` asks for no reply. Unknown fields are
 ignored, so newer hooks can talk to an older daemon.
 """
@@ -9,18 +9,16 @@ ignored, so newer hooks can talk to an older daemon.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from ..errors import ProtocolError
+from . import replies as r
+from .replies import ErrorCode
+from .version import PROTOCOL_VERSION
 
-PROTOCOL_VERSION = 1
 SHELL_FACTS = frozenset({"file", "alias", "builtin", "function", "keyword", "none"})
-
-ErrorCode = Literal[
-    "bad_request", "unknown_type", "bad_version", "too_large", "unauthorized", "internal", "unavailable"
-]
 
 # A shell's own name for its session ("<pid>-<start time>"); bounded so it cannot bloat memory.
 SessionKey = str
@@ -64,24 +62,30 @@ class BadMessage(ProtocolError):
         self.code: ErrorCode = code
 
 
-class Request(BaseModel):
+ReplyT = TypeVar("ReplyT", bound=r.Reply)
+
+
+class Request(BaseModel, Generic[ReplyT]):
+    """A request, parametrised by the reply it gets (`Status(Request[r.StatusReply])`), so the
+    typed client returns that reply model. `type` is the union's discriminator."""
+
     model_config = ConfigDict(extra="ignore", frozen=True)
-    type: ClassVar[str] = ""
+    type: str  # each request narrows it to its own Literal
     v: Annotated[int, Field(strict=True)] = PROTOCOL_VERSION
     id: Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)] | str | None = None
     noreply: bool = False
 
 
-class Hello(Request):
-    type: ClassVar[str] = "hello"
+class Hello(Request[r.HelloReply]):
+    type: Literal["hello"] = "hello"
 
 
-class Ping(Request):
-    type: ClassVar[str] = "ping"
+class Ping(Request[r.Ack]):
+    type: Literal["ping"] = "ping"
 
 
-class SessionStart(Request):
-    type: ClassVar[str] = "session_start"
+class SessionStart(Request[r.SessionStartReply]):
+    type: Literal["session_start"] = "session_start"
     session: SessionKey = _key()
     # null is accepted for every text field: a hook sends null for what it does not know.
     shell: str | None = Field(default=None, max_length=64)
@@ -93,8 +97,8 @@ class SessionStart(Request):
     env: dict[str, str] = Field(default_factory=dict, max_length=MAX_ENV)
 
 
-class Classify(Request):
-    type: ClassVar[str] = "classify"
+class Classify(Request[r.ClassifyReply]):
+    type: Literal["classify"] = "classify"
     session: SessionKey | None = Field(default=None, max_length=128)
     text: str = Field(max_length=_TEXT_LIMIT)
     # file | alias | builtin | function | keyword | none; anything else means "unknown".
@@ -112,8 +116,8 @@ class Classify(Request):
         return value if value in SHELL_FACTS else None
 
 
-class CommandStarted(Request):
-    type: ClassVar[str] = "command_started"
+class CommandStarted(Request[r.Ack]):
+    type: Literal["command_started"] = "command_started"
     session: SessionKey = _key()
     seq: Count
     command: str = Field(max_length=_TEXT_LIMIT)
@@ -121,8 +125,8 @@ class CommandStarted(Request):
     cwd: str | None = Field(default=None, max_length=4096)
 
 
-class CommandFinished(Request):
-    type: ClassVar[str] = "command_finished"
+class CommandFinished(Request[r.CommandFinishedReply]):
+    type: Literal["command_finished"] = "command_finished"
     session: SessionKey = _key()
     seq: Count
     exit_status: ExitStatus | None = None
@@ -142,68 +146,89 @@ class CommandFinished(Request):
         return value if value is None or value >= 0 else None
 
 
-class CommandOutput(Request):
-    type: ClassVar[str] = "command_output"
+class CommandOutput(Request[r.Ack]):
+    type: Literal["command_output"] = "command_output"
     session: SessionKey = _key()
     seq: Count
     output: str = Field(max_length=_TEXT_LIMIT)
     output_bytes: Count | None = None
 
 
-class SessionEnd(Request):
-    type: ClassVar[str] = "session_end"
+class SessionEnd(Request[r.Ack]):
+    type: Literal["session_end"] = "session_end"
     session: SessionKey = _key()
 
 
-class ClassifyFeedback(Request):
-    type: ClassVar[str] = "classify_feedback"
+class ClassifyFeedback(Request[r.Ack]):
+    type: Literal["classify_feedback"] = "classify_feedback"
     session: SessionKey | None = Field(default=None, max_length=128)
     text: str = Field(max_length=_TEXT_LIMIT)
     first_word: str | None = Field(default=None, max_length=32)
     chosen: Literal["command", "prompt"]
 
 
-class Status(Request):
-    type: ClassVar[str] = "status"
+class Status(Request[r.StatusReply]):
+    type: Literal["status"] = "status"
 
 
-class CurrentSession(Request):
-    type: ClassVar[str] = "current_session"
+class CurrentSession(Request[r.CurrentSessionReply]):
+    type: Literal["current_session"] = "current_session"
     pid: Pid | None = None
     session: SessionKey | None = Field(default=None, max_length=128)
 
 
-class Flush(Request):
-    type: ClassVar[str] = "flush"
+class Flush(Request[r.FlushReply]):
+    type: Literal["flush"] = "flush"
 
 
-class ClassifierReload(Request):
+class ClassifierReload(Request[r.Ack]):
     """Re-read the learned classifier choices (`parsec classify --learn/--forget` changed them)."""
 
-    type: ClassVar[str] = "classifier_reload"
+    type: Literal["classifier_reload"] = "classifier_reload"
 
 
-REQUEST_TYPES: dict[str, type[Request]] = {
-    cls.type: cls
-    for cls in (
-        Hello,
-        Ping,
-        SessionStart,
-        Classify,
-        CommandStarted,
-        CommandFinished,
-        CommandOutput,
-        SessionEnd,
-        ClassifyFeedback,
-        Status,
-        CurrentSession,
-        Flush,
-        ClassifierReload,
-    )
-}
+# Every request the daemon answers, told apart by `type`. Adding a class here makes mypy demand
+# its handler (daemon/server.py: `_dispatch` ends in `assert_never`) and its reply model (the
+# class's parameter); tests/daemon/test_replies.py and tests/hooks/test_hook_messages.py
+# validate what the daemon and the hooks put on the wire against it.
+AnyRequest = Annotated[
+    Hello
+    | Ping
+    | SessionStart
+    | Classify
+    | CommandStarted
+    | CommandFinished
+    | CommandOutput
+    | SessionEnd
+    | ClassifyFeedback
+    | Status
+    | CurrentSession
+    | Flush
+    | ClassifierReload,
+    Field(discriminator="type"),
+]
+REQUEST_ADAPTER: TypeAdapter[AnyRequest] = TypeAdapter(AnyRequest)
 
 
-def parse_request(line: bytes | str) -> Request:
+def _kind(cls: type[Request[Any]]) -> str:
+    return str(cls.model_fields["type"].default)
+
+
+def _reply_model(cls: type[Request[Any]]) -> type[r.Reply]:
+    """The reply class a request class was declared with (`Request[r.StatusReply]`)."""
+    for base in cls.__mro__:
+        meta = getattr(base, "__pydantic_generic_metadata__", None)
+        if meta and meta["origin"] is Request and meta["args"]:
+            reply: type[r.Reply] = meta["args"][0]
+            return reply
+    raise TypeError(f"{cls.__name__} does not say which reply it gets")
+
+
+REQUEST_TYPES: dict[str, type[Request[Any]]] = {_kind(cls): cls for cls in get_args(get_args(AnyRequest)[0])}
+REPLY_TYPES: dict[str, type[r.Reply]] = {kind: _reply_model(cls) for kind, cls in REQUEST_TYPES.items()}
+
+
+def parse_request(line: bytes | str) -> AnyRequest:
     """Decode one line into its typed request, or raise BadMessage with the reply's error code."""
     if isinstance(line, bytes):
         # A directory or command in another encoding: its stray bytes become U+FFFD, the rest
@@ -225,7 +250,10 @@ def parse_request(line: bytes | str) -> Request:
     if cls is None:
         raise BadMessage("unknown_type", f"unknown message type {str(kind)[:64]!r}")
     try:
-        return cls.model_validate(data)
+        # The class `type` names, not the union: the same model, and an error that names the
+        # field alone (`command_finished: seq: Field required`).
+        request: AnyRequest = cls.model_validate(data)  # type: ignore[assignment]  # cls is a member
+        return request
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or kind

@@ -1,7 +1,8 @@
 """Every daemon reply as a pydantic model: the other half of messages.py.
 
-A reply echoes the request's `id` and says `ok`. The daemon's handler for a request type returns
-that type's reply (`REPLY_TYPES`), or an `ErrorReply`; `wire()` is what goes on the socket.
+A reply echoes the request's `id` and says `ok`. Each request class names its reply model
+(messages.py: `class Status(Request[StatusReply])`, collected in `messages.REPLY_TYPES`); the
+daemon's handler returns it or an `ErrorReply`; `wire()` is what goes on the socket.
 Replies forbid undeclared fields, so a handler cannot send what this file does not say; the
 tests check every request type's real reply against its model, and the hooks' reading of a
 classify answer against `ClassifyReply`.
@@ -13,8 +14,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .messages import PROTOCOL_VERSION, ErrorCode
+from .version import PROTOCOL_VERSION
 
+ErrorCode = Literal[
+    "bad_request", "unknown_type", "bad_version", "too_large", "unauthorized", "internal", "unavailable"
+]
 RequestId = int | str | None
 
 
@@ -119,20 +123,3 @@ class ErrorReply(_Envelope):
     @classmethod
     def of(cls, req_id: RequestId, code: ErrorCode, message: str) -> ErrorReply:
         return cls(id=req_id, error=ErrorBody(code=code, message=message))
-
-
-REPLY_TYPES: dict[str, type[Reply]] = {
-    "hello": HelloReply,
-    "ping": Ack,
-    "session_start": SessionStartReply,
-    "classify": ClassifyReply,
-    "command_started": Ack,
-    "command_finished": CommandFinishedReply,
-    "command_output": Ack,
-    "session_end": Ack,
-    "classify_feedback": Ack,
-    "status": StatusReply,
-    "current_session": CurrentSessionReply,
-    "flush": FlushReply,
-    "classifier_reload": Ack,
-}

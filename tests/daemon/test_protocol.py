@@ -358,13 +358,13 @@ def test_classify_weighs_the_files_in_the_shells_directory(box, tmp_path):
     assert "existing files" not in elsewhere["reason"] and here["confidence"] > elsewhere["confidence"]
 
 
-def test_every_message_writer_speaks_the_daemons_protocol_version():
-    # The hooks write their JSON by hand (no Python on their path), and so does `parsec shell`'s
-    # relay (kept light): each literal version must be the one the daemon parses.
+def test_the_protocol_version_is_written_in_one_place():
+    # parsec/protocol/version.py: the models, the light clients (current_session.py, `parsec
+    # shell`'s relay) and the tests take it from there; no Python file writes it as a literal.
     import re
     from pathlib import Path
 
-    from parsec.protocol.messages import PROTOCOL_VERSION
+    from parsec.protocol.version import PROTOCOL_VERSION
 
     repo = Path(__file__).resolve().parents[2]
     writers = [*(repo / "shell-hooks").glob("parsec.*"), *(repo / "parsec").rglob("*.py")]
@@ -373,6 +373,6 @@ def test_every_message_writer_speaks_the_daemons_protocol_version():
         for path in writers
         if (versions := set(re.findall(r'\\?"v\\?":\s*(\d+)', path.read_text())))  # bash/zsh escape the quotes
     }
-    assert {"shell-hooks/parsec.bash", "shell-hooks/parsec.zsh", "shell-hooks/parsec.fish"} <= set(found)
-    assert "parsec/cli/hook_relay.py" in found
+    python = {path for path in found if path.endswith(".py")}
+    assert python == set(), python
     assert {path: versions for path, versions in found.items() if versions != {str(PROTOCOL_VERSION)}} == {}

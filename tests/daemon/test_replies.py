@@ -12,8 +12,8 @@ import pytest
 
 from parsec.daemon.hook_channel import hook_answer
 from parsec.daemon.server import Daemon
-from parsec.protocol.messages import REQUEST_TYPES, encode
-from parsec.protocol.replies import REPLY_TYPES, ClassifyReply, ErrorReply
+from parsec.protocol.messages import REPLY_TYPES, REQUEST_TYPES, encode
+from parsec.protocol.replies import ClassifyReply, ErrorReply
 
 from .harness import Sandbox
 

@@ -392,16 +392,21 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
     __parsec_feedback "$1" "$REPLY" "$2"
 }
 
-# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Keys
-# already typed (type-ahead) are never taken as the answer: then the line runs, as it would
-# without Parsec. The question shows the line (readline has taken it off the screen).
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Only a
+# key typed after the question is shown answers it: keys typed before, or within the grace time
+# after (nobody reads a question that fast; docs/hooks.md), are type-ahead, and the line runs as
+# it would without Parsec, the keys left unread for the next prompt. The keys' legend appears
+# when they start to count. The question shows the line (readline has taken it off the screen).
 __parsec_ask_key() {
     local key='' shown=${1//$'\n'/ }
-    if builtin read -t 0 -u 0 2>/dev/null; then
+    builtin read -t 0 -u 0 2>/dev/null && return 0
+    ((${#shown} <= 60)) || shown="${shown:0:57}..."
+    builtin printf '\r\n\e[2mparsec: %s\n  command or question?\e[0m' "$shown" >&2
+    if __parsec_key_within_grace; then
+        builtin printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
         return 0
     fi
-    ((${#shown} <= 60)) || shown="${shown:0:57}..."
-    builtin printf '\r\n\e[2mparsec: %s\n  command or question?  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' "$shown" >&2
+    builtin printf '\e[2m  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' >&2
     builtin read -rsn1 key
     builtin printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
     case $key in
@@ -416,6 +421,19 @@ __parsec_ask_key() {
         __parsec_accept_bound=0
         ;;
     esac
+}
+
+# True when a key arrives within the grace time (15 naps of 20 ms), without reading it. The
+# naps are reads from a pipe nobody writes to (made on the first question: one fork per shell),
+# as bash has no sleep builtin.
+__parsec_key_within_grace() {
+    [[ -n ${__parsec_nap_fd-} ]] || { builtin exec {__parsec_nap_fd}<> <(:); } 2>/dev/null || return 1
+    local naps=15
+    while ((naps--)); do
+        builtin read -r -t 0.02 -u "$__parsec_nap_fd" 2>/dev/null
+        builtin read -t 0 -u 0 2>/dev/null && return 0
+    done
+    return 1
 }
 
 # ---- recording ---------------------------------------------------------------------------------

@@ -258,6 +258,12 @@ function __parsec_input_pending
     command bash --noprofile --norc -c 'read -t 0' 2>/dev/null
 end
 
+# True when a key arrives within the grace time (15 naps of 20 ms, reads from a pipe nobody
+# writes to), without reading it.
+function __parsec_key_within_grace
+    command bash --noprofile --norc -c 'exec 9<> <(:); for nap in {1..15}; do read -t 0.02 -u 9; read -t 0 && exit 0; done; exit 1' 2>/dev/null
+end
+
 function __parsec_ask_daemon --argument-names request --description 'one classify round trip: print the decision'
     set -l timeout 0.15
     set -q PARSEC_HOOK_TIMEOUT; and set timeout $PARSEC_HOOK_TIMEOUT
@@ -306,9 +312,16 @@ function __parsec_route --argument-names line
         case prompt
             __parsec_make_ask $line
         case ambiguous
-            # Keys typed ahead are never the answer: then the line runs, as without Parsec.
+            # Only a key typed after the question is shown answers it: keys typed before, or within
+            # the grace time after (docs/hooks.md), are type-ahead, and the line runs as without
+            # Parsec, the keys left unread for the next prompt. The keys' legend appears when they
+            # start to count.
             __parsec_input_pending; and return 0
-            builtin echo
+            builtin printf '\nparsec: command or question?'
+            if __parsec_key_within_grace
+                builtin printf '\r\e[2K\e[1A'
+                return 0
+            end
             read -n 1 -P 'parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit ' -l key
             switch "$key" # (quoted: `?` alone is a wildcard even in a case)
                 case '' r R

@@ -354,12 +354,19 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
     __parsec_feedback "$1" "$REPLY" "$2"
 }
 
-# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Keys
-# already typed (type-ahead) are never taken as the answer: then the line runs, as it would
-# without Parsec.
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Only a
+# key typed after the question is shown answers it: keys typed before, or within the grace time
+# after (nobody reads a question that fast; docs/hooks.md), are type-ahead, and the line runs as
+# it would without Parsec, the keys left unread for the next prompt. The keys' legend appears
+# when they start to count.
 __parsec_ask_key() {
     local key=
     (( PENDING == 0 && KEYS_QUEUED_COUNT == 0 )) || return 0
+    builtin zle -R "parsec: command or question?"
+    if __parsec_key_within_grace; then
+        builtin zle -R ""
+        return 0
+    fi
     builtin zle -R "parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit"
     builtin read -k 1 key
     builtin zle -R ""
@@ -369,6 +376,17 @@ __parsec_ask_key() {
     (*) return 1 ;;
     esac
     return 0
+}
+
+# True when a key arrives within the grace time (15 naps of 20 ms), without reading it: a
+# widget's stdin is /dev/null, so zle's $PENDING is the look at the terminal.
+__parsec_key_within_grace() {
+    local nap
+    for nap in {1..15}; do
+        builtin zselect -t 2 2>/dev/null
+        (( PENDING || KEYS_QUEUED_COUNT )) && return 0
+    done
+    return 1
 }
 
 __parsec_accept_line() {

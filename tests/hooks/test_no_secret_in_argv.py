@@ -65,7 +65,8 @@ def converse(sh: Shell, line: str) -> None:
     sh.child.sendline(line)
     from .harness import FRESH_PROMPT
 
-    if sh.child.expect([FRESH_PROMPT[sh.kind], "command or question"]) == 1:
+    # The keys' legend: a key sent before it shows is type-ahead, and the line would run.
+    if sh.child.expect([FRESH_PROMPT[sh.kind], r"\[a\] ask Parsec"]) == 1:
         sh.child.send("a")
         sh.expect_prompt()
 

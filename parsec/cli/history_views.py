@@ -77,12 +77,15 @@ def run_history(
                 row["stdout"], row["stderr"] = captured.get(row["id"], (None, None))
         return rows
 
+    from .spool_count import stranded_commands
+
+    stranded = stranded_commands()  # before the read: a running daemon takes the spool in first
     rows = read_fast_or_store(fast, lambda s: history_via_store(s, query, output or as_json), overrides or {})
     if output or as_json:
         for row in rows:
             describe_output(row)
     print_executions(rows, as_json=as_json, fmt=fmt, output=output)
-    _say_spooled()
+    _say_spooled(stranded)
 
 
 def describe_output(row: dict[str, Any]) -> None:
@@ -98,11 +101,10 @@ def describe_output(row: dict[str, Any]) -> None:
     )
 
 
-def _say_spooled() -> None:
+def _say_spooled(waiting: int) -> None:
     """With the daemon down, recorded commands wait in the spool and are not in the store yet."""
-    from .spool_count import spooled_commands, waiting_note
+    from .spool_count import waiting_note
 
-    waiting = spooled_commands()
     if waiting:
         sys.stderr.write(
             f"parsec: {waiting_note(waiting)}, not shown here: is the daemon running? (`parsec daemon start`)\n"

@@ -3,6 +3,9 @@
 The hooks append to a spool file when the daemon is down (fish always does; the daemon takes its
 files every 2 s), so a count above zero for long means the daemon is not running. Read without
 the daemon: `parsec history` and the search say it, so a missing command is not a mystery.
+When the daemon answers, it is asked to take the spool in first (`stranded_commands`): fish's
+last command is then shown, and nothing is said (fish said "is the daemon running?" after
+nearly every command while it was).
 """
 
 from __future__ import annotations
@@ -32,6 +35,27 @@ def spooled_commands(directories: list[Path] | None = None) -> int:
             except OSError:
                 continue
     return count
+
+
+def stranded_commands(timeout: float = 3.0) -> int:
+    """Spooled commands that no running daemon takes in: 0 once a daemon answered a flush (which
+    puts what the spool holds into the store first: parsec/daemon/hook_spool.py)."""
+    waiting = spooled_commands()
+    if not waiting:
+        return 0
+    from ..protocol import endpoints
+    from ..protocol.client import DaemonClient
+
+    try:
+        client = DaemonClient.connect(endpoints.runtime_dir(), timeout=timeout)
+    except Exception:  # no daemon: the spool is stranded
+        return waiting
+    try:
+        with client:
+            client.call("flush")
+    except Exception:
+        pass  # a daemon that is running but slow to answer (a busy store) takes the spool in later
+    return 0
 
 
 def waiting_note(count: int) -> str:

@@ -7,10 +7,15 @@ is read here, as UTF-8 with U+FFFD for bad bytes, and the file deleted with its 
 A file is taken in two steps: renamed to `*.taken` on one pass, read on the next (so a hook that
 opened it just before the rename has finished its append), then deleted once every record from
 it is in the journal. A crash in between re-reads the file; derived ids keep that harmless.
+
+A flush request (`parsec history`, Ctrl-R) first catches up: the complete lines of every file
+are handled at once and remembered by offset, and the pass deletes the file later as before
+(fish always spools: its last command would otherwise reach the store 2–4 s late).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -30,11 +35,23 @@ class HookSpool:
         self.directories = directories
         self.daemon = daemon
         self.ingested = 0
+        self._handled: dict[tuple[int, int], int] = {}  # (device, inode): bytes already handled
+        self._lock = asyncio.Lock()  # a catch-up and a pass never read the same lines twice
+
+    async def catch_up(self) -> None:
+        """Handle the complete lines every spool file holds now; the files stay for the pass."""
+        async with self._lock:
+            for path in self._files(f"*{TAKEN}") + self._files("*.jsonl"):
+                await self._replay(path, final=False)
 
     async def ingest(self) -> None:
         """Replay files taken on the previous pass, then take the ones written since."""
+        async with self._lock:
+            await self._ingest()
+
+    async def _ingest(self) -> None:
         for taken in self._files(f"*{TAKEN}"):
-            await self._replay(taken)
+            await self._replay(taken, final=True)
         for fresh in self._files("*.jsonl"):
             taken = fresh.with_name(fresh.name + TAKEN)
             if taken.exists():
@@ -59,7 +76,10 @@ class HookSpool:
                 continue
         return [path for _, path in sorted(found)]
 
-    async def _replay(self, path: Path) -> None:
+    async def _replay(self, path: Path, final: bool) -> None:
+        """Handle the lines of `path` not handled yet. `final`: all of them, then delete the file;
+        else only complete lines, and none from a `command_file` record on (the pass does those,
+        so a text file is deleted with its spool file)."""
         journal = self.daemon.journal
         if journal.write_error is not None:
             return  # the journal cannot be written: the file is the only durable copy, keep it
@@ -67,9 +87,19 @@ class HookSpool:
         count = bad = 0
         limit = self.daemon.limit
         text_files: list[Path] = []
+        key: tuple[int, int] | None = None
         try:
             with path.open("rb") as handle:
+                info = os.fstat(handle.fileno())
+                key = (info.st_dev, info.st_ino)
+                offset = self._handled.get(key, 0)
+                handle.seek(offset)
                 for number, line in enumerate(handle, 1):
+                    if not final and (not line.endswith(b"\n") or b'"command_file"' in line):
+                        break
+                    size = len(line)
+                    offset += size
+                    self._handled[key] = offset
                     if len(line) > limit or not line.strip():
                         continue
                     if b'"command_file"' in line:
@@ -80,6 +110,7 @@ class HookSpool:
                         reply = {"ok": False, "error": {"code": "internal", "message": f"{type(err).__name__}: {err}"}}
                     if reply is not None and not reply["ok"]:
                         if reply["error"]["code"] == "unavailable":
+                            self._handled[key] = offset - size
                             return  # the journal cannot be written: keep the file for later
                         bad += 1
                         log.warning(
@@ -93,13 +124,17 @@ class HookSpool:
         except OSError as err:
             log.warning("cannot read spool file %s: %s", path, err)
             return
+        self.ingested += count
+        if not final:
+            return
         if journal.write_error is not None:
             return  # some of it is only in memory: keep the file until the journal holds it
         await journal.sync()  # fdatasynced before the spool copy is deleted
         path.unlink(missing_ok=True)
+        if key is not None:
+            self._handled.pop(key, None)
         for text in text_files:
             text.unlink(missing_ok=True)
-        self.ingested += count
         log.info("ingested %d spooled messages from %s", count, path.name)
 
 

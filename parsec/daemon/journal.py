@@ -58,6 +58,7 @@ class Journal:
         self._sync_lock = asyncio.Lock()
         self._committer: asyncio.Task[None] | None = None
         self._syncer: asyncio.Task[None] | None = None
+        self._appended = asyncio.Event()  # set by each append: the idle flush waits on it
         self._fd = -1
         self._current: Path | None = None
         self._current_records = 0
@@ -137,6 +138,7 @@ class Journal:
             if self._current_records:
                 self._retire()
                 self._try_open_next()
+                self._start_syncer()  # the retired segment and the new name are synced once more
 
     def _try_open_next(self) -> None:
         """Start the next segment; on a full or read-only disk the next write tries again."""
@@ -169,16 +171,23 @@ class Journal:
         """Append one JSON line; with `durable`, return only once it is written (write() returned:
         it survives `kill -9`; the background fdatasync follows within SYNC_INTERVAL_S)."""
         self._pending.append(record)
+        self._appended.set()
         waiter: asyncio.Future[None] | None = None
         if durable:
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
         if self._committer is None:  # runs after this loop iteration: one write for all its appends
             self._committer = asyncio.create_task(self._commit_rounds())
-        if self._syncer is None:
-            self._syncer = asyncio.create_task(self._sync_rounds())
+        self._start_syncer()
         if waiter is not None:
             await waiter
+
+    async def wait_for_records(self) -> None:
+        """Return once some record is not in the store yet: the flush sleeps on this while the
+        daemon is idle instead of waking every flush interval for nothing."""
+        while not self.depth:
+            self._appended.clear()
+            await self._appended.wait()
 
     async def commit(self) -> None:
         """Wait until everything appended so far is written (in the page cache, not yet synced)."""
@@ -220,6 +229,7 @@ class Journal:
                     async with self._lock:
                         self._retire()
                         self._try_open_next()
+                        self._start_syncer()
         finally:
             self._committer = None
 
@@ -235,6 +245,7 @@ class Journal:
         segment = self._current
         assert segment is not None  # an open fd belongs to a current segment
         self._dirty = True
+        self._start_syncer()
         self._current_records += records
         self._current_bytes += len(data)
         self.counts[segment] = self.counts.get(segment, 0) + records
@@ -277,12 +288,23 @@ class Journal:
         _fail(waiters, JournalError(f"cannot write the journal: {reason}"))
 
     # --- background sync ---------------------------------------------------------------------
-    async def _sync_rounds(self) -> None:
-        while True:
-            await asyncio.sleep(SYNC_INTERVAL_S)
-            await self._sync_once()
+    def _start_syncer(self) -> None:
+        if self._syncer is None:
+            self._syncer = asyncio.create_task(self._sync_rounds())
 
-    async def _sync_once(self) -> None:
+    async def _sync_rounds(self) -> None:
+        """Sync every SYNC_INTERVAL_S while there is something to sync, then stop (an idle daemon
+        does not wake 20 times a second); the next append or rotation starts it again."""
+        try:
+            while True:
+                await asyncio.sleep(SYNC_INTERVAL_S)
+                if not await self._sync_once():
+                    return
+        finally:
+            self._syncer = None
+
+    async def _sync_once(self) -> bool:
+        """Sync what was written since the last sync; False when there was nothing."""
         async with self._sync_lock:
             retired, self._retired = self._retired, []
             current = self._fd if self._dirty else -1
@@ -290,7 +312,7 @@ class Journal:
             directory = self.directory if self._dir_dirty else None
             self._dir_dirty = False
             if not retired and current < 0 and directory is None:
-                return
+                return False
             job = asyncio.get_running_loop().run_in_executor(self._sync_io, _sync_files, retired, current, directory)
             try:
                 # Shielded: once taken, the retired fds belong to this job, which closes them.
@@ -301,6 +323,7 @@ class Journal:
             if error is not None:
                 self.last_error = f"journal fdatasync failed: {error}"
                 log.error("%s", self.last_error)
+            return True
 
     def close(self) -> None:
         """Stop the background sync, sync everything one last time and close the files."""

@@ -21,6 +21,8 @@ class Job:
     interval_s: float
     action: Callable[[], Awaitable[Any]]
     first_delay_s: float
+    # Awaited before each run: a job with nothing to do sleeps on it instead of waking each interval.
+    wait_for_work: Callable[[], Awaitable[Any]] | None = None
     runs: int = 0
     last_run: float | None = None
     last_error: str | None = None
@@ -32,9 +34,16 @@ class Scheduler:
         self._tasks: list[asyncio.Task[None]] = []
 
     def every(
-        self, name: str, interval_s: float, action: Callable[[], Awaitable[Any]], first_delay: float | None = None
+        self,
+        name: str,
+        interval_s: float,
+        action: Callable[[], Awaitable[Any]],
+        first_delay: float | None = None,
+        wait_for_work: Callable[[], Awaitable[Any]] | None = None,
     ) -> None:
-        self.jobs.append(Job(name, interval_s, action, interval_s if first_delay is None else first_delay))
+        """Run `action` every `interval_s`; with `wait_for_work`, only once that returns."""
+        first = interval_s if first_delay is None else first_delay
+        self.jobs.append(Job(name, interval_s, action, first, wait_for_work))
 
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._loop(job), name=f"job:{job.name}") for job in self.jobs]
@@ -49,6 +58,8 @@ class Scheduler:
         await asyncio.sleep(job.first_delay_s)
         while True:
             try:
+                if job.wait_for_work is not None:
+                    await job.wait_for_work()
                 await job.action()
                 job.last_error = None
             except asyncio.CancelledError:

@@ -102,7 +102,11 @@ class Daemon:
         self._servers = [unix]
         self.hook_channel.open()
         cfg = self.settings.daemon
-        self.scheduler.every("flush", cfg.flush_interval_ms / 1000, self.writer.flush)
+        # The flush sleeps while every record is in the store: an idle daemon wakes only for the
+        # spool (every 2 s) and the session check.
+        self.scheduler.every(
+            "flush", cfg.flush_interval_ms / 1000, self.writer.flush, wait_for_work=self.journal.wait_for_records
+        )
         self.scheduler.every("close dead sessions", cfg.session_check_interval_s, self._reap_sessions)
         self.scheduler.every("hook spool", 2.0, self.hook_spool.ingest, first_delay=0.0)
         if cfg.prune_interval_hours > 0:
@@ -110,6 +114,7 @@ class Daemon:
             self.scheduler.every("retention prune", interval, self._prune, first_delay=min(interval, 600.0))
         self.scheduler.start()
         asyncio.ensure_future(self._get_classifier())  # warm it up before the first Enter key
+        asyncio.ensure_future(self.writer.warm_up())
         log.info(
             "daemon %s listening on %s and %s (pid %d, store %s)",
             __version__,
@@ -332,6 +337,7 @@ class Daemon:
         return r.CurrentSessionReply(id=req.id, session_id=self.recorder.session_id(key=req.session, pid=req.pid))
 
     async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+        await self.hook_spool.catch_up()  # fish's last commands wait there (hook_spool.py)
         in_store = await self.writer.flush_within(self.writer.hung_after_s)
         return r.FlushReply(
             id=req.id,

@@ -54,6 +54,12 @@ class StoreWriter:
             return f"store not answering within {self.answer_timeout_s:.0f} s (waiting for {waited:.0f} s)"
         return None if self.store_ok else self.last_error
 
+    async def warm_up(self) -> None:
+        """Start the writer process now, so that the first flush (`parsec history` right after a
+        shell's first command) does not wait for it to import and open the store."""
+        async with self._lock:
+            await self._ensure_child()
+
     async def flush_within(self, timeout: float) -> bool:
         """flush(force=True), but answer within `timeout`: False while the store does not answer
         (the flush goes on in the background)."""

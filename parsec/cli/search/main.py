@@ -99,7 +99,7 @@ def main(args: list[str]) -> int:
 def _search(options, settings) -> int:
     from ...store.history import FastPathUnavailable, fast_connection
     from ..history_common import fast_sqlite_target
-    from ..spool_count import spooled_commands
+    from ..spool_count import stranded_commands
     from .app import SearchApp, answer, current_here
     from .source import Source
     from .terminal import Terminal
@@ -115,6 +115,7 @@ def _search(options, settings) -> int:
         sys.stderr.write(f"parsec: no terminal to search on ({err.strerror})\n")
         answer("cancel", options.query)
         return 1
+    spooled = stranded_commands()  # before the search reads: a running daemon takes the spool in first
     trace = open(options.trace, "a") if options.trace else None  # noqa: SIM115 - closed below
     action, line = "cancel", options.query
     try:
@@ -125,7 +126,7 @@ def _search(options, settings) -> int:
                 Source(connection, current_here()),
                 settings,
                 options.query,
-                spooled=spooled_commands(),
+                spooled=spooled,
                 trace=trace,
                 session_key=options.session_key,
             )

@@ -19,7 +19,9 @@ OVERHEAD_PER_REQUEST = 3  # the assistant's reply is primed with a few tokens
 
 
 class TokenCounter(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: LazyCounter's is a property
+
     upper_bound: bool  # True: counts bound the real count from above (Utf8BoundCounter)
 
     def count(self, text: str) -> int: ...

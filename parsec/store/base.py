@@ -151,7 +151,8 @@ class ContextStore(
     """The whole store, as the seed describes it: each concept's protocol, retention and closing.
     A user that needs one concept types its argument with that concept's protocol."""
 
-    url: str
+    @property
+    def url(self) -> str: ...  # read-only: SqlStore's is a property
 
     def prune_old_context(self, policy: RetentionPolicy, dry_run: bool = False) -> PruneReport: ...
     def close(self) -> None: ...

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table
+from sqlalchemy import Connection, Engine, Insert, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 
@@ -57,7 +57,7 @@ class Database:
         except SQLAlchemyError as err:
             raise StoreError(f"store error: {first_line(err)}") from err
 
-    def upsert(self, table: Table, row: dict[str, Any], key: str) -> Any:
+    def upsert(self, table: Table, row: dict[str, Any], key: str) -> Insert:
         """INSERT `row`, or on a clash of `key` overwrite every other column (both backends)."""
         statement = self.insert(table).values(row)
         return statement.on_conflict_do_update(

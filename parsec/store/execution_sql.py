@@ -19,7 +19,38 @@ from .micros import to_micros
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from datetime import datetime
+    from typing import Any, Protocol
+
+    Bind = Callable[[object], str]  # a placeholder maker (Positional, Named): a value in, its placeholder out
+
+    class ExecutionFilter(Protocol):
+        """The filter fields store.base.ExecutionQuery and store.history.HistoryQuery share."""
+
+        @property
+        def session_id(self) -> str | None: ...
+        @property
+        def cwd(self) -> str | None: ...
+        @property
+        def cwd_subtree(self) -> bool: ...
+        @property
+        def exit_status(self) -> int | None: ...
+        @property
+        def failed(self) -> bool | None: ...
+        @property
+        def host(self) -> str | None: ...
+        @property
+        def since(self) -> datetime | None: ...
+        @property
+        def until(self) -> datetime | None: ...
+        @property
+        def search(self) -> str | None: ...
+        @property
+        def limit(self) -> int: ...
+        @property
+        def source(self) -> str | None: ...
+
 
 FTS_TABLE = "executions_fts"
 TRIGRAM_MIN = 3  # the shortest term a trigram index can answer
@@ -31,7 +62,7 @@ class Positional:
     def __init__(self) -> None:
         self.values: list[Any] = []
 
-    def __call__(self, value: Any) -> str:
+    def __call__(self, value: object) -> str:
         self.values.append(value)
         return "?"
 
@@ -44,7 +75,7 @@ class Named:
         self.prefix = prefix
         self.values: dict[str, Any] = {}
 
-    def __call__(self, value: Any) -> str:
+    def __call__(self, value: object) -> str:
         name = f"{self.prefix}{len(self.values)}"
         self.values[name] = value
         return f":{name}"
@@ -73,7 +104,7 @@ def fts5_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def under_directory(column: str, directory: str, bind: Any) -> str:
+def under_directory(column: str, directory: str, bind: Bind) -> str:
     """`directory` and every directory below it, as an index range (no LIKE scan): every path
     below `base` starts with `base/`, and "0" is the character after "/"."""
     base = directory.rstrip("/")
@@ -81,7 +112,7 @@ def under_directory(column: str, directory: str, bind: Any) -> str:
     return f"({exact}({column} >= {bind(base + '/')} AND {column} < {bind(base + '0')}))"
 
 
-def search_conditions(search: str, bind: Any, dialect: str, seq_range: tuple[int, int] | None = None) -> list[str]:
+def search_conditions(search: str, bind: Bind, dialect: str, seq_range: tuple[int, int] | None = None) -> list[str]:
     """The conditions of a full-text search (none for an empty one). `seq_range` (lo, hi] limits
     SQLite's index lookup to a slice of rows (see newest_first.py)."""
     terms = split_terms(search)
@@ -105,8 +136,8 @@ SOURCES = {"ai": "source = 'workflow'", "user": "source != 'workflow'"}
 
 
 def filter_conditions(
-    query: Any,
-    bind: Any,
+    query: ExecutionFilter,
+    bind: Bind,
     dialect: str = "sqlite",
     *,
     seq_range: tuple[int, int] | None = None,
@@ -141,7 +172,7 @@ def filter_conditions(
     return conditions
 
 
-def older_than(executed_at: int, seq: int, bind: Any) -> str:
+def older_than(executed_at: int, seq: int, bind: Bind) -> str:
     """Rows older than the one at (executed_at in µs, seq), in newest-first order: a page's start."""
     return f"(executed_at < {bind(executed_at)} OR (executed_at = {bind(executed_at)} AND seq < {bind(seq)}))"
 

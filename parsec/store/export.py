@@ -6,12 +6,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqlalchemy import RowMapping
+
+    from .sql_store import SqlStore
 
 EXPORT_PAGE = 5000
 
 
-def iter_export(store: Any, since: datetime | None = None) -> Iterator[dict[str, Any]]:
+def iter_export(store: SqlStore, since: datetime | None = None) -> Iterator[dict[str, Any]]:
     """Every execution (oldest first) then every conversation, as JSON-ready dicts with a "type".
     Keyset pages keep memory flat on a million rows."""
     from sqlalchemy import select
@@ -41,7 +46,7 @@ def iter_export(store: Any, since: datetime | None = None) -> Iterator[dict[str,
             yield {"type": "conversation", **json.loads(data)}
 
 
-def _export_execution(row: Any) -> dict[str, Any]:
+def _export_execution(row: RowMapping) -> dict[str, Any]:
     return {
         "type": "execution",
         "id": row["id"],

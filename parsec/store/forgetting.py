@@ -47,7 +47,7 @@ class Forgetting:
         conversations and achievements matched."""
         matches = _text_matcher(pattern, regex)
 
-        def any_text(value: Any) -> bool:
+        def any_text(value: object) -> bool:
             if isinstance(value, str):
                 return bool(matches(value))
             if isinstance(value, dict):
@@ -146,7 +146,7 @@ def _text_matcher(pattern: str, regex: bool):
         raise UsageError(f"{pattern!r} is not a valid regular expression: {err}") from err
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     """Every string inside a decoded JSON value."""
     if isinstance(value, str):
         return [value]

@@ -26,6 +26,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any
 
+    from .base import HistoryStore
+    from .sql_store import SqlStore
+
 # Schema revisions whose tables this module's raw SQL was written against (see migrate.py).
 FAST_PATH_REVISIONS = {"0003"}
 
@@ -197,7 +200,7 @@ def session_dict(
 # --- the same answers through the store (PostgreSQL, or a database that needs migrating) ----------
 
 
-def history_via_store(store: Any, query: HistoryQuery, with_output: bool = False) -> list[dict[str, Any]]:
+def history_via_store(store: HistoryStore, query: HistoryQuery, with_output: bool = False) -> list[dict[str, Any]]:
     from .base import ExecutionQuery
 
     found = store.query_executions(
@@ -243,7 +246,7 @@ def history_via_store(store: Any, query: HistoryQuery, with_output: bool = False
     ]
 
 
-def sessions_via_store(store: Any, limit: int = 50) -> list[dict[str, Any]]:
+def sessions_via_store(store: HistoryStore, limit: int = 50) -> list[dict[str, Any]]:
     result = []
     for summary in store.list_sessions(limit=limit):
         s = summary.session
@@ -267,7 +270,7 @@ def sessions_via_store(store: Any, limit: int = 50) -> list[dict[str, Any]]:
     return result
 
 
-def resolve_session_id(store: Any, prefix: str) -> str:
+def resolve_session_id(store: SqlStore, prefix: str) -> str:
     """A full session id from an id or a unique prefix of one (ids are long to type)."""
     from sqlalchemy import select
 

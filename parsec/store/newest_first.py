@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
+    from .execution_sql import ExecutionFilter
+
     Run = Callable[[str, Sequence[Any]], Sequence[Sequence[Any]]]
 
 # Every column of a row but `seq`, in the order of store.schema.executions.
@@ -54,7 +56,7 @@ SUBTREE_FACTOR = 20  # a subtree is "large" with more than this many times the l
 
 
 def newest_executions(
-    run: Run, query: Any, columns: Sequence[str], before: tuple[int, int] | None = None
+    run: Run, query: ExecutionFilter, columns: Sequence[str], before: tuple[int, int] | None = None
 ) -> list[tuple]:
     """The rows of `query` (ExecutionQuery or HistoryQuery), newest first, as tuples of `columns`
     and then `seq`. `before` (executed_at in µs, seq): only rows older than that one (paging)."""
@@ -72,7 +74,7 @@ def newest_executions(
     return [tuple(row) for row in run(sql, bind.values)]
 
 
-def newest_execution_rows(run: Run, query: Any, before_id: str | None = None) -> list[dict[str, Any]]:
+def newest_execution_rows(run: Run, query: ExecutionFilter, before_id: str | None = None) -> list[dict[str, Any]]:
     """The rows of `query` newest first, as dicts of every column with `executed_at` an aware
     datetime: what rows.execution_from_row takes. `before_id`: a page, starting after that
     execution (an unknown id gives nothing)."""
@@ -90,7 +92,9 @@ def newest_execution_rows(run: Run, query: Any, before_id: str | None = None) ->
     return found
 
 
-def _windowed(run: Run, query: Any, columns: Sequence[str], before: tuple[int, int] | None, limit: int) -> list[tuple]:
+def _windowed(
+    run: Run, query: ExecutionFilter, columns: Sequence[str], before: tuple[int, int] | None, limit: int
+) -> list[tuple]:
     top = run("SELECT max(seq) FROM executions", ())[0][0]
     if top is None:
         return []
@@ -121,7 +125,7 @@ def _windowed(run: Run, query: Any, columns: Sequence[str], before: tuple[int, i
         high, size = low, size * 4
 
 
-def _large_subtree(run: Run, query: Any) -> bool:
+def _large_subtree(run: Run, query: ExecutionFilter) -> bool:
     if not query.cwd_subtree or query.cwd is None or query.search:
         return False
     if query.session_id or query.exit_status is not None:

@@ -17,12 +17,16 @@ import sqlite3
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError, StoreUnavailable
 from .faults import not_writable
 from .history import fast_connection
 from .micros import to_micros
+
+if TYPE_CHECKING:
+    from ..models.session import DirectCommandExecution, Session
+    from ..models.workflow import Conversation
 
 # A session an execution belongs to: created when missing, its last_active moved forward (as
 # SqlStore._touch_sessions does through SQLAlchemy).
@@ -78,18 +82,18 @@ class SqliteWriter:
         self._transaction([_upsert(table, row, key)])
 
     # --- the ContextStore's writes ---------------------------------------------------------------
-    def save_session(self, session: Any) -> None:
+    def save_session(self, session: Session) -> None:
         """The session row; its command_history (if any) through append_executions first."""
         from .rows import session_row
 
         self._transaction([_upsert("sessions", session_row(session), "id"), *_inserts(session.command_history)])
 
-    def save_conversation(self, conversation: Any) -> None:
+    def save_conversation(self, conversation: Conversation) -> None:
         from .rows import conversation_row
 
         self._put("conversations", conversation_row(conversation), "id")
 
-    def append_executions(self, executions: Iterable[Any]) -> int:
+    def append_executions(self, executions: Iterable[DirectCommandExecution]) -> int:
         """History rows, in one transaction; an id already stored is skipped. The rows new."""
         statements = _inserts(list(executions))
         touches = sum(1 for sql, _ in statements if sql == _TOUCH_SESSION)

@@ -4,12 +4,19 @@ model token usage, computed in SQL on either backend (not on a hot path: SQLAlch
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .micros import from_micros, to_micros
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-def _program(command_column: Any, dialect: str) -> Any:
+    from sqlalchemy import ColumnElement
+
+    from .sql_store import SqlStore
+
+
+def _program(command_column: ColumnElement[str], dialect: str) -> ColumnElement[str]:
     """The first word of a command (`git` for `git push`), computed in SQL."""
     from sqlalchemy import func
 
@@ -19,7 +26,7 @@ def _program(command_column: Any, dialect: str) -> Any:
     return func.substr(trimmed, 1, func.instr(trimmed + " ", " ") - 1)
 
 
-def stats(store: Any, since: datetime | None = None, top: int = 10, days: int = 14) -> dict[str, Any]:
+def stats(store: SqlStore, since: datetime | None = None, top: int = 10, days: int = 14) -> dict[str, Any]:
     """Most used programs, failure rate per program, busiest directories, commands per day, and LLM
     token usage per provider. One pass per figure over the executions table (with `since` it uses
     the time index)."""
@@ -44,7 +51,7 @@ def stats(store: Any, since: datetime | None = None, top: int = 10, days: int = 
             select(c.cwd, count).where(*window, c.cwd != "").group_by(c.cwd).order_by(desc(count)).limit(top)
         ).all()
         newest = connection.execute(select(func.max(c.executed_at))).scalar()
-        days_rows = []
+        days_rows: Sequence[Sequence[Any]] = []
         if newest is not None:
             newest_day = to_micros(newest) // day_micros
             first = (newest_day - days + 1) * day_micros

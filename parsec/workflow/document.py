@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models.workflow import Conversation
+from ..models.workflow import CommandAttempt, Conversation, WorkflowStepState
 from .final_state import env_changes, resume_point
 from .outcome import Outcome, describe
 
@@ -39,7 +39,7 @@ def result_document(
     return document
 
 
-def _step(state: Any, achievements: list[str]) -> dict[str, Any]:
+def _step(state: WorkflowStepState, achievements: list[str]) -> dict[str, Any]:
     prefix = f"Step {state.step.index + 1}: "
     summary = next((a[len(prefix) :] for a in achievements if a.startswith(prefix)), None)
     return {
@@ -51,7 +51,7 @@ def _step(state: Any, achievements: list[str]) -> dict[str, Any]:
     }
 
 
-def _command(attempt: Any) -> dict[str, Any]:
+def _command(attempt: CommandAttempt) -> dict[str, Any]:
     output = attempt.output.render() if attempt.output is not None else ""
     return {
         "command": attempt.command,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..models.chat import ChatMessage
 from ..models.limits import MAX_PLAN_STEPS
@@ -12,6 +12,9 @@ from ..models.workflow import ModelExchange, WorkflowPlan
 from ..providers.json_reply import partial_object
 from .reply_checks import plan_problem, unusable_reply_notice
 from .schemas import PlanReply
+
+if TYPE_CHECKING:
+    from .runner_parts import RunnerProvider, WorkflowUI
 
 PLAN_INSTRUCTIONS = (
     "Plan how to carry out the user's request in their shell. Reply with a short name for the "
@@ -40,14 +43,14 @@ def plan_instructions(max_steps: int, remark: str | None = None, previous: Workf
 
 
 def make_plan(
-    provider: Any,
+    provider: RunnerProvider,
     messages: list[ChatMessage],
     *,
     max_steps: int = MAX_PLAN_STEPS,
     remark: str | None = None,
     previous: WorkflowPlan | None = None,
     exchanges: list | None = None,
-    shown_on: Any = None,
+    shown_on: WorkflowUI | None = None,
 ) -> tuple[str, WorkflowPlan]:
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
     and answered, is appended to `exchanges`. On `shown_on` (a WorkflowUI): each step as soon as the

@@ -21,8 +21,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
-from typing import Any, TextIO
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..models.chat import ChatMessage
+    from ..models.session import DirectCommandExecution
+    from ..providers.base import Provider, UsageEvent
+    from ..store.base import HistoryStore, UsageStore
 
 QUESTION_WORDS = frozenset("why what what's whats which who whom whose where when how how's explain describe".split())
 AUXILIARIES = frozenset(
@@ -83,7 +90,7 @@ def wants_answer(prompt: str, *, task: bool = False, question: bool = False) -> 
 
 
 def answer_question(
-    settings: Any,
+    settings: Settings,
     question: str,
     *,
     json_output: bool | str = False,
@@ -93,7 +100,7 @@ def answer_question(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     out: TextIO | None = None,
-    ask: Any = None,
+    ask: Callable[[str], str] | None = None,
 ) -> tuple[int, str | None]:
     """Answer `question` (and, at a terminal, its follow-ups). Returns (exit code, a request to
     run as a workflow when the user chose to turn the question into one, else None)."""
@@ -150,7 +157,7 @@ def _quoted(text: str) -> str:
     return shlex.quote(text)
 
 
-def _answer(provider: Any, request: list[Any], out: TextIO, *, stream: bool) -> str:
+def _answer(provider: Provider, request: list[ChatMessage], out: TextIO, *, stream: bool) -> str:
     """The model's answer, streamed to `out` as it arrives (or returned whole, for --json)."""
     if not stream:
         return provider.chat(request, purpose="question", max_tokens=ANSWER_MAX_TOKENS).text.strip()
@@ -166,7 +173,7 @@ def _answer(provider: Any, request: list[Any], out: TextIO, *, stream: bool) -> 
     return "".join(parts).strip()
 
 
-def _history(store: Any, env: Mapping[str, str]) -> list[Any]:
+def _history(store: HistoryStore, env: Mapping[str, str]) -> list[DirectCommandExecution]:
     """The calling shell's newest commands (newest first); without a session, the newest of all."""
     from ..errors import StoreError
     from ..store.base import ExecutionQuery
@@ -179,7 +186,7 @@ def _history(store: Any, env: Mapping[str, str]) -> list[Any]:
         return []
 
 
-def _record(store: Any, event: Any) -> None:
+def _record(store: UsageStore, event: UsageEvent) -> None:
     try:
         store.record_llm_usage(event.provider, event.model, event.purpose, event.input_tokens, event.output_tokens)
     except Exception:  # accounting never costs the user the answer

@@ -26,7 +26,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from typing import Any
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import NotFound
 from ..models.base import utcnow
@@ -35,10 +37,18 @@ from ..store.history import FastPathUnavailable, HistoryQuery, fast_connection
 from ..store.newest_first import newest_execution_rows
 from ..store.sqlite_writer import SqliteWriter
 
+if TYPE_CHECKING:
+    from ..models.session import DirectCommandExecution, Session
+    from ..models.workflow import Conversation
+    from ..store.base import ContextStore, ExecutionQuery
+    from ..store.execution_sql import ExecutionFilter
+
+T = TypeVar("T")
+
 REQUEST_SETTLE_S = 0.02  # after the request hook: the request is written and the wait for the model begun
 
 
-def run_later(delay: float, jobs: list[Any]) -> None:
+def run_later(delay: float, jobs: list[Callable[[], object]]) -> None:
     """Run `jobs` one after the other in one daemon thread, `delay` seconds from now. A job that
     fails is left for the main thread to meet (and report) when it needs the same thing."""
 
@@ -60,14 +70,14 @@ def run_later(delay: float, jobs: list[Any]) -> None:
 class DeferredStore:
     """The ContextStore for the start of `parsec ask` (see the module docstring)."""
 
-    def __init__(self, open_store: Any, url: str, busy_timeout_ms: int = 5000) -> None:
+    def __init__(self, open_store: Callable[[], ContextStore], url: str, busy_timeout_ms: int = 5000) -> None:
         from ..store.sqlite_url import sqlite_file
 
         self._open_store = open_store  # () -> the real store
         self._path = sqlite_file(url)
         self._busy_timeout_ms = busy_timeout_ms
         self._lock = threading.Lock()
-        self._store: Any = None
+        self._store: ContextStore | None = None
         self._claimed = False
         self._pending: list[tuple[str, tuple, dict]] = []  # (method, args, kwargs) held for now
         self._fast_writer: SqliteWriter | None = None
@@ -79,14 +89,14 @@ class DeferredStore:
     def opened(self) -> bool:
         return self._store is not None
 
-    def claim_opening(self) -> Any:
+    def claim_opening(self) -> Callable[[], None]:
         """From now on every call goes to the real store (the request is on its way); returns the
         job that opens it and writes what is held, for a background thread. Whichever thread comes
         first opens it; the other waits."""
         self._claimed = True
         return self._written_fast
 
-    def result(self) -> Any:
+    def result(self) -> ContextStore:
         """The real store, open, with every held write written (in order)."""
         with self._lock:
             if self._store is None:
@@ -94,7 +104,7 @@ class DeferredStore:
             self._write_held(self._store)
             return self._store
 
-    def _write_held(self, target: Any) -> None:
+    def _write_held(self, target: ContextStore | SqliteWriter) -> None:
         """Write what is held, in order, through `target` (the real store, or the sqlite3 writer)."""
         while self._pending:
             name, args, kwargs = self._pending[0]
@@ -141,7 +151,7 @@ class DeferredStore:
             self.result().close()
 
     # --- writes: held until the request is out, then through sqlite3 ----------------------------
-    def _write(self, name: str, *args: Any, **kwargs: Any) -> None:
+    def _write(self, name: str, *args: object, **kwargs: object) -> None:
         if self._deferred():
             self._pending.append((name, args, kwargs))
             return
@@ -153,20 +163,47 @@ class DeferredStore:
             self._write_held(writer)
             getattr(writer, name)(*args, **kwargs)
 
-    def save_session(self, session: Any) -> None:
+    def save_session(self, session: Session) -> None:
         self._write("save_session", session.model_copy(deep=True) if self._deferred() else session)
 
-    def save_conversation(self, conversation: Any) -> None:
+    def save_conversation(self, conversation: Conversation) -> None:
         self._write("save_conversation", conversation.model_copy(deep=True) if self._deferred() else conversation)
 
-    def record_llm_usage(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["at"] = kwargs.get("at") or utcnow()
-        self._write("record_llm_usage", *args, **kwargs)
+    def record_llm_usage(
+        self,
+        provider: str,
+        model: str,
+        purpose: str,
+        input_tokens: int,
+        output_tokens: int,
+        conversation_id: str | None = None,
+        at: datetime | None = None,
+    ) -> None:
+        self._write(
+            "record_llm_usage",
+            provider,
+            model,
+            purpose,
+            input_tokens,
+            output_tokens,
+            conversation_id=conversation_id,
+            at=at or utcnow(),
+        )
 
-    def save_achievements(self, *args: Any, **kwargs: Any) -> None:
-        self._write("save_achievements", *args, **kwargs)
+    def save_achievements(
+        self,
+        conversation_id: str,
+        name: str,
+        working_directory: str,
+        achievements: list[str],
+        artifacts: list[str],
+        completed_at: datetime,
+    ) -> None:
+        self._write(
+            "save_achievements", conversation_id, name, working_directory, achievements, artifacts, completed_at
+        )
 
-    def append_executions(self, executions: Any) -> int:
+    def append_executions(self, executions: Iterable[DirectCommandExecution]) -> int:
         """History rows (the commands a workflow ran): written as they come, like every other
         write; how many were given (the writer skips an id already stored)."""
         batch = list(executions)
@@ -174,7 +211,7 @@ class DeferredStore:
         return len(batch)
 
     # --- reads the planning context needs -------------------------------------------------------
-    def _raw(self, read: Any) -> Any:
+    def _raw(self, read: Callable[[sqlite3.Connection], T]) -> T | None:
         """read(connection) on a read-only sqlite3 connection; None when it cannot be used."""
         path = self._path
         if path is None:
@@ -186,8 +223,8 @@ class DeferredStore:
             self._path = None  # not a database this code can read: the real store from now on
             return None
 
-    def load_session(self, session_id: str, history_limit: int = 1000) -> Any:
-        def read(connection: sqlite3.Connection) -> Any:
+    def load_session(self, session_id: str, history_limit: int = 1000) -> Session:
+        def read(connection: sqlite3.Connection) -> Session | NotFound:
             connection.row_factory = sqlite3.Row
             row = connection.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
@@ -202,7 +239,7 @@ class DeferredStore:
             raise found
         return found
 
-    def query_executions(self, query: Any) -> list[Any]:
+    def query_executions(self, query: ExecutionQuery) -> list[DirectCommandExecution]:
         # The store's own plans (newest_first.py); a page goes to the store.
         found = self._raw(lambda connection: _newest(connection, query)) if query.before_id is None else None
         return self.result().query_executions(query) if found is None else found
@@ -232,20 +269,20 @@ class DeferredStore:
 # --- rows read with sqlite3: times arrive as microseconds, store.rows converts the rest --------
 
 
-def _from_micros(value: int | None) -> Any:
+def _from_micros(value: int | None) -> datetime | None:
     from ..store.micros import from_micros
 
     return None if value is None else from_micros(value)
 
 
-def _newest(connection: sqlite3.Connection, query: Any) -> list[Any]:
+def _newest(connection: sqlite3.Connection, query: ExecutionFilter) -> list[DirectCommandExecution]:
     from ..store.rows import execution_from_row
 
     rows = newest_execution_rows(lambda sql, params: connection.execute(sql, params).fetchall(), query)
     return [execution_from_row(row) for row in rows]
 
 
-def _session_from_row(row: sqlite3.Row, history: list[Any]) -> Any:
+def _session_from_row(row: sqlite3.Row, history: list[DirectCommandExecution]) -> Session:
     from ..store.rows import session_from_row
 
     times = {name: _from_micros(row[name]) for name in ("created_at", "last_active", "ended_at")}

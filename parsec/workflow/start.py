@@ -9,19 +9,27 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import NotFound
 from ..models.workflow import Conversation
 from .conversation_lookup import ULID_SHAPE
 
 if TYPE_CHECKING:
+    from ..config import Settings
+    from ..context.compaction import Summarize
+    from ..context.tokens import LazyCounter, TokenCounter
+    from ..models.session import Session
+    from ..providers.base import Provider, UsageEvent
+    from ..store.base import ContextStore, HistoryStore
+    from .quickstart import DeferredStore
+    from .runner import WorkflowRunner
     from .runner_parts import WorkflowUI
 
 log = logging.getLogger(__name__)
 
 
-def warm_up(settings: Any) -> tuple[Any, Any]:
+def warm_up(settings: Settings) -> tuple[DeferredStore, LazyCounter]:
     """(store, counter) for `parsec ask`: neither SQLAlchemy nor tiktoken is loaded before the
     planning request goes out (see quickstart.py). `store.result()` is the open store."""
     from ..context.tokens import LazyCounter
@@ -36,7 +44,7 @@ def warm_up(settings: Any) -> tuple[Any, Any]:
     return store, LazyCounter()
 
 
-def open_workflow_store(settings: Any) -> Any:
+def open_workflow_store(settings: Settings) -> ContextStore:
     from ..store import open_store
 
     return open_store(
@@ -46,7 +54,7 @@ def open_workflow_store(settings: Any) -> Any:
     )
 
 
-def current_session(store: Any, env: Mapping[str, str], cwd: str) -> Any:
+def current_session(store: HistoryStore, env: Mapping[str, str], cwd: str) -> Session:
     """The shell's session (PARSEC_SESSION, set by the hooks) or a new one for this command."""
     from ..models.session import GlobalContext, Session
 
@@ -86,11 +94,11 @@ def shell_session_id(env: Mapping[str, str]) -> str | None:
 
 
 def build_runner(
-    settings: Any,
+    settings: Settings,
     conversation: Conversation | None,
     *,
     prompt: str | None,
-    store: Any,
+    store: ContextStore,
     ui: WorkflowUI,
     auto_yes: bool,
     auto_level: str = "medium",
@@ -98,8 +106,8 @@ def build_runner(
     model: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
-    counter: Any = None,
-) -> Any:
+    counter: TokenCounter | None = None,
+) -> WorkflowRunner:
     """A WorkflowRunner for a new conversation (`prompt`) or an existing one (`conversation`)."""
     from ..context.engine import ContextEngine
     from ..privacy.memory import SessionMasker
@@ -114,7 +122,7 @@ def build_runner(
     cwd = cwd or os.getcwd()
     holder: dict[str, str | None] = {"conversation_id": None}
 
-    def record_usage(event: Any) -> None:
+    def record_usage(event: UsageEvent) -> None:
         try:
             store.record_llm_usage(
                 event.provider,
@@ -186,7 +194,7 @@ def build_runner(
     )
 
 
-def _summarizer(provider: Any):
+def _summarizer(provider: Provider) -> Summarize:
     from ..models.chat import ChatMessage
 
     def summarize(messages: list[ChatMessage]) -> str:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..models.chat import ChatMessage
 from ..models.workflow import ModelExchange
 from .planner import with_instructions
 from .reply_checks import step_problem
 from .schemas import StepReply
+
+if TYPE_CHECKING:
+    from .runner_parts import RunnerProvider
 
 STEP_INSTRUCTIONS = (
     "Give the next shell command(s) for the current step only. Reply with candidates (the best "
@@ -30,7 +33,7 @@ def instructions_for(shell: str, extra: str = "") -> str:
     return instructions + ("\n\n" + extra if extra else "")
 
 
-def request_adds(shell: str, extra: str = "", provider: Any = None) -> list[str]:
+def request_adds(shell: str, extra: str = "", provider: RunnerProvider | None = None) -> list[str]:
     """What a step request carries besides the context: the instructions and the reply's JSON
     format as the provider adds it. The context engine, which owns the budget, leaves room for
     them (`step_messages(..., adds=...)`)."""
@@ -46,13 +49,15 @@ def step_request(messages: list[ChatMessage], *, shell: str = "bash", extra: str
     return with_instructions(messages, instructions_for(shell, extra))
 
 
-def suggest(provider: Any, messages: list[ChatMessage], *, shell: str = "bash", extra: str = "") -> StepReply:
+def suggest(
+    provider: RunnerProvider, messages: list[ChatMessage], *, shell: str = "bash", extra: str = ""
+) -> StepReply:
     reply, _ = ask_step(provider, step_request(messages, shell=shell, extra=extra))
     return reply
 
 
 def ask_step(
-    provider: Any,
+    provider: RunnerProvider,
     request: list[ChatMessage],
     *,
     is_command: Callable[[str], bool] | None = None,

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, TextIO
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..models.workflow import Conversation
 from .risk import RiskVerdict
 from .schemas import CommandCandidate
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _LEVEL_STYLE = {"low": "green", "medium": "yellow", "high": "bold red"}
 
@@ -36,10 +39,10 @@ class TerminalUI:
     def __init__(self, out: TextIO | None = None, input_stream: TextIO | None = None) -> None:
         self.out = out or sys.stdout
         self.input = input_stream or sys.stdin
-        self._console: Any = None
+        self._console: Console | None = None
 
     @property
-    def console(self) -> Any:
+    def console(self) -> Console:
         # rich is imported on first use, after the first model request has gone out.
         if self._console is None:
             from rich.console import Console
@@ -86,7 +89,7 @@ class TerminalUI:
         for reason in verdict.reasons or ["read-only or only changes the shell's own state"]:
             self.say(f"  risk ({verdict.level}): {reason}", style=_LEVEL_STYLE[verdict.level])
 
-    def stream_text(self, deltas: Any) -> None:
+    def stream_text(self, deltas: Iterable[str]) -> None:
         """Text from the model, written as it arrives."""
         wrote = False
         for delta in deltas:
@@ -97,7 +100,7 @@ class TerminalUI:
             self.out.write("\n")
             self.out.flush()
 
-    def waiting(self, label: str) -> Any:
+    def waiting(self, label: str) -> AbstractContextManager[object]:
         """While the model works: a spinner with the elapsed time on a terminal, nothing otherwise."""
         return Spinner(self.out, label)
 

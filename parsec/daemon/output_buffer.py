@@ -11,23 +11,26 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from typing import Any
+from typing import Generic, TypeVar
 
 log = logging.getLogger("parsec.daemon")
 
 MAX_PENDING_PER_SESSION = 64  # outputs of unfinished commands remembered per session
 
 
-class OutputBuffer:
+Output = TypeVar("Output")  # what a shell sent (protocol.messages.CommandOutput)
+
+
+class OutputBuffer(Generic[Output]):
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[tuple[str, int], tuple[Any, int]] = OrderedDict()  # arrival order
+        self._items: OrderedDict[tuple[str, int], tuple[Output, int]] = OrderedDict()  # arrival order
         self._per_session: dict[str, OrderedDict[int, None]] = {}
         self.bytes = 0
         self.dropped = 0
         self.dropped_bytes = 0
 
-    def put(self, key: str, seq: int, output: Any, size: int) -> None:
+    def put(self, key: str, seq: int, output: Output, size: int) -> None:
         self.take(key, seq)  # a resend replaces the earlier copy
         if size > self.max_bytes:
             self._count_drop(size)
@@ -41,7 +44,7 @@ class OutputBuffer:
         while self.bytes > self.max_bytes:
             self._drop(next(iter(self._items)))
 
-    def take(self, key: str, seq: int) -> Any:
+    def take(self, key: str, seq: int) -> Output | None:
         found = self._items.pop((key, seq), None)
         if found is None:
             return None

@@ -78,7 +78,7 @@ class SessionRecorder:
         max_pending_output_bytes: int = 64 * 1024 * 1024,
     ) -> None:
         self.filter = privacy_filter
-        self.outputs = OutputBuffer(max_pending_output_bytes)  # of all sessions, one bound
+        self.outputs: OutputBuffer[CommandOutput] = OutputBuffer(max_pending_output_bytes)  # of all sessions, one bound
         self.privacy_mode = privacy_mode
         self.output_limit = output_limit
         self.host = host or socket.gethostname()

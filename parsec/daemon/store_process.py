@@ -32,11 +32,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, StoreNotWritable, StoreUnavailable
 from ..models.session import DirectCommandExecution, Session
 from .records import decode_record
+
+if TYPE_CHECKING:
+    from ..store.base import ContextStore
 
 POISON_AFTER = 3  # failures of one segment while the store answers before going record by record
 PROGRESS_EVERY_S = 1.0
@@ -45,7 +48,7 @@ PROGRESS_EVERY_S = 1.0
 class SegmentApplier:
     def __init__(
         self,
-        open_store: Callable[[], Any],
+        open_store: Callable[[], ContextStore],
         batch_size: int,
         on_progress: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
@@ -54,7 +57,7 @@ class SegmentApplier:
         self._progress_every_s = PROGRESS_EVERY_S
         self._progress_sent = time.monotonic()
         self.batch_size = batch_size
-        self.store: Any = None
+        self.store: ContextStore | None = None
         self.written = 0
         self.last_error: str | None = None
         self.log: list[str] = []  # messages for the daemon's log, sent with the next reply
@@ -92,7 +95,7 @@ class SegmentApplier:
         return {"ok": True, "report": str(report)}
 
     # --- internals -------------------------------------------------------------------------
-    def _ensure_store(self) -> Any:
+    def _ensure_store(self) -> ContextStore:
         if self.store is None:
             self.store = self._open_store()
         return self.store
@@ -125,7 +128,7 @@ class SegmentApplier:
             return self._failed(f"store write failed: {_describe(err)}")
         return True
 
-    def _apply_lines(self, store: Any, segment: Path, one_by_one: bool) -> None:
+    def _apply_lines(self, store: ContextStore, segment: Path, one_by_one: bool) -> None:
         key = str(segment)
         seen = skip = self.progress.get(key, 0)
         batch: list[tuple[DirectCommandExecution, bytes]] = []
@@ -161,7 +164,7 @@ class SegmentApplier:
             self._on_progress({"op": "progress", "progress": dict(self.progress), "written": self.written})
 
     def _append(
-        self, store: Any, batch: list[tuple[DirectCommandExecution, bytes]], segment: Path, one_by_one: bool
+        self, store: ContextStore, batch: list[tuple[DirectCommandExecution, bytes]], segment: Path, one_by_one: bool
     ) -> None:
         if not batch:
             return
@@ -182,7 +185,7 @@ class SegmentApplier:
             with (segment.parent / "rejected.jsonl").open("ab") as handle:
                 handle.write(line if line.endswith(b"\n") else line + b"\n")
 
-    def _save_session(self, store: Any, session: Session, partial: bool) -> None:
+    def _save_session(self, store: ContextStore, session: Session, partial: bool) -> None:
         if partial:
             # Built from a command message after a restart: keep what the store already knows.
             try:
@@ -246,7 +249,7 @@ def main() -> int:
     if not isinstance(options, dict):
         return 2  # the daemon closed the pipe before sending them
 
-    def open_store() -> Any:
+    def open_store() -> ContextStore:
         from ..store import open_store as open_configured
 
         # durable: a segment is deleted right after the store committed it (docs/daemon.md, Durability)

@@ -7,7 +7,7 @@ and loads learned preferences once, so each `classify` call is pure computation.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .danger import prose_cue
 from .decision import SHELL_FACTS, SHELLS, Decision, Label
@@ -17,6 +17,10 @@ from .scoring import Analysis, analyse
 from .shell_facts import PathIndex
 from .syntax import parses_as_shell
 
+if TYPE_CHECKING:
+    from ..config import LoadedConfig, Settings
+    from ..store.base import PreferenceStore
+
 log = logging.getLogger(__name__)
 
 DEFAULT_COMMAND_THRESHOLD = 0.35
@@ -25,7 +29,7 @@ REASON_PARTS = 3
 
 
 class Classifier:
-    def __init__(self, store: Any | None = None, settings: Any | None = None) -> None:
+    def __init__(self, store: PreferenceStore | None = None, settings: Settings | LoadedConfig | None = None) -> None:
         section = getattr(getattr(settings, "settings", settings), "classifier", None)
         self.enabled: bool = getattr(section, "enabled", True)
         self.learning: bool = getattr(section, "learn_from_corrections", True)
@@ -118,7 +122,7 @@ class Classifier:
         self.preferences.reload()
 
 
-def _as_text(text: Any) -> str:
+def _as_text(text: object) -> str:
     if isinstance(text, str):
         return text
     if isinstance(text, (bytes, bytearray)):

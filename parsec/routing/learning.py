@@ -14,11 +14,14 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from .decision import Label
 from .language import bare
 from .scoring import Analysis
+
+if TYPE_CHECKING:
+    from ..store.base import PreferenceStore
 
 NAMESPACE = "classifier"
 CHOICES = ("command", "prompt")
@@ -63,7 +66,7 @@ def _masked(text: str) -> str:
 class Preferences:
     """An in-memory copy of the store's classifier preferences, written through on change."""
 
-    def __init__(self, store: Any | None) -> None:
+    def __init__(self, store: PreferenceStore | None) -> None:
         self._store = store
         self._choices: dict[str, Label] = {}
         self.reload()

@@ -11,6 +11,8 @@ from ..models.base import utcnow
 from ..models.text import TruncatedText
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
 from . import gate
+from .outcome import NOT_ACHIEVED
+from .reply_checks import ASK_AGAIN_NOTHING_RUN, DONE_WITH_NOTHING_RUN
 from .runner_parts import RunnerParts
 from .shell import PersistentShell, ShellResult
 
@@ -175,13 +177,25 @@ class ExecutionSteps(RunnerParts):
         self.save()
         return on_retry if choice == gate.Recovery.retry else ""
 
-    def _done_without_command(self, state: WorkflowStepState, summary: str) -> gate.DoneChoice:
-        """The model judges the step done and nothing ran: show its reason; the user may agree
-        (accept), disagree (run: ask for a command) or skip / abort. Under --yes: accept."""
+    def _done_without_command(
+        self, state: WorkflowStepState, summary: str, asked_again: bool
+    ) -> tuple[gate.DoneChoice, str]:
+        """The model judges the step done and nothing ran for it: (what to do, the instruction for
+        the next model call when it is `run`). With nothing run in the whole conversation it is
+        only the model's word: sent back once with the reason; said again, under --yes the step
+        is not achieved. Otherwise the reason is shown and the user may agree (accept), disagree
+        (run: ask for a command) or skip / abort; under --yes it is accepted."""
+        if not self._anything_ran():
+            if not asked_again:
+                self._notice(DONE_WITH_NOTHING_RUN)
+                return gate.DoneChoice.run, ASK_AGAIN_NOTHING_RUN
+            if not self.ui.interactive:
+                self._not_achieved(state, summary)
+                return gate.DoneChoice.abort, ""
         reason = summary.strip() or "(the model gave no reason)"
         self.ui.say(f"Step {state.step.index + 1} looks done already, without a command: {reason}", style="cyan")
         if not self.ui.interactive:
-            return gate.DoneChoice.accept
+            return gate.DoneChoice.accept, ""
         while True:
             choice = gate.interpret_done(self.ui.ask("[Enter] agree  [r]un it anyway  [s]kip  [q] abort > "))
             if choice is not None:
@@ -194,7 +208,25 @@ class ExecutionSteps(RunnerParts):
             self.conversation.transition(ConversationStatus.aborted)
         if choice in (gate.DoneChoice.skip, gate.DoneChoice.abort):
             self.save()
-        return choice
+        run = "The user disagrees that this step is already done: give a command that carries it out."
+        return choice, run if choice == gate.DoneChoice.run else ""
+
+    def _anything_ran(self) -> bool:
+        """Has any command of this conversation run? Its output is what could show that a step
+        needs nothing more; with nothing run, a step said to be done is only the model's word."""
+        return any(self._commands_run(state) for state in self.conversation.steps)
+
+    def _not_achieved(self, state: WorkflowStepState, summary: str) -> None:
+        """Under --yes the model said twice that a step was done, and nothing has run: the
+        workflow stops, reported as not achieved (outcome.py), rather than finished."""
+        claim = f" (it said: {summary.strip()})" if summary.strip() else ""
+        reason = f"{NOT_ACHIEVED} step {state.step.index + 1}: the model says it is done, but nothing ran{claim}"
+        state.error_context = reason
+        state.transition(StepStatus.aborted, by_user=True)
+        self.conversation.error = self.options.mask(reason)
+        self.conversation.transition(ConversationStatus.aborted)
+        self.save()
+        self.ui.say(reason[:1].upper() + reason[1:], style="yellow")
 
     def _complete(self, state: WorkflowStepState, summary: str) -> None:
         commands = [a.command for a in state.command_attempts if a.succeeded]

@@ -17,6 +17,7 @@ from ..models.workflow import Conversation, ConversationStatus
 class Status(StrEnum):
     finished = "finished"
     declined = "declined"  # --yes met a command it may not approve
+    not_achieved = "not_achieved"  # --yes: the model said a step was done, twice, and nothing ran
     aborted = "aborted"  # the user said q, or a step failed for good
     paused = "paused"  # Ctrl-C or a provider failure: `parsec resume` goes on
     error = "error"  # the conversation cannot go on (e.g. planning failed)
@@ -60,6 +61,7 @@ EXIT_CODES = {
     "usage": 2,
     "config": 2,
     "declined": 3,
+    "not_achieved": 6,
     "provider_unavailable": 4,
     "provider_error": 4,
     "auth": 5,
@@ -67,6 +69,8 @@ EXIT_CODES = {
     "interrupted": 130,
     "terminated": 143,
 }
+
+NOT_ACHIEVED = "not achieved:"  # how the reason of a conversation stopped as not achieved begins
 
 _UNAVAILABLE = ("EndpointUnreachable", "ProviderTimeout", "RateLimited")
 
@@ -125,6 +129,8 @@ def outcome_of(conversation: Conversation | None, err: BaseException | None) -> 
     if conversation.status == ConversationStatus.finished:
         return Outcome(Status.finished, None, "")
     if conversation.status == ConversationStatus.aborted:
+        if reason.startswith(NOT_ACHIEVED):
+            return Outcome(Status.not_achieved, "not_achieved", reason)
         if reason.startswith("declined"):
             return Outcome(Status.declined, "declined", reason)
         if reason.startswith("step "):

@@ -39,6 +39,16 @@ def step_problem(reply: StepReply, is_command: Callable[[str], bool]) -> str:
     return ""
 
 
+# A step said to be done when no command of the conversation has run: only the model's word.
+# It is sent back once with this reason (and the user told why); said again, the step is
+# not achieved under --yes (execution.py), and up to the user otherwise.
+DONE_WITH_NOTHING_RUN = "it says the step is done, but no command has run in this conversation to show it"
+ASK_AGAIN_NOTHING_RUN = (
+    "You said this step is done, but no command has run in this conversation, so nothing shows "
+    "it: give a command that carries it out, or one that checks it is already done."
+)
+
+
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 

@@ -265,6 +265,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         extra = ""
         allowed = self.options.max_commands_per_step
         empty_replies = 0
+        done_asked_again = False  # a done with nothing run is sent back once
         while not state.is_terminal and self.conversation.status == ConversationStatus.in_progress:
             self.ui.status(self.conversation, self.provider_label)
             if not pending:
@@ -286,11 +287,9 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 extra = ""
                 if reply.done and not reply.candidates:
                     if self._commands_run(state) == 0:
-                        verdict = self._done_without_command(state, reply.summary)
-                        if verdict == gate.DoneChoice.run:
-                            extra = (
-                                "The user disagrees that this step is already done: give a command that carries it out."
-                            )
+                        verdict, extra = self._done_without_command(state, reply.summary, done_asked_again)
+                        if verdict == gate.DoneChoice.run:  # asked for a command
+                            done_asked_again = True
                             continue
                         if verdict != gate.DoneChoice.accept:
                             return

@@ -128,6 +128,7 @@ class RunnerParts:
     executed_commands: list[str]
     _pending_command: str
     _step_messages: list[Any]
+    _notice: Callable[[str], None]  # a reply sent back: the user told why in one line
 
     if TYPE_CHECKING:
 

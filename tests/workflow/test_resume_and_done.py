@@ -72,10 +72,16 @@ def test_a_failure_after_the_command_finished_keeps_its_result(stub, env, work: 
     assert "may have partly run" not in user_messages(stub)[requests_before]
 
 
-def test_a_step_done_without_a_command_is_recorded_with_its_reason_under_yes(stub, env, work: Path) -> None:
+def test_a_step_done_without_a_command_after_earlier_results_is_recorded_with_its_reason_under_yes(
+    stub, env, work: Path
+) -> None:
+    """A command of an earlier step ran: its output may show the step needs nothing, so the
+    model's word is taken (and recorded with its reason)."""
     queue(
         stub,
-        plan("Check the configuration", "Say bye"),
+        plan("Write the configuration", "Check the configuration", "Say bye"),
+        step("echo written > config"),
+        finished_step("wrote it"),
         {"json": {"done": True, "candidates": [], "summary": "the configuration already exists"}},
         step("echo bye"),
         finished_step("said bye"),
@@ -86,8 +92,42 @@ def test_a_step_done_without_a_command_is_recorded_with_its_reason_under_yes(stu
     import json
 
     data = json.loads(result.stdout)
-    assert data["steps"][0]["summary"] == "done without a command: the configuration already exists"
-    assert data["steps"][0]["outcome"] == "complete" and data["steps"][0]["commands"] == []
+    assert data["steps"][1]["summary"] == "done without a command: the configuration already exists"
+    assert data["steps"][1]["outcome"] == "complete" and data["steps"][1]["commands"] == []
+    assert len(stub.model_requests()) == 6  # nothing asked again
+
+
+def test_a_step_done_with_nothing_run_is_asked_again_then_not_achieved_under_yes(stub, env, work: Path) -> None:
+    """On a real model a step reply said `done` when no command had run and the whole task was
+    reported finished (exit 0). It is sent back once with the reason; said again, the workflow
+    stops as not achieved: its own status, exit 6, one line saying why (issue 26)."""
+    claim = {"json": {"done": True, "candidates": [], "summary": "the configuration already exists"}}
+    queue(stub, plan("Check the configuration", "Say bye"), claim, claim, step("echo bye"), finished_step())
+    result = run_unattended(["ask", "--yes", "--json", "check config"], env, work)
+    assert result.returncode == 6, result.stderr
+    import json
+
+    data = json.loads(result.stdout)
+    assert data["status"] == "not_achieved" and data["error"]["code"] == "not_achieved"
+    assert "step 1: the model says it is done, but nothing ran" in data["error"]["message"]
+    assert data["steps"][0]["outcome"] != "complete" and data["steps"][1]["outcome"] == "pending"
+    asked = user_messages(stub)
+    assert len(asked) == 3  # the plan, the step, the step asked again; nothing after
+    assert "no command has run in this conversation" in asked[2]
+    assert "no command has run in this conversation to show it): asking again" in result.stderr
+    said = [line for line in result.stderr.splitlines() if "not achieved" in line.lower()]
+    assert said == [f"Not achieved: {data['error']['message'][len('not achieved: ') :]}"], result.stderr
+    assert load_conversation(env).status.value == "aborted"
+
+
+def test_a_step_done_with_nothing_run_gets_its_command_when_asked_again(stub, env, work: Path) -> None:
+    claim = {"json": {"done": True, "candidates": [], "summary": "the configuration already exists"}}
+    queue(stub, plan("Check the configuration"), claim, step("test -e . && echo present"), finished_step("checked"))
+    result = run_unattended(["ask", "--yes", "--json=full", "check config"], env, work)
+    assert result.returncode == 0, result.stderr
+    first = conversation_json(result)["steps"][0]
+    assert first["status"] == "complete"
+    assert [a["command"] for a in first["command_attempts"]] == ["test -e . && echo present"]
 
 
 def test_the_user_can_disagree_with_a_step_judged_done(stub, env, work: Path) -> None:
@@ -95,10 +135,12 @@ def test_the_user_can_disagree_with_a_step_judged_done(stub, env, work: Path) ->
         stub,
         plan("Create the notes file"),
         {"json": {"done": True, "candidates": [], "summary": "notes exist"}},
+        {"json": {"done": True, "candidates": [], "summary": "notes exist"}},  # asked again: the same
         step("echo making-notes"),
         finished_step("made notes"),
     )
     child = spawn(["ask", "make notes"], env, work)
+    child.expect("no command has run in this conversation to show it\\): asking again")
     child.expect("looks done already, without a command: notes exist")
     child.expect(r"\[r\]un it anyway")
     child.sendline("r")
@@ -107,6 +149,6 @@ def test_the_user_can_disagree_with_a_step_judged_done(stub, env, work: Path) ->
     child.expect(pexpect.EOF, timeout=30)
     child.close()
     assert child.exitstatus == 0, child.before
-    assert "disagrees that this step is already done" in user_messages(stub)[2]
+    assert "disagrees that this step is already done" in user_messages(stub)[3]
     stored = load_conversation(env)
     assert stored.steps[0].status.value == "complete" and stored.steps[0].command_attempts[0].executed

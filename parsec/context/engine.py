@@ -39,8 +39,7 @@ if TYPE_CHECKING:
     from ..providers.base import ModelLimits
     from ..store.base import ContextStore
 
-T = TypeVar("T")
-
+Built = TypeVar("Built")  # what ContextEngine._bounded_first's build returns
 DEFAULT_CONTEXT_WINDOW = 8192  # used when neither the provider nor the config knows the model
 DEFAULT_OUTPUT_RESERVE = 1024
 JOIN_TOKENS = 2  # the blank line an added text is joined to its message with
@@ -122,10 +121,9 @@ class ContextEngine:
         pool = self._pool(f"plan:{conversation.id}")
         return self._bounded_first(lambda counter: self._planning_messages(conversation, session, adds, counter, pool))
 
-    def _bounded_first(self, build: Callable[[TokenCounter], T]) -> T:
-        """`build(counter)`: with an upper bound of the count first while the token encoding is not
-        loaded (a LazyCounter); when the bound keeps everything whole within the budget, the
-        encoding would have kept the same, so the result is the same; else again, exactly."""
+    def _bounded_first(self, build: Callable[[TokenCounter], Built]) -> Built:
+        """`build(counter)`, with an upper bound of the count first while the encoding is not loaded
+        (LazyCounter): if the bound keeps all whole in the budget, so would the encoding; else exactly."""
         counter = self.counter
         if isinstance(counter, LazyCounter) and not counter.loaded:
             try:

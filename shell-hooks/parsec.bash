@@ -1,4 +1,5 @@
 # Parsec shell hook for bash >= 4.4.   Load it from ~/.bashrc with:   eval "$(parsec init bash)"
+# A template: `parsec init` writes the protocol version (parsec/protocol/version.py) into the "v" of each message.
 # shellcheck shell=bash
 #
 # What it does (docs/hooks.md has the details):
@@ -164,7 +165,7 @@ __parsec_session_start() {
     __parsec_json "${USER:-${LOGNAME-}}"
     local user=$REPLY
     __parsec_json "${HOSTNAME-}"
-    REPLY="{\"v\":1,\"type\":\"session_start\",\"noreply\":true,\"session\":\"$__parsec_session\",\"shell\":\"bash\",\"pid\":$$,\"tty\":null,\"user\":$user,\"host\":$REPLY,\"cwd\":$cwd,\"env\":{$env}}"
+    REPLY="{\"v\":@PROTOCOL_VERSION@,\"type\":\"session_start\",\"noreply\":true,\"session\":\"$__parsec_session\",\"shell\":\"bash\",\"pid\":$$,\"tty\":null,\"user\":$user,\"host\":$REPLY,\"cwd\":$cwd,\"env\":{$env}}"
 }
 
 # Sends one fire-and-forget line: to `parsec shell` when running inside it, else to the daemon's
@@ -335,7 +336,7 @@ __parsec_make_ask() {
 
 __parsec_feedback() { # $1 line, $2 first-word kind, $3 chosen
     __parsec_json "$1"
-    __parsec_send "{\"v\":1,\"type\":\"classify_feedback\",\"noreply\":true,\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"$2\",\"chosen\":\"$3\"}"
+    __parsec_send "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify_feedback\",\"noreply\":true,\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"$2\",\"chosen\":\"$3\"}"
 }
 
 # Bound to the first half of Enter (the second half is accept-line, or nothing after "edit").
@@ -373,7 +374,7 @@ __parsec_route() {
     __parsec_json "$line"
     local text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY,\"shell\":\"bash\"}" || return 0
+    __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY,\"shell\":\"bash\"}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"([a-z]+)\" ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=${BASH_REMATCH[1]}
     case ${BASH_REMATCH[1]} in
@@ -490,7 +491,7 @@ __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
         local cwd=$REPLY
         [[ $PWD == "$__parsec_cwd0" ]] || __parsec_json "$PWD" # REPLY: cwd_after
         local statuses=$3
-        local record="{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,$cmd,\"started_at\":${t0:0:-6}.${t0: -6},\"finished_at\":${t1:0:-6}.${t1: -6},\"duration_ms\":$(((t1 - t0) / 1000)),\"exit_status\":$1,\"pipeline_statuses\":[${statuses// /,}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
+        local record="{\"v\":@PROTOCOL_VERSION@,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,$cmd,\"started_at\":${t0:0:-6}.${t0: -6},\"finished_at\":${t1:0:-6}.${t1: -6},\"duration_ms\":$(((t1 - t0) / 1000)),\"exit_status\":$1,\"pipeline_statuses\":[${statuses// /,}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
         if [[ -n $long ]]; then __parsec_spool_text "$long" "$record"; else __parsec_send "$record"; fi
     fi
     if [[ -n ${PARSEC_OSC133-} ]]; then
@@ -506,7 +507,7 @@ __parsec_record() { # $1 status, $2 now, $3 pipeline statuses
 __parsec_offer_ask() {
     [[ ${PARSEC_HOOKS_OFFER_PROMPT_ON_127:-1} == [1tT]* ]] || return 0
     __parsec_json "$1"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
+    __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"prompt\" ]] || return 0
     local key=
     builtin printf '\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2

@@ -1,5 +1,6 @@
 # Parsec shell hook for fish >= 3.1.   Load it from ~/.config/fish/config.fish with:
 #     parsec init fish | source
+# A template: `parsec init` writes the protocol version (parsec/protocol/version.py) into the "v" of each message.
 #
 # fish has no socket builtin and no way to open a file without blocking, so:
 # - recording appends one JSON line per command to a spool file (a builtin redirection, no
@@ -159,7 +160,7 @@ function __parsec_session_start
         set -q $name; and test -n "$$name"; or continue
         set -a env "\"$name\":"(__parsec_json "$$name")
     end
-    builtin printf '{"v":1,"type":"session_start","noreply":true,"session":"%s","shell":"fish","pid":%s,"tty":null,"user":%s,"host":%s,"cwd":%s,"env":{%s}}\n' \
+    builtin printf '{"v":@PROTOCOL_VERSION@,"type":"session_start","noreply":true,"session":"%s","shell":"fish","pid":%s,"tty":null,"user":%s,"host":%s,"cwd":%s,"env":{%s}}\n' \
         $__parsec_session $fish_pid (__parsec_json "$USER") (__parsec_json "$hostname") (__parsec_json "$PWD") (string join , -- $env)
 end
 
@@ -203,7 +204,7 @@ function __parsec_make_ask --argument-names line
 end
 
 function __parsec_feedback --argument-names line kind chosen
-    __parsec_send (builtin printf '{"v":1,"type":"classify_feedback","noreply":true,"session":"%s","text":%s,"first_word":"%s","chosen":"%s"}' \
+    __parsec_send (builtin printf '{"v":@PROTOCOL_VERSION@,"type":"classify_feedback","noreply":true,"session":"%s","text":%s,"first_word":"%s","chosen":"%s"}' \
         $__parsec_session (__parsec_json "$line") $kind $chosen)
 end
 
@@ -303,7 +304,7 @@ function __parsec_route --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind $word; and return 0
     test -p $__parsec_fifo; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
-    set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s,"shell":"fish"}' \
+    set -l request (builtin printf '{"v":@PROTOCOL_VERSION@,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s,"shell":"fish"}' \
         $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
     set -g __parsec_last_line $line
@@ -370,7 +371,7 @@ function __parsec_postexec --on-event fish_postexec
             set command_field "\"command_file\":\"$long\""
             __parsec_spool_text $long $line; or set command_field '"command":""'
         end
-        set -l record (builtin printf '{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%s,%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
+        set -l record (builtin printf '{"v":@PROTOCOL_VERSION@,"type":"command_finished","noreply":true,"session":"%s","seq":%s,%s,%s"duration_ms":%s,"exit_status":%s,"pipeline_statuses":[%s],"cwd":%s,"cwd_after":%s}' \
             $__parsec_session $seq $command_field "$started_field" $duration $exit_status \
             (string join , -- $pipe) (__parsec_json "$__parsec_cwd0") (__parsec_json "$PWD"))
         if test -n "$long" # only the daemon's spool reader knows command_file
@@ -416,7 +417,7 @@ end
 function __parsec_offer_ask --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_OFFER_PROMPT_ON_127"; or return 0
     test -p $__parsec_fifo; and __parsec_dir_ok; or return 0
-    set -l request (builtin printf '{"v":1,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true,"shell":"fish"}' \
+    set -l request (builtin printf '{"v":@PROTOCOL_VERSION@,"type":"classify","session":"%s","text":%s,"first_word":"none","after_127":true,"shell":"fish"}' \
         $__parsec_session (__parsec_json "$line"))
     set -l decision (__parsec_ask_daemon $request)
     test "$decision" = prompt; or return 0

@@ -1,4 +1,5 @@
 # Parsec shell hook for zsh >= 5.1.   Load it from ~/.zshrc with:   eval "$(parsec init zsh)"
+# A template: `parsec init` writes the protocol version (parsec/protocol/version.py) into the "v" of each message.
 #
 # Records every interactive command as one line written to the daemon's FIFO in the private
 # runtime directory (zsh/system, no fork), or appends it to a spool file when the daemon is down
@@ -141,7 +142,7 @@ __parsec_session_start() {
     local tty=null
     [[ -n ${TTY-} ]] && __parsec_json "$TTY" && tty=$REPLY
     __parsec_json "${HOST-}"
-    REPLY="{\"v\":1,\"type\":\"session_start\",\"noreply\":true,\"session\":\"$__parsec_session\",\"shell\":\"zsh\",\"pid\":$$,\"tty\":$tty,\"user\":$user,\"host\":$REPLY,\"cwd\":$cwd,\"env\":{$env}}"
+    REPLY="{\"v\":@PROTOCOL_VERSION@,\"type\":\"session_start\",\"noreply\":true,\"session\":\"$__parsec_session\",\"shell\":\"zsh\",\"pid\":$$,\"tty\":$tty,\"user\":$user,\"host\":$REPLY,\"cwd\":$cwd,\"env\":{$env}}"
 }
 
 # Sends one fire-and-forget line: to `parsec shell` when running inside it, else to the daemon's
@@ -308,7 +309,7 @@ __parsec_make_ask() {
 
 __parsec_feedback() { # $1 line, $2 first-word kind, $3 chosen
     __parsec_json "$1"
-    __parsec_send "{\"v\":1,\"type\":\"classify_feedback\",\"noreply\":true,\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"$2\",\"chosen\":\"$3\"}"
+    __parsec_send "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify_feedback\",\"noreply\":true,\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"$2\",\"chosen\":\"$3\"}"
 }
 
 # Returns 1 when the user chose to edit the line instead of running it.
@@ -335,7 +336,7 @@ __parsec_route() {
     local text
     __parsec_json "$line"; text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY,\"shell\":\"zsh\"}" || return 0
+    __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY,\"shell\":\"zsh\"}" || return 0
     [[ $REPLY =~ '"decision": *"([a-z]+)"' ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=$match[1]
     case $match[1] in
@@ -435,7 +436,7 @@ __parsec_precmd() {
             fi
             __parsec_json "$__parsec_cwd0"; cwd=$REPLY
             __parsec_json "$PWD"
-            local record="{\"v\":1,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,$cmd,\"started_at\":$__parsec_t0,\"finished_at\":$now,\"duration_ms\":${duration%.*},\"exit_status\":$exit_status,\"pipeline_statuses\":[${(j:,:)pipe}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
+            local record="{\"v\":@PROTOCOL_VERSION@,\"type\":\"command_finished\",\"noreply\":true,\"session\":\"$__parsec_session\",\"seq\":$seq,$cmd,\"started_at\":$__parsec_t0,\"finished_at\":$now,\"duration_ms\":${duration%.*},\"exit_status\":$exit_status,\"pipeline_statuses\":[${(j:,:)pipe}],\"cwd\":$cwd,\"cwd_after\":$REPLY}"
             if [[ -n $long ]]; then __parsec_spool_text $long "$record"; else __parsec_send "$record"; fi
         fi
         [[ -n ${PARSEC_OSC133-} ]] && builtin print -rn -- $'\e]133;D;'$exit_status${seq:+;parsec=$__parsec_session:$seq}$'\a' >/dev/tty 2>/dev/null
@@ -456,7 +457,7 @@ __parsec_precmd() {
 __parsec_offer_ask() {
     [[ ${PARSEC_HOOKS_OFFER_PROMPT_ON_127:-1} == [1tT]* ]] || return 0
     __parsec_json "$1"
-    __parsec_request "{\"v\":1,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
+    __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
     [[ $REPLY =~ '"decision": *"prompt"' ]] || return 0
     local key=
     builtin print -rn -- $'\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2

@@ -62,7 +62,8 @@ def refresh(shell: str, body: str, hook_source: Path, config: Path) -> Path | No
 def _writers() -> list[Path]:
     """The code that makes the file: when it changes (an upgrade), the file is made again."""
     here = Path(__file__).resolve()
-    return [here, here.with_name("hook_scripts.py"), state_changing_path()]
+    version = here.parent.parent / "protocol" / "version.py"  # written into the hook's messages
+    return [here, here.with_name("hook_scripts.py"), version, state_changing_path()]
 
 
 def _mtime(path: Path) -> int:

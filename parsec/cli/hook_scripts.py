@@ -37,7 +37,18 @@ def parsec_command() -> str | None:
 
 def hook_body(shell: str) -> str:
     """The settings from the user's config, then the hook script."""
-    return _config_defaults(shell) + hook_path(shell).read_text()
+    return _config_defaults(shell) + hook_script(shell)
+
+
+VERSION_SLOT = "@PROTOCOL_VERSION@"
+
+
+def hook_script(shell: str) -> str:
+    """The hook script with the protocol version written into its messages: the shell pastes it
+    as text, no work per command (the scripts in shell-hooks/ are templates with VERSION_SLOT)."""
+    from ..protocol.version import PROTOCOL_VERSION  # standard library only, like this module
+
+    return hook_path(shell).read_text().replace(VERSION_SLOT, str(PROTOCOL_VERSION))
 
 
 HOOK_SWITCHES = ("route_prompts", "offer_prompt_on_127", "autostart_daemon")

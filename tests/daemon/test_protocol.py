@@ -360,11 +360,12 @@ def test_classify_weighs_the_files_in_the_shells_directory(box, tmp_path):
 
 def test_the_protocol_version_is_written_in_one_place():
     # parsec/protocol/version.py: the models, the light clients (current_session.py, `parsec
-    # shell`'s relay) and the tests take it from there; no Python file writes it as a literal.
+    # shell`'s relay) take it from there, and `parsec init` writes it into the hooks' messages
+    # (tests/hooks/test_hook_messages.py checks what they send); nothing else writes it.
     import re
     from pathlib import Path
 
-    from parsec.protocol.version import PROTOCOL_VERSION
+    from parsec.cli.hook_scripts import VERSION_SLOT
 
     repo = Path(__file__).resolve().parents[2]
     writers = [*(repo / "shell-hooks").glob("parsec.*"), *(repo / "parsec").rglob("*.py")]
@@ -373,6 +374,6 @@ def test_the_protocol_version_is_written_in_one_place():
         for path in writers
         if (versions := set(re.findall(r'\\?"v\\?":\s*(\d+)', path.read_text())))  # bash/zsh escape the quotes
     }
-    python = {path for path in found if path.endswith(".py")}
-    assert python == set(), python
-    assert {path: versions for path, versions in found.items() if versions != {str(PROTOCOL_VERSION)}} == {}
+    assert found == {}
+    hooks = sorted((repo / "shell-hooks").glob("parsec.*"))
+    assert len(hooks) == 3 and all(VERSION_SLOT in path.read_text() for path in hooks)

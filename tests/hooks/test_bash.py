@@ -181,7 +181,7 @@ def test_strict_flags_and_exit_status_kept(sandbox, daemon):
 
 
 def test_sourced_twice_and_disable(sandbox, daemon):
-    hook = REPO / "shell-hooks" / "parsec.bash"
+    hook = sandbox.root / "data" / "parsec" / "hook.bash"  # the hook file `parsec init` wrote at start-up
     sh = Shell("bash", sandbox, after=f"source {hook}; source {hook}")
     out = sh.run("echo once")
     assert out.count("once\r\n") == 2 and "parsec" not in out  # the line, its output: nothing else

@@ -106,7 +106,7 @@ def test_init_prints_the_hook_without_heavy_imports(tmp_path):
     # (XDG_DATA_HOME: `parsec init` also writes the hook file there, not in the real ~)
     no_config = {**os.environ, "PARSEC_CONFIG": str(REPO / "no-such-config.toml"), "XDG_DATA_HOME": str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=no_config)
-    from parsec.cli.hook_scripts import parsec_command  # the command autostart will use
+    from parsec.cli.hook_scripts import hook_script, parsec_command  # the hook as served; the autostart's command
 
     state_changing = (REPO / "parsec" / "routing" / "state_changing.txt").read_text().split()
     settings = (
@@ -114,12 +114,8 @@ def test_init_prints_the_hook_without_heavy_imports(tmp_path):
         + f"__parsec_state_changing=' {' '.join(state_changing)} '\n"
         + f"__parsec_bin='{parsec_command()}'\n"
     )
-    size = len(settings) + len((REPO / "shell-hooks" / "parsec.bash").read_text())
+    size = len(settings) + len(hook_script("bash"))
     assert result.stdout.split() == ["0", str(size), "[]"]
-    assert (
-        (tmp_path / "parsec" / "hook.bash")
-        .read_text()
-        .endswith(settings + (REPO / "shell-hooks" / "parsec.bash").read_text())
-    )
+    assert (tmp_path / "parsec" / "hook.bash").read_text().endswith(settings + hook_script("bash"))
     bad = subprocess.run([sys.executable, "-m", "parsec.cli.entry", "init", "tcsh"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "choose one of" in bad.stderr

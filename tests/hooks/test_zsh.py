@@ -93,7 +93,7 @@ def test_daemon_down_spools_then_replays(sandbox):
 
 
 def test_strict_options_sourced_twice_and_status_kept(sandbox, daemon):
-    hook = REPO / "shell-hooks" / "parsec.zsh"
+    hook = sandbox.root / "data" / "parsec" / "hook.zsh"  # the hook file `parsec init` wrote at start-up
     sh = Shell(
         "zsh",
         sandbox,

@@ -320,7 +320,9 @@ class Daemon:
         classifier = await self._get_classifier()
         if classifier is None:
             return r.ErrorReply.of(req.id, "unavailable", "classifier unavailable")
-        await asyncio.get_running_loop().run_in_executor(None, classifier.learn, req.text, req.first_word, req.chosen)
+        await asyncio.get_running_loop().run_in_executor(
+            None, classifier.answered, req.text, req.first_word, req.chosen
+        )
         return r.Ack(id=req.id)
 
     async def _classifier_reload(self, req: m.ClassifierReload, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:

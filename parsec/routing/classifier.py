@@ -94,14 +94,26 @@ class Classifier:
 
     # --- learning ----------------------------------------------------------------------------
     def learn(self, text: str, first_word: str | None, chosen: str) -> bool:
-        """Remember the user's route for this line's shape (after an ambiguous ask or a re-run).
-        Returns False when the choice could not be stored (it still holds for this instance)."""
+        """Remember the user's route for this line's shape at once (`parsec classify --learn`;
+        the hook's answers go through `answered`). Returns False when the choice could not be
+        stored (it still holds for this instance)."""
         if chosen not in ("command", "prompt"):
             raise ValueError(f"chosen must be 'command' or 'prompt', got {chosen!r}")
         text = _as_text(text)
         if not self.learning or explicit_override(text) is not None or not text.strip():
             return True
         return self.preferences.remember(self.shape(text, first_word), text, chosen)
+
+    def answered(self, text: str, first_word: str | None, chosen: str) -> bool:
+        """The user's answer for a line from the hook (the one-key question, an override, the
+        exit-127 offer): learned for the line's shape only when the same answer comes twice in a
+        row. Returns True when this answer settled the shape."""
+        if chosen not in ("command", "prompt"):
+            raise ValueError(f"chosen must be 'command' or 'prompt', got {chosen!r}")
+        text = _as_text(text)
+        if not self.learning or explicit_override(text) is not None or not text.strip():
+            return False
+        return self.preferences.confirm(self.shape(text, first_word), text, chosen)
 
     def forget(self, text: str | None = None) -> int:
         """Drop the learned choice for the shape of `text`, or every learned choice; returns how

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 NAMESPACE = "classifier"
 CHOICES = ("command", "prompt")
 LITERAL_ARGS = 3  # arguments kept in the shape; the rest only count
+PENDING_LIMIT = 1000  # shapes answered once that are remembered (in memory) for a second answer
 
 _OLD_KEY = re.compile(r"^\S*\|[dwfpqo]*\|(\d|4\+)(\|s)?$")  # the coarse shapes of earlier versions
 
@@ -69,6 +70,7 @@ class Preferences:
     def __init__(self, store: PreferenceStore | None) -> None:
         self._store = store
         self._choices: dict[str, Label] = {}
+        self._pending: dict[str, Label] = {}  # masked shape -> the last single answer for it
         self.reload()
 
     def reload(self) -> None:
@@ -106,14 +108,30 @@ class Preferences:
             return False
         return True
 
+    def confirm(self, key: str, text: str, choice: str) -> bool:
+        """One answer from the user: remembered only when the previous answer for this shape was
+        the same (a stray key must not settle a whole shape). A different answer starts over.
+        Returns True when the shape is learned by this answer."""
+        if choice not in CHOICES:
+            raise ValueError(f"choice must be 'command' or 'prompt', got {choice!r}")
+        masked = _masked(key)
+        if self._pending.pop(masked, None) != choice:
+            if len(self._pending) >= PENDING_LIMIT:  # a daemon runs for weeks: drop the oldest
+                del self._pending[next(iter(self._pending))]
+            self._pending[masked] = cast(Label, choice)  # one of CHOICES
+            return False
+        self.remember(key, text, choice)
+        return True
+
     def forget(self, key: str | None = None) -> int:
         """Drop one learned shape (or all of them); returns how many were dropped."""
         if key is None:
             count = len(self._choices)
-            self._choices = {}
+            self._choices, self._pending = {}, {}
         else:
             key = _masked(key)  # stored masked (see remember)
             count = int(self._choices.pop(key, None) is not None)
+            self._pending.pop(key, None)
         if self._store is not None:
             count = self._store.delete_preferences(NAMESPACE, key)
         return count

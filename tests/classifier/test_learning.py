@@ -135,3 +135,29 @@ def test_a_token_in_a_learned_line_is_stored_masked(store) -> None:
     stored = repr(store.get_preferences("classifier"))
     assert token not in stored and "[REDACTED:github_token]" in stored
     assert Classifier(store=store).classify(f"{token}").decision == "command"  # still followed
+
+
+def test_an_answer_from_the_hook_is_learned_only_when_given_twice(store) -> None:
+    """Issue 28: one stray `a` typed ahead made a whole shape prose. The hook's answers
+    (`classify_feedback`) settle a shape only when the same answer comes twice in a row."""
+    classifier = Classifier(store=store)
+    before = classifier.classify("touch new file", "file").decision
+    assert before != "prompt"
+    assert classifier.answered("touch new file", "file", "prompt") is False
+    assert classifier.classify("touch new file", "file").decision == before
+    assert store.get_preferences("classifier") == {}  # nothing stored after one answer
+    # a different answer starts over
+    assert classifier.answered("touch new file", "file", "command") is False
+    assert classifier.answered("touch new file", "file", "prompt") is False
+    assert classifier.classify("touch new file", "file").decision == before
+    # the same answer twice in a row, for the same shape (`touch <path> new file`: another path)
+    assert classifier.answered("touch ~/a new file", "file", "prompt") is False
+    assert classifier.answered("touch ~/b new file", "file", "prompt") is True
+    assert classifier.classify("touch ~/c new file", "file").decision == "prompt"
+    assert list(store.get_preferences("classifier")) == ["touch <path> new file"]
+    assert classifier.classify("touch new file", "file").decision == before  # another shape
+    # forgetting drops a half-given answer too
+    classifier.answered("watch the logs", "file", "command")
+    classifier.forget()
+    assert classifier.answered("watch the logs", "file", "command") is False
+    assert classifier.learned() == {}

@@ -94,14 +94,20 @@ def test_ambiguous_line_asks_one_key(sandbox, fake_daemon):
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_overriding_a_routed_line_teaches_the_daemon(sandbox, daemon, shell):
-    """A line routed to Parsec, typed again with `\\`, was a command: later lines of that shape
-    run in the shell."""
+    """A line routed to Parsec, typed again with `\\`, was a command: once that answer came
+    twice, later lines of that shape run in the shell. One answer is not enough (issue 28)."""
     line = "deploy the staging build now"
     assert daemon.call("classify", text=line, first_word="none", parses=True)["decision"] == "prompt"
     sh = Shell(shell, sandbox, env={"PARSEC_HOOKS_OFFER_PROMPT_ON_127": "0"})
     assert f"ASKED<{line}>" in sh.run(line)
     out = sh.run("\\" + line)
     assert "ASKED" not in out  # the shell ran it (and said it knows no `deploy`)
+    # The record of that run reaches the daemon after the answer (same FIFO or spool, in order).
+    assert executions(sandbox, daemon, sandbox.work, want=1, timeout=30)
+    again = daemon.call("classify", text="deploy the staging build tonight", first_word="none", parses=True)
+    assert again["decision"] == "prompt", again
+    assert f"ASKED<{line}>" in sh.run(line)
+    sh.run("\\" + line)
     deadline = time.monotonic() + 10  # fish's feedback goes through the spool, read every 2 s
     decision = None
     while time.monotonic() < deadline:

@@ -300,24 +300,52 @@ __parsec_plain_command() {
     [[ $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 
-# True when bash would not run $1 as it is: it would ask for more (PS2) or report a syntax error.
-# Such a line always goes to the shell, so the classifier only ever sees complete commands.
+# Whether bash would run $1 as it is, in __parsec_parses: `true`; `false` when it would reject it
+# (a syntax error: `show disk usage (human readable)`) or ask for more (PS2) only because of an
+# apostrophe inside a word (`what's using port 8080`), prose the classifier then sees; empty for
+# a line the shell keeps for itself, unasked: a real unfinished command (an open quote, `(`,
+# `$(`, `if`/`case`/`for` without its end, a trailing `|` or `&&`) or one that cannot be checked.
 # A line ending in an odd number of `\` is never parsed here: `eval`ing it inside the `bind -x`
 # handler leaves bash 5.2's parser joining the next line wrongly (the first word ran alone). The
 # others are checked by defining, never running, a function whose body is the line; a line with
 # a `}` (it could close that body and run the rest) or a here-document (it would upset the
 # shell's own pending one) cannot be checked this way, so it goes to the shell too.
-__parsec_unfinished() {
+__parsec_parse_check() {
+    __parsec_parses=
     local tail=${1##*[!\\]} # the trailing backslashes
     ((${#tail} % 2 == 0)) || return 0
     [[ ${1//\$\{/} != *\}* && $1 != *'<<'* ]] || return 0
+    if __parsec_parses_as_is "$1"; then
+        __parsec_parses=true
+    elif [[ $REPLY == error ]]; then
+        __parsec_parses=false
+    elif [[ $1 == *[[:alnum:]]\'[[:alpha:]]* ]]; then # an apostrophe inside a word opened a quote?
+        __parsec_parses_as_is "${1//[[:alnum:]]\'[[:alpha:]]/aaa}" || [[ $REPLY == error ]] || return 0
+        __parsec_parses=false
+    fi
+    return 0
+}
+
+# True when $1 parses; else REPLY says why: `error` (bash would reject it) or `more` (it would
+# continue it). Only a line that does not parse is checked again for bash's message (in C, in a
+# private file: no fork): an unfinished line runs into the probe's closing `}` or its end.
+__parsec_parses_as_is() {
+    REPLY='more'
     if { builtin eval "__parsec_parse_probe() {
 $1
 }"; } 2>/dev/null; then
         builtin unset -f __parsec_parse_probe 2>/dev/null
-        return 1
+        return 0
     fi
-    return 0
+    __parsec_dir_ok || return 1
+    local LC_ALL=C why='' probe=$__parsec_runtime/parse-$$
+    [[ ! -L $probe ]] || return 1
+    { builtin eval "__parsec_parse_probe() {
+$1
+}"; } 2>"$probe"
+    { builtin read -r -d '' why <"$probe"; : >"$probe"; } 2>/dev/null # the message quotes the line
+    [[ $why == *"unexpected token \`}'"* || $why == *'unexpected EOF'* || $why == *'unexpected end of file'* ]] || REPLY=error
+    return 1
 }
 
 # Sets REPLY to the command line `parsec ask '<line>'` for $1 (without its leading blanks).
@@ -370,12 +398,16 @@ __parsec_route() {
     __parsec_kind=$REPLY
     [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
     __parsec_plain_command "$line" && return 0
-    __parsec_unfinished "$line" && return 0
+    __parsec_parse_check "$line"
+    [[ -n $__parsec_parses ]] || return 0
     __parsec_json "$line"
     local text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY,\"shell\":\"bash\"}" || return 0
+    __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$__parsec_parses,\"cwd\":$REPLY,\"shell\":\"bash\"}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"([a-z]+)\" ]] || return 0
+    # A line bash cannot run as it is becomes a prompt, or goes to bash as typed (its error, or
+    # its continuation): never the one-key question.
+    [[ $__parsec_parses == true || ${BASH_REMATCH[1]} == prompt ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=${BASH_REMATCH[1]}
     case ${BASH_REMATCH[1]} in
     prompt) __parsec_make_ask "$line" ;;

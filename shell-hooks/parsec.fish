@@ -215,7 +215,7 @@ function __parsec_enter --description 'Parsec: route the line, then run it'
     # Incomplete (a block still open): let fish insert the newline.
     builtin commandline --is-valid
     set -l validity $status # 0 parses, 1 a syntax error, 2 incomplete
-    if test $validity -eq 2
+    if test $validity -eq 2; and not __parsec_open_by_apostrophe $line
         builtin commandline -f execute
         return
     end
@@ -225,18 +225,36 @@ function __parsec_enter --description 'Parsec: route the line, then run it'
             __parsec_make_ask (string sub -s 2 -- $line)
         else if string match -qr '^(\\\\|command )' -- $line
             __parsec_overridden (string replace -r '^(\\\\|command )' '' -- $line) command
-        else if test $validity -eq 0; and not __parsec_unfinished $line
-            __parsec_route $line
+        else if not __parsec_unfinished $line
+            # A line fish cannot run as it is (a syntax error, or a quote opened by an
+            # apostrophe inside a word: `what's new`) is asked about too: prose the classifier
+            # then sees, told it does not parse.
+            set -l parses true
+            test $validity -eq 0; or set parses false
+            __parsec_route $line $parses
             or return # the user chose to edit
         end
     end
     builtin commandline -f execute
 end
 
-# Lines fish would not run as they are go to fish, so the classifier only sees complete
-# commands: a syntax error (fish says so itself), a line ending in an odd number of `\` (fish
-# continues it, though `commandline --is-valid` says 1 there) and a block typed over several
-# lines (shell syntax, never prose).
+# True when the line is incomplete only because an apostrophe inside a word opened a quote
+# (`what's using port 8080`): the same line with those apostrophes as letters is not incomplete
+# (fish checks only its own command line, so the buffer holds that copy for a moment).
+function __parsec_open_by_apostrophe --argument-names line
+    string match -qr "[[:alnum:]]'[[:alpha:]]" -- $line; or return 1
+    set -l cursor (builtin commandline -C)
+    builtin commandline -r -- (string replace -ar "([[:alnum:]])'([[:alpha:]])" '${1}a$2' -- $line | string collect)
+    builtin commandline --is-valid
+    set -l validity $status
+    builtin commandline -r -- $line
+    builtin commandline -C $cursor
+    test $validity -ne 2
+end
+
+# Lines that go to fish unasked: a line ending in an odd number of `\` (fish continues it,
+# though `commandline --is-valid` says 1 there) and a block typed over several lines (shell
+# syntax, never prose). A real unfinished command (validity 2) never gets here.
 function __parsec_unfinished --argument-names line
     set -l tail (string match -r -- '\\\\*$' $line) # the trailing backslashes
     test (builtin math (string length -- "$tail") % 2) -eq 1; and return 0
@@ -296,7 +314,9 @@ function __parsec_excluded --argument-names line
     return 1
 end
 
-function __parsec_route --argument-names line
+# $parses: `false` for a line fish cannot run as it is, which becomes a prompt or goes to fish as
+# typed (its error, or its continuation): never the one-key question.
+function __parsec_route --argument-names line parses
     test (string length -- $line) -lt 1000; or return 0 # a big paste runs as typed: too long to ask about
     __parsec_excluded $line; and return 0
     set -l word (string split -n -m1 ' ' -- (string trim -- $line))[1]
@@ -304,9 +324,10 @@ function __parsec_route --argument-names line
     __parsec_switch_on "$PARSEC_HOOKS_ROUTE_PROMPTS"; or return 0
     __parsec_plain_command $line $__parsec_kind $word; and return 0
     test -p $__parsec_fifo; and __parsec_dir_ok; or return 0 # no daemon: do not start a helper to find out
-    set -l request (builtin printf '{"v":@PROTOCOL_VERSION@,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":true,"cwd":%s,"shell":"fish"}' \
-        $__parsec_session (__parsec_json "$line") $__parsec_kind (__parsec_json "$PWD"))
+    set -l request (builtin printf '{"v":@PROTOCOL_VERSION@,"type":"classify","session":"%s","text":%s,"first_word":"%s","parses":%s,"cwd":%s,"shell":"fish"}' \
+        $__parsec_session (__parsec_json "$line") $__parsec_kind $parses (__parsec_json "$PWD"))
     set -l decision (__parsec_ask_daemon $request)
+    test $parses = true; or test "$decision" = prompt; or set decision ''
     set -g __parsec_last_line $line
     set -g __parsec_last_decision $decision
     switch "$decision"

@@ -15,7 +15,7 @@ typeset -g __parsec_loaded=1
 
 typeset -g __parsec_session="$$-${EPOCHREALTIME/,/.}"
 typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0 __parsec_refused=0 __parsec_qid=0 __parsec_unread=0 __parsec_unanswered=0
-typeset -g __parsec_fd= __parsec_rfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_word= __parsec_routed=
+typeset -g __parsec_parses= __parsec_fd= __parsec_rfd= __parsec_line= __parsec_t0= __parsec_cwd0= __parsec_kind= __parsec_word= __parsec_routed=
 typeset -g __parsec_runtime
 if [[ ${XDG_RUNTIME_DIR-} == /* ]]; then # as parsec.paths.runtime_dir(): TMPDIR only when absolute
     __parsec_runtime=$XDG_RUNTIME_DIR/parsec
@@ -277,19 +277,50 @@ __parsec_plain_command() {
     [[ $1 == *[\|\;\&\<\>\$=]* || $1 == *[[:space:]]-* ]]
 }
 
-# True when zsh would not run $1 as it is: it would ask for more (PS2) or report a parse error.
-# Such a line always goes to the shell, so the classifier only ever sees complete commands.
+# Whether zsh would run $1 as it is, in __parsec_parses: `true`; `false` when it would reject it
+# (a parse error: `do not overwrite newer files`) or ask for more only because of an apostrophe
+# inside a word (`what's using port 8080`), prose the classifier then sees; empty for a line the
+# shell keeps for itself, unasked: a real unfinished command (an open quote, `(`, `$(`,
+# `if`/`case`/`for` without its end, a trailing `|` or `&&`) or one that cannot be checked.
 # Assigning a function body parses it without running it; it takes a trailing `\` as a literal
 # and `while true`/`until true` without `do` as complete, so those are checked first: an odd
-# number of trailing `\`, or a first word that is a keyword (shell syntax, never prose).
+# number of trailing `\`, or a line led by a keyword that parses (shell syntax, never prose).
 # Here-documents would upset the shell's own pending one: such lines go to the shell too.
-__parsec_unfinished() {
+__parsec_parse_check() {
+    __parsec_parses=
     local tail=${1##*[^\\]} # the trailing backslashes
-    (( ${#tail} % 2 == 0 )) && [[ $__parsec_kind != keyword && $1 != *'<<'* ]] || return 0
+    (( ${#tail} % 2 == 0 )) && [[ $1 != *'<<'* ]] || return 0
+    if __parsec_parses_as_is "$1"; then
+        [[ $__parsec_kind == keyword ]] || __parsec_parses=true
+    elif [[ $REPLY == error ]]; then
+        __parsec_parses=false
+    elif [[ $1 == *[[:alnum:]]\'[[:alpha:]]* ]]; then # an apostrophe inside a word opened a quote?
+        __parsec_parses_as_is "${1//[[:alnum:]]\'[[:alpha:]]/aaa}" || [[ $REPLY == error ]] || return 0
+        __parsec_parses=false
+    fi
+    return 0
+}
+
+# True when $1 parses; else REPLY says why: `error` (zsh would reject it) or `more` (it would
+# continue it). Only a line that does not parse is checked again for zsh's message (in a
+# private file: no fork): an unfinished line is unmatched, or its parse error is at its last word.
+__parsec_parses_as_is() {
+    REPLY=more
     builtin unset 'functions[__parsec_parse_probe]' 2>/dev/null
     { functions[__parsec_parse_probe]=$1 } 2>/dev/null
-    (( $+functions[__parsec_parse_probe] )) || return 0
+    if (( $+functions[__parsec_parse_probe] )); then
+        builtin unset 'functions[__parsec_parse_probe]' 2>/dev/null
+        return 0
+    fi
+    __parsec_dir_ok || return 1
+    local why= probe=$__parsec_runtime/parse-$$ fd
+    local -a words=(${(z)1})
+    builtin sysopen -w -o create,truncate,nofollow,cloexec -m 600 -u fd -- $probe 2>/dev/null || return 1
+    { functions[__parsec_parse_probe]=$1 } 2>&$fd
+    builtin exec {fd}>&-
     builtin unset 'functions[__parsec_parse_probe]' 2>/dev/null
+    { builtin read -r -d '' why <$probe; : >$probe } 2>/dev/null # the message quotes the line
+    [[ $why == *'unmatched '* || $why == *"parse error near \`${words[-1]-}'"* ]] || REPLY=error
     return 1
 }
 
@@ -332,12 +363,16 @@ __parsec_route() {
     __parsec_kind=$REPLY
     [[ ${PARSEC_HOOKS_ROUTE_PROMPTS:-1} == [1tT]* ]] || return 0
     __parsec_plain_command "$line" && return 0
-    __parsec_unfinished "$line" && return 0
+    __parsec_parse_check "$line"
+    [[ -n $__parsec_parses ]] || return 0
     local text
     __parsec_json "$line"; text=$REPLY
     __parsec_json "$PWD"
-    __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":true,\"cwd\":$REPLY,\"shell\":\"zsh\"}" || return 0
+    __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$text,\"first_word\":\"$__parsec_kind\",\"parses\":$__parsec_parses,\"cwd\":$REPLY,\"shell\":\"zsh\"}" || return 0
     [[ $REPLY =~ '"decision": *"([a-z]+)"' ]] || return 0
+    # A line zsh cannot run as it is becomes a prompt, or goes to zsh as typed (its error, or
+    # its continuation): never the one-key question.
+    [[ $__parsec_parses == true || $match[1] == prompt ]] || return 0
     __parsec_last_line=$line __parsec_last_decision=$match[1]
     case $match[1] in
     (prompt) __parsec_make_ask "$line" ;;

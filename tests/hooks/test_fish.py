@@ -104,7 +104,9 @@ def test_the_classify_request_says_whether_the_line_parses(sandbox, fake_daemon)
     sh.run("echo next")
     sh.exit()
     parses = {m["text"]: m["parses"] for m in fake_daemon.of_type("classify")}
-    assert parses == {"echo hello there friend": True, "echo next": True}  # a syntax error goes to fish itself
+    # A syntax error is asked about too (it may be prose), told it does not parse; the stand-in
+    # says "command", so fish reports its error as without Parsec.
+    assert parses == {"echo hello there friend": True, "echo unbalanced )": False, "echo next": True}
 
 
 def test_fish_assignments_run_without_a_question(sandbox, daemon):

@@ -64,6 +64,7 @@ GROUPS = [
     Group("continuations", posix.CONTINUATIONS),
     Group("typing", posix.TYPING),
     Group("routed", posix.ROUTED),
+    Group("unparsable", posix.UNPARSABLE),
     Group("bash-only", BASH_ONLY),
     Group("emacs", posix.EDITING),
     Group("vi", posix.VI, after="set -o vi"),

@@ -56,6 +56,7 @@ GROUPS = [
     Group("continuations", posix.CONTINUATIONS),
     Group("typing", posix.TYPING),
     Group("routed", posix.ROUTED),
+    Group("unparsable", posix.UNPARSABLE),
     Group("zsh-only", ZSH_ONLY),
     Group("emacs", posix.EDITING),
     Group("vi", posix.VI, after="bindkey -v"),

@@ -115,16 +115,16 @@ TYPING = [
 ROUTED = pick(posix.ROUTED, "prose", "prose question mark", "command prefix")
 
 UNPARSABLE = [  # fish's own syntax for cases_posix.UNPARSABLE
-    case("apostrophe in double quotes", "echo \"it's\" > out"),
+    case("apostrophe in double quotes", 'echo "it\'s" > out'),
     case("apostrophe quoted", "echo 'don\\'t' > out"),
     multiline("apostrophe closes a quote", "echo 'it's'", "closed' > out"),
-    multiline("apostrophe in an open quote", "echo \"it's", "fine\" > out"),
+    multiline("apostrophe in an open quote", "echo \"it's", 'fine" > out'),
     multiline("apostrophe maybe", "echo maybe it's", "fine' > out"),
     multiline("apostrophe prose", "what's the date", "'"),
-    case("command subst", "echo (echo \"it's\") > out"),
+    case("command subst", 'echo (echo "it\'s") > out'),
     multiline("command subst lines", "echo (echo one", "echo two) > out"),
     case("dollar subst", 'echo "$(echo inner)" > out'),
-    multiline("switch apostrophe", "switch \"it's\"", "case \"it's\"", "touch matched", "end"),
+    multiline("switch apostrophe", 'switch "it\'s"', 'case "it\'s"', "touch matched", "end"),
     case("prose parenthesis", "please show usage (human readable)", routed="please show usage (human readable)"),
     case("prose apostrophe", "please tell me what's new", routed="please tell me what's new"),
     case("prose both", "please don't (ever) stop", routed="please don't (ever) stop"),

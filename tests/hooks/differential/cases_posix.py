@@ -160,17 +160,17 @@ ROUTED = [
 # apostrophe inside a word, is asked about (the stand-in says "command", or "ambiguous" with
 # "maybe": both leave it to the shell, with no question), and a "please" line is routed.
 UNPARSABLE = [
-    case("apostrophe in double quotes", "echo \"it's\" > out"),
+    case("apostrophe in double quotes", 'echo "it\'s" > out'),
     case("apostrophe quoted", "echo 'don'\\''t' > out"),
     case("apostrophe closes a quote", "echo 'it's'", "closed' > out"),
-    case("apostrophe in an open quote", "echo \"it's", "fine\" > out"),
+    case("apostrophe in an open quote", "echo \"it's", 'fine" > out'),
     case("apostrophe maybe", "echo maybe it's", "fine' > out"),
     case("subshell", "mkdir x", "(cd x && touch made)"),
     case("subshell lines", "mkdir x", "(cd x &&", "touch made)"),
-    case("subshell apostrophe", "mkdir x", "(cd x && echo \"it's\" > made)"),
+    case("subshell apostrophe", "mkdir x", '(cd x && echo "it\'s" > made)'),
     case("command subst lines", 'echo "$(echo one', 'echo two)" > out'),
     case("case patterns", "case it in", "(it) touch matched;;", "esac"),
-    case("case apostrophe", "case \"it's\" in", "\"it's\") touch matched;;", "esac"),
+    case("case apostrophe", 'case "it\'s" in', '"it\'s") touch matched;;', "esac"),
     case("case one line", "case x in x) touch one;; esac"),
     case("heredoc apostrophe", "cat <<EOF > h", "it's (here)", "EOF"),
     case("syntax error maybe", "echo maybe )"),

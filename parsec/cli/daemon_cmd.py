@@ -89,11 +89,7 @@ def _override_args(overrides: dict) -> list[str]:
 
 def _processes(status: StatusReply) -> str:
     count = status.processes
-    return (
-        "the daemon alone"
-        if count == 1
-        else f"{count} processes: the daemon and those it started, its store writer among them"
-    )
+    return "the daemon alone" if count == 1 else f"the daemon and its store writer: {count} processes"
 
 
 def _render_status(status: StatusReply) -> str:
@@ -108,7 +104,7 @@ def _render_status(status: StatusReply) -> str:
         + (f"\n               {STALE_HINT}" if stale(status.code_id) else ""),
         f"uptime         {_duration(status.uptime_s)}",
         f"memory (RSS)   {status.rss_bytes / 1048576:.1f} MiB ({_processes(status)})",
-        f"cpu            {status.cpu_percent:.1f}% since the last status ({_processes(status)})",
+        f"cpu            {status.cpu_percent:.1f}% since the last status",
         f"sessions open  {status.sessions_open}",
         f"connections    {status.connections}",
         f"requests       {status.requests_served}",

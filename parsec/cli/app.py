@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from .global_options import parse_overrides
+
+if TYPE_CHECKING:
+    from ..config import LoadedConfig
+
 
 # Each module exposes `register(app: typer.Typer) -> None`. Add new command modules here.
 COMMAND_MODULES = [
@@ -69,7 +73,7 @@ def _main(
     state.overrides = parse_overrides(setting or [])
 
 
-def load_settings(**flags: Any):
+def load_settings(**flags: object) -> LoadedConfig:
     """The effective config for a command: every layer, with the command's own flags last."""
     from ..config import load_config
 

@@ -17,7 +17,10 @@ from ..errors import UsageError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
 if TYPE_CHECKING:
-    from typing import Any, NoReturn
+    from collections.abc import Callable
+    from typing import NoReturn
+
+    import typer
 
 HISTORY_FIELDS = (
     "id",
@@ -176,12 +179,12 @@ def parse(parser: Parser, args: list[str]) -> argparse.Namespace | None:
     return parser.parse_intermixed_args(args)
 
 
-def raw_command(app: Any, name: str, help_text: str, run: Any) -> None:
+def raw_command(app: typer.Typer, name: str, help_text: str, run: Callable[[list[str]], int]) -> None:
     """Register `name` on the typer app as a command that hands its raw arguments to `run(args)`
     (which parses them with this module) and exits with the code it returns."""
     import typer
 
-    def command(ctx: Any) -> None:
+    def command(ctx: typer.Context) -> None:
         code = run(list(ctx.args))
         if code:
             raise typer.Exit(code)

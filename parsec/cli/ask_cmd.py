@@ -8,10 +8,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    import typer
+
+    from ..config import Settings
+    from ..models.workflow import Conversation
 
 
-def register(app: Any) -> None:
+def register(app: typer.Typer) -> None:
     from .app import state
     from .arguments import raw_command
 
@@ -88,7 +96,7 @@ def fast_main(
 
 
 def run_workflow(
-    settings: Any,
+    settings: Settings,
     *,
     prompt: str | None,
     conversation_id: str | None,
@@ -169,7 +177,7 @@ def _pause_on_termination() -> dict[int, Any]:
 
     from ..workflow.outcome import Terminated
 
-    def stop(signum: int, _frame: Any) -> None:
+    def stop(signum: int, _frame: FrameType | None) -> None:
         raise Terminated(signal.Signals(signum).name)
 
     return {sig: signal.signal(sig, stop) for sig in (getattr(signal, name) for name in _TERMINATING)}
@@ -182,7 +190,9 @@ def _restore_handlers(previous: dict[int, Any]) -> None:
         signal.signal(sig, handler)
 
 
-def _report(conversation: Any, failure: BaseException | None, json_output: bool | str, *, final_cwd: str | None) -> int:
+def _report(
+    conversation: Conversation | None, failure: BaseException | None, json_output: bool | str, *, final_cwd: str | None
+) -> int:
     """Print the JSON document (when asked and a conversation exists) and the error line; the exit code."""
     from ..errors import ParsecError
     from ..workflow.outcome import Terminated, outcome_of

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from ..routing import Classifier
+
 
 FACTS = "file|alias|builtin|function|keyword|none"
 
@@ -77,7 +81,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(decision.describe())
 
 
-def _classifier(require_store: bool) -> Any:
+def _classifier(require_store: bool) -> Classifier:
     """A Classifier with the user's learned choices; without the store only if it cannot open."""
     from ..errors import StoreError
     from ..routing import Classifier
@@ -131,7 +135,7 @@ def _login_shell() -> str | None:
     return name if name in SHELLS else None
 
 
-def _batch(classifier: Any, shell: str | None) -> None:
+def _batch(classifier: Classifier, shell: str | None) -> None:
     """One JSON object out per line in: plain text, or {"text": ..., "first_word": ...}."""
     out, cwd = sys.stdout, os.getcwd()
     for raw in sys.stdin.buffer:

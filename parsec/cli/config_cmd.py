@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from ..config import LoadedConfig
 
 
 def register(app: typer.Typer) -> None:
@@ -32,7 +35,7 @@ def register(app: typer.Typer) -> None:
         table(["key", "value", "source"], rows)
 
 
-def source(loaded: Any, key: str) -> str:
+def source(loaded: LoadedConfig, key: str) -> str:
     """Where a value came from; for a key only the user sets, that a project file cannot set it
     (and which one tried)."""
     from ..config_merge import user_only
@@ -46,7 +49,7 @@ def source(loaded: Any, key: str) -> str:
     return f"{origin} (never from a project file)"
 
 
-def described_value(loaded: Any, key: str, value: Any) -> dict[str, Any]:
+def described_value(loaded: LoadedConfig, key: str, value: object) -> dict[str, Any]:
     """A value in `--json`: `source` as a name scripts can compare, `user_only` for the keys a
     project file never sets, and `ignored_from` the project file that tried."""
     from ..config_merge import user_only
@@ -60,7 +63,7 @@ def described_value(loaded: Any, key: str, value: Any) -> dict[str, Any]:
     return described
 
 
-def _ignored_from(loaded: Any, key: str) -> str | None:
+def _ignored_from(loaded: LoadedConfig, key: str) -> str | None:
     return loaded.ignored.get(key) or next(
         (path for dotted, path in loaded.ignored.items() if dotted.startswith(key + ".")), None
     )

@@ -4,9 +4,13 @@ tokens per section and what was kept, summarised, compressed or dropped, and why
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from ..context.report import ContextReport
+    from ..models.chat import ChatMessage
 
 
 def register(app: typer.Typer) -> None:
@@ -108,7 +112,7 @@ def _step_index(conversation, step: int | None) -> int:
     return step - 1
 
 
-def _print(title: str, messages: list[Any], report: Any, full: bool) -> None:
+def _print(title: str, messages: list[ChatMessage], report: ContextReport, full: bool) -> None:
     from .render import table
 
     typer.echo(f"# {title}")

@@ -3,12 +3,15 @@ history_entry.py (the same code as the typer-free entry), so `parsec --set k=v h
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .arguments import raw_command
 
+if TYPE_CHECKING:
+    import typer
 
-def register(app: Any) -> None:
+
+def register(app: typer.Typer) -> None:
     from .app import state
     from .history_entry import run
 

@@ -65,7 +65,7 @@ class AnthropicProvider(Provider):
         tool = {"name": name, "description": "Give your answer as this tool's input.", "input_schema": schema}
         return {**body, "tools": [tool], "tool_choice": {"type": "tool", "name": name}}
 
-    def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
+    def _parse_reply(self, data: dict[str, Any]) -> tuple[str, TokenUsage | None]:
         calls = [block["input"] for block in data["content"] if block.get("type") == "tool_use"]
         if calls:  # a forced tool call: its input is the structured reply
             text = json.dumps(calls[0])
@@ -100,5 +100,5 @@ class AnthropicProvider(Provider):
                 break
         yield TokenUsage(input_tokens=input_tokens, output_tokens=output_tokens)
 
-    def _model_names(self, data: Any) -> list[str]:
+    def _model_names(self, data: dict[str, Any]) -> list[str]:
         return [item["id"] for item in data.get("data", [])]

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from ..errors import ProviderError
 from ..models.chat import ChatMessage
 from ._httpx import httpx
+
+if TYPE_CHECKING:
+    from .base import Provider
 
 OLLAMA_PORTS = (11434,)
 OPENAI_PORTS = (8080, 8000, 1234, 5001, 5000)
@@ -86,7 +89,7 @@ class ReplyCheck:
     detail: str  # one line
 
 
-def check_replies(provider: Any) -> ReplyCheck:
+def check_replies(provider: Provider) -> ReplyCheck:
     """One request for one token, then a tiny structured one: which mode the server accepts."""
     ask = [ChatMessage(role="user", content="Reply with the word OK.")]
     try:

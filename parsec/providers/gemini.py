@@ -68,7 +68,7 @@ class GeminiProvider(Provider):
         }
         return {**body, "generationConfig": config}
 
-    def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
+    def _parse_reply(self, data: dict[str, Any]) -> tuple[str, TokenUsage | None]:
         candidates = data.get("candidates") or []
         if not candidates:
             reason = (data.get("promptFeedback") or {}).get("blockReason", "no candidates")
@@ -89,7 +89,7 @@ class GeminiProvider(Provider):
         if usage is not None:
             yield usage
 
-    def _model_names(self, data: Any) -> list[str]:
+    def _model_names(self, data: dict[str, Any]) -> list[str]:
         return [item["name"].removeprefix("models/") for item in data.get("models", [])]
 
 
@@ -99,7 +99,7 @@ def _text(candidate: dict[str, Any]) -> str:
     return "".join(p.get("text", "") for p in parts if not p.get("thought"))
 
 
-def _usage(raw: Any) -> TokenUsage | None:
+def _usage(raw: object) -> TokenUsage | None:
     if not isinstance(raw, dict):
         return None
     return TokenUsage(

@@ -54,7 +54,7 @@ class OllamaProvider(Provider):
     def _with_schema(self, body: dict[str, Any], mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
         return {**body, "format": schema if mode.name == "format" else "json"}
 
-    def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
+    def _parse_reply(self, data: dict[str, Any]) -> tuple[str, TokenUsage | None]:
         if "error" in data:
             raise ProviderResponseError(f"ollama failed: {data['error']}")
         return (data["message"].get("content") or ""), _usage(data)
@@ -72,7 +72,7 @@ class OllamaProvider(Provider):
                     yield usage
                 break
 
-    def _model_names(self, data: Any) -> list[str]:
+    def _model_names(self, data: dict[str, Any]) -> list[str]:
         return [item["name"] for item in data.get("models", [])]
 
 

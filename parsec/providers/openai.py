@@ -68,7 +68,7 @@ class OpenAIProvider(Provider):
             return {**body, "guided_json": schema}
         return body
 
-    def _parse_reply(self, data: Any) -> tuple[str, TokenUsage | None]:
+    def _parse_reply(self, data: dict[str, Any]) -> tuple[str, TokenUsage | None]:
         choice = data["choices"][0]
         message = choice["message"]
         if message.get("refusal"):
@@ -90,15 +90,15 @@ class OpenAIProvider(Provider):
             if usage is not None:
                 yield usage
 
-    def _model_names(self, data: Any) -> list[str]:
+    def _model_names(self, data: dict[str, Any]) -> list[str]:
         return [item["id"] for item in data.get("data", [])]
 
 
-def _usage(raw: Any) -> TokenUsage | None:
+def _usage(raw: object) -> TokenUsage | None:
     if not isinstance(raw, dict):
         return None
     return TokenUsage(input_tokens=raw.get("prompt_tokens") or 0, output_tokens=raw.get("completion_tokens") or 0)
 
 
-def _message(error: Any) -> str:
+def _message(error: object) -> str:
     return str(error.get("message", error)) if isinstance(error, dict) else str(error)

@@ -20,7 +20,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..config import LoadedConfig, Settings, private_file_problem
@@ -32,6 +32,9 @@ from .keys import KEY_VARIABLES, Secret, key_from_environment, redact
 from .models_meta import model_limits
 from .registry import SPECS
 from .transport import BASE_URL_VARIABLES, URL_EXAMPLES, RetryPolicy
+
+if TYPE_CHECKING:
+    import httpx
 
 PROVIDERS = tuple(SPECS)
 OLLAMA_PROBE_TIMEOUT_S = 0.3
@@ -116,7 +119,7 @@ def build_provider(
     *,
     on_usage: Callable[[UsageEvent], None] | None = None,
     retry: RetryPolicy | None = None,
-    http_transport: Any = None,
+    http_transport: httpx.BaseTransport | None = None,
 ) -> Provider:
     llm = settings.llm
     if choice.api_key is None and needs_key(choice):

@@ -12,11 +12,14 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class TokenWatch:
-    def __init__(self, response: Any, *, first_token_s: float, idle_s: float) -> None:
+    def __init__(self, response: httpx.Response, *, first_token_s: float, idle_s: float) -> None:
         self._response = response
         self._idle_s = idle_s
         self._deadline = time.monotonic() + first_token_s

@@ -292,7 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", action="store_true", help="also run llm (+ llm-cmd) and sgpt when installed")
     parser.add_argument("--details", action="store_true", help="a line per task and tool")
     parser.add_argument("--minutes", type=float, help="start no further task after this many minutes")
+    parser.add_argument(
+        "--task-timeout", type=float, default=TASK_TIMEOUT_S, help="seconds a tool may take on one task (600)"
+    )
     args = parser.parse_args(argv)
+    global TASK_TIMEOUT_S  # a slow CPU model on a busy machine needs a shorter cut to cover the suite
+    TASK_TIMEOUT_S = args.task_timeout
     tasks = [t for t in TASKS if t.name in args.task] if args.task else TASKS[: args.tasks]
     traffic = Traffic()
     proxy = start_proxy(args.base_url.rstrip("/"), traffic)

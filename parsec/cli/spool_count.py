@@ -45,6 +45,7 @@ def stranded_commands(timeout: float = 3.0) -> int:
         return 0
     from ..protocol import endpoints
     from ..protocol.client import DaemonClient
+    from ..protocol.messages import Flush
 
     try:
         client = DaemonClient.connect(endpoints.runtime_dir(), timeout=timeout)
@@ -52,7 +53,7 @@ def stranded_commands(timeout: float = 3.0) -> int:
         return waiting
     try:
         with client:
-            client.call("flush")
+            client.call(Flush())
     except Exception:
         pass  # a daemon that is running but slow to answer (a busy store) takes the spool in later
     return 0

@@ -19,6 +19,8 @@ from .. import paths
 from ..errors import DaemonUnavailable, ParsecError
 from . import endpoints
 from .client import DaemonClient
+from .messages import Ping
+from .replies import ErrorReply
 
 EXIT_ALREADY_RUNNING = 3
 
@@ -70,7 +72,7 @@ def read_pid(runtime: Path) -> int | None:
 def ping(runtime: Path, timeout: float = 1.0) -> bool:
     try:
         with DaemonClient.connect(runtime, timeout=timeout) as client:
-            return bool(client.call("ping").get("ok"))
+            return not isinstance(client.exchange(Ping()), ErrorReply)
     except (ParsecError, OSError):
         return False
 

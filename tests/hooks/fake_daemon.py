@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from parsec.daemon.hook_channel import hook_answer, write_reply
+from parsec.protocol.version import PROTOCOL_VERSION
 
 SLOW_ANSWER_S = 0.5  # a line with "slowly" is answered this late: longer than PARSEC_HOOK_TIMEOUT
 
@@ -119,7 +120,7 @@ class FakeDaemon:
             self.messages.append(msg)
         if msg.get("noreply"):
             return None
-        reply = {"v": 1, "ok": True}
+        reply = {"v": PROTOCOL_VERSION, "ok": True}
         if "id" in msg:
             reply["id"] = msg["id"]
         if msg.get("type") == "classify":

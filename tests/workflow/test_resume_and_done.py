@@ -107,7 +107,12 @@ def test_a_step_done_with_nothing_run_is_asked_again_then_not_achieved_under_yes
     assert result.returncode == 6, result.stderr
     import json
 
+    import jsonschema
+
     data = json.loads(result.stdout)
+    jsonschema.validate(
+        data, json.loads((Path(__file__).parents[2] / "docs" / "workflow-result.schema.json").read_text())
+    )
     assert data["status"] == "not_achieved" and data["error"]["code"] == "not_achieved"
     assert "step 1: the model says it is done, but nothing ran" in data["error"]["message"]
     assert data["steps"][0]["outcome"] != "complete" and data["steps"][1]["outcome"] == "pending"

@@ -428,14 +428,19 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
 # One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Only a
 # key typed after the question is shown answers it: keys typed before, or within the grace time
 # after (nobody reads a question that fast; docs/hooks.md), are type-ahead, and the line runs as
-# it would without Parsec, the keys left unread for the next prompt. The keys' legend appears
-# when they start to count. The question shows the line (readline has taken it off the screen).
+# it would without Parsec, the keys left unread for the next prompt. Not a line whose command
+# changes state (`rm the old logs`): it never runs unasked, so its type-ahead is read and
+# dropped until the keyboard is quiet for the grace time, and then it asks. The keys' legend
+# appears when they start to count. The question shows the line (readline took it off the screen).
 __parsec_ask_key() {
-    local key='' shown=${1//$'\n'/ }
-    builtin read -t 0 -u 0 2>/dev/null && return 0
+    local key='' shown=${1//$'\n'/ } changes_state=
+    [[ ${__parsec_state_changing-} == *" $__parsec_word "* ]] && changes_state=1
+    [[ -z $changes_state ]] && builtin read -t 0 -u 0 2>/dev/null && return 0
     ((${#shown} <= 60)) || shown="${shown:0:57}..."
     builtin printf '\r\n\e[2mparsec: %s\n  command or question?\e[0m' "$shown" >&2
-    if __parsec_key_within_grace; then
+    if [[ -n $changes_state ]]; then
+        while builtin read -rsn1 -t 0.3 2>/dev/null; do builtin :; done # type-ahead: dropped
+    elif __parsec_key_within_grace; then
         builtin printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
         return 0
     fi

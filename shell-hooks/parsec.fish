@@ -336,11 +336,16 @@ function __parsec_route --argument-names line parses
         case ambiguous
             # Only a key typed after the question is shown answers it: keys typed before, or within
             # the grace time after (docs/hooks.md), are type-ahead, and the line runs as without
-            # Parsec, the keys left unread for the next prompt. The keys' legend appears when they
-            # start to count.
-            __parsec_input_pending; and return 0
+            # Parsec, the keys left unread for the next prompt. Not a line whose command changes
+            # state (`rm the old logs`): it never runs unasked, so its type-ahead is read and
+            # dropped until the keyboard is quiet for the grace time, and then it asks. The keys'
+            # legend appears when they start to count.
+            set -l changes_state (builtin contains -- $word $__parsec_state_changing; and builtin echo 1)
+            test -z "$changes_state"; and __parsec_input_pending; and return 0
             builtin printf '\nparsec: command or question?'
-            if __parsec_key_within_grace
+            if test -n "$changes_state"
+                command bash --noprofile --norc -c 'while read -rsn1 -t 0.3; do :; done' 2>/dev/null # type-ahead: dropped
+            else if __parsec_key_within_grace
                 builtin printf '\r\e[2K\e[1A'
                 return 0
             end

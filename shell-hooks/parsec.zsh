@@ -393,13 +393,18 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
 # One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Only a
 # key typed after the question is shown answers it: keys typed before, or within the grace time
 # after (nobody reads a question that fast; docs/hooks.md), are type-ahead, and the line runs as
-# it would without Parsec, the keys left unread for the next prompt. The keys' legend appears
-# when they start to count.
+# it would without Parsec, the keys left unread for the next prompt. Not a line whose command
+# changes state (`rm the old logs`): it never runs unasked, so its type-ahead is read and
+# dropped until the keyboard is quiet for the grace time, and then it asks. The keys' legend
+# appears when they start to count.
 __parsec_ask_key() {
-    local key=
-    (( PENDING == 0 && KEYS_QUEUED_COUNT == 0 )) || return 0
+    local key= changes_state=
+    [[ ${__parsec_state_changing-} == *" $__parsec_word "* ]] && changes_state=1
+    [[ -n $changes_state ]] || (( PENDING == 0 && KEYS_QUEUED_COUNT == 0 )) || return 0
     builtin zle -R "parsec: command or question?"
-    if __parsec_key_within_grace; then
+    if [[ -n $changes_state ]]; then
+        while __parsec_key_within_grace; do builtin read -k 1 key; done # type-ahead: dropped
+    elif __parsec_key_within_grace; then
         builtin zle -R ""
         return 0
     fi

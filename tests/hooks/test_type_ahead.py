@@ -69,6 +69,44 @@ def test_keys_typed_after_enter_run_as_the_next_command(sandbox, fake_daemon, sh
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_a_line_that_changes_state_drops_its_type_ahead_and_asks(sandbox, fake_daemon, shell):
+    """`rm maybe old logs` never runs unasked (README): keys typed after its Enter are dropped,
+    not run and not taken as the answer; the question waits for a key typed once it shows."""
+    need(shell)
+    sh = Shell(shell, sandbox, after=STRICT[shell])
+    for delay in DELAYS_S:
+        for attempt in range(ATTEMPTS):
+            where = sandbox.work / f"rm-{delay}-{attempt}"
+            where.mkdir()
+            for name in ("maybe", "old", "logs"):
+                (where / name).touch()
+            sh.run(f"cd {where}")
+            sent = time.monotonic()
+            sh.child.send("rm maybe old logs\r")
+            time.sleep(delay)
+            sh.child.send("pwd\r")
+            gap = time.monotonic() - sent
+            sh.child.expect_exact(LEGEND)
+            seen = sh.child.before
+            if gap >= GRACE_S:  # inconclusive: the keys may have come after the legend
+                sh.child.close(force=True)
+                sh = Shell(shell, sandbox, after=STRICT[shell])
+                continue
+            assert str(where) not in seen, f"{shell}: `pwd` ran before the question was answered"
+            sh.child.send("\r")  # run it
+            assert str(where) not in sh.expect_prompt()  # the typed-ahead `pwd` was dropped
+            assert sorted(p.name for p in where.iterdir()) == [], f"{shell}: not the line as typed ran"
+            break
+        else:
+            pytest.skip(f"the machine never sent the keys within {GRACE_S} s of Enter")
+    sh.exit()
+    deadline = time.monotonic() + 15  # fish's feedback goes through the spool
+    while len(answers := feedback(fake_daemon, sandbox)) < len(DELAYS_S) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert answers == ["command"] * len(DELAYS_S)  # only the key typed after the legend answered
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_a_key_typed_once_the_legend_shows_answers(sandbox, fake_daemon, shell):
     """The question still works: the legend appears once keys count, and `a` then asks Parsec."""
     need(shell)

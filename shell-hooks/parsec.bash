@@ -22,6 +22,7 @@ if [[ $- == *i* && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
     && ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
 __parsec_loaded=1
 [[ -n ${__parsec_exclude+x} ]] || __parsec_exclude=() # set by `parsec init` from the config
+[[ -e ${__parsec_hook_file-} ]] || __parsec_hook_file= # no file to watch (__parsec_installed)
 
 __parsec_session="$$-${EPOCHREALTIME/,/.}"
 __parsec_seq=0
@@ -486,12 +487,31 @@ __parsec_excluded() {
     return 1
 }
 
+# Parsec uninstalled under an open shell (`parsec init bash --uninstall` removed the hook file):
+# the hook turns itself off without a word (nothing recorded, nothing spooled, no routing) and
+# gives Ctrl-R and the up arrow back to readline. A stat per prompt.
+__parsec_installed() { [[ -z ${__parsec_hook_file-} || -e $__parsec_hook_file ]]; }
+__parsec_leave() {
+    PARSEC_DISABLE=1
+    local map
+    for map in emacs vi-insert; do
+        [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && builtin bind -m "$map" '"\C-r": reverse-search-history'
+        [[ -n ${PARSEC_SEARCH_KEY-} ]] && builtin bind -m "$map" -r "$PARSEC_SEARCH_KEY"
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bind -m "$map" '"\e[A": previous-history'
+            builtin bind -m "$map" '"\eOA": previous-history'
+        fi
+    done
+    return 0
+}
+
 # First in PROMPT_COMMAND (or bash-preexec's precmd_functions): records the command that just ran.
 __parsec_precmd() {
     local status=$? pipe=("${PIPESTATUS[@]}")
     local now=$EPOCHREALTIME
     # Called by bash-preexec: PIPESTATUS is its own by now, BP_PIPESTATUS is the command's.
     if [[ ${FUNCNAME[1]-} == __bp_* ]]; then pipe=("${BP_PIPESTATUS[@]}"); fi
+    if [[ ${PARSEC_DISABLE:-0} != 1 ]] && ! __parsec_installed; then __parsec_leave; fi
     __parsec_hook_in
     [[ $PS0 == *"$__parsec_ps0"* ]] || PS0+=$__parsec_ps0
     # A line run without our Enter (Atuin's Ctrl-R, operate-and-get-next): history has it.
@@ -663,6 +683,19 @@ export PARSEC_SESSION=$__parsec_session
 # recording) or to a redraw. [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another.
 __parsec_search() {
     local out
+    local bin=${PARSEC_BIN:-parsec} found=1
+    if [[ $bin == */* ]]; then [[ -x $bin ]] || found=0; else builtin hash -- "$bin" 2>/dev/null || found=0; fi
+    if ! __parsec_installed || ((!found)); then
+        # Parsec is gone: this key press gets readline's own search (the key's second sequence).
+        __parsec_installed || __parsec_leave
+        if ((${#__parsec_search_args[@]})); then
+            builtin bind '"\C-x\C-]g": previous-history'
+        else
+            builtin bind '"\C-x\C-]g": reverse-search-history'
+        fi
+        __parsec_search_args=()
+        return 0
+    fi
     # The typed line goes in the environment, not argv: other users can read argv.
     out=$(PARSEC_SEARCH_QUERY=$READLINE_LINE command "${PARSEC_BIN:-parsec}" search --session-key "$__parsec_session" \
         "${__parsec_search_args[@]}" </dev/tty 2>/dev/tty)

@@ -15,6 +15,7 @@ if not status is-interactive; or set -q __parsec_loaded; or test "$PARSEC_DISABL
     return 0
 end
 set -g __parsec_loaded 1
+test -e "$__parsec_hook_file"; or set -g __parsec_hook_file '' # no file to watch (__parsec_installed)
 
 # Loading forks nothing where it can help it (a fork costs fish several ms of start-up).
 if string match -q '/*' -- "$XDG_RUNTIME_DIR" # as parsec.paths.runtime_dir(): TMPDIR only when absolute
@@ -375,12 +376,34 @@ function __parsec_preexec --on-event fish_preexec
     set -q PARSEC_OSC133; and builtin printf '\e]133;C\a' >/dev/tty 2>/dev/null
 end
 
+# Parsec uninstalled under an open shell (`parsec init fish --uninstall` removed the hook file):
+# the hook turns itself off without a word (nothing recorded, nothing spooled, no routing) and
+# gives Ctrl-R and the up arrow back to fish. A stat per command.
+function __parsec_installed
+    test -z "$__parsec_hook_file"; or test -e "$__parsec_hook_file"
+end
+
+function __parsec_leave
+    set -g PARSEC_DISABLE 1
+    for mode in default insert
+        for key in $__parsec_search_keys
+            builtin bind -M $mode -e $key 2>/dev/null
+        end
+        if set -q PARSEC_SEARCH_BIND_UP_ARROW; and string match -qr '^[1tT]' -- $PARSEC_SEARCH_BIND_UP_ARROW
+            builtin bind -M $mode -e \e\[A 2>/dev/null
+            builtin bind -M $mode -e \eOA 2>/dev/null
+        end
+    end
+    set -g __parsec_search_keys
+end
+
 function __parsec_postexec --on-event fish_postexec
     set -l exit_status $status
     set -l pipe $pipestatus
     set -l duration $CMD_DURATION
     set -l line $argv[1]
     set -l seq ''
+    test "$PARSEC_DISABLE" = 1; or __parsec_installed; or __parsec_leave
     if test "$PARSEC_DISABLE" != 1; and test -z "$__parsec_routed"; and string match -qr '\S' -- $line; and not string match -qr '^\s' -- $line
         and not __parsec_excluded $line
         set -g __parsec_seq (builtin math $__parsec_seq + 1)
@@ -507,6 +530,17 @@ set -gx PARSEC_SESSION $__parsec_session
 function __parsec_search --description 'search the recorded history (parsec search)'
     set -l bin parsec
     set -q PARSEC_BIN; and set bin $PARSEC_BIN
+    if not __parsec_installed; or not command -q $bin
+        # Parsec is gone: this key press gets fish's own search (its history pager, or the
+        # previous line for the up arrow).
+        __parsec_installed; or __parsec_leave
+        if contains -- session $argv
+            builtin commandline -f up-or-search
+        else
+            builtin commandline -f history-pager 2>/dev/null; or builtin commandline -f history-search-backward
+        end
+        return 0
+    end
     # The typed line goes in the environment, not argv: other users can read argv.
     set -lx PARSEC_SEARCH_QUERY (builtin commandline | string collect)
     set -l out (command $bin search --session-key $__parsec_session \
@@ -540,8 +574,10 @@ function __parsec_bind_search
     end
 end
 __parsec_bind_search
-# fish resets key bindings at the first prompt and on a mode change: bind again when they are gone.
+# fish can reset key bindings on a mode change: bind again when the key is left with fish's own
+# binding only. A tool loaded after Parsec that took the key (atuin, fzf) keeps it, as in bash
+# and zsh, where the last binding wins.
 function __parsec_keep_search_bound --on-event fish_prompt
     set -q __parsec_search_keys[1]; or return 0
-    string match -q '*__parsec_search*' -- (builtin bind $__parsec_search_keys[1] 2>/dev/null); or __parsec_bind_search
+    builtin bind $__parsec_search_keys[1] 2>/dev/null | string match -qv -- 'bind --preset *'; or __parsec_bind_search
 end

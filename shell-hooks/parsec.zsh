@@ -12,6 +12,7 @@ if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
     && builtin zmodload -F zsh/stat b:zstat 2>/dev/null; then # only zstat: a `stat` builtin would shadow the user's
 typeset -g __parsec_loaded=1
 (( ${+__parsec_exclude} )) || typeset -ga __parsec_exclude # set by `parsec init` from the config
+[[ -e ${__parsec_hook_file-} ]] || typeset -g __parsec_hook_file= # no file to watch (__parsec_installed)
 
 typeset -g __parsec_session="$$-${EPOCHREALTIME/,/.}"
 typeset -gi __parsec_seq=0 __parsec_started=0 __parsec_autostart_at=0 __parsec_refused=0 __parsec_qid=0 __parsec_unread=0 __parsec_unanswered=0
@@ -458,10 +459,29 @@ __parsec_preexec() {
     return 0
 }
 
+# Parsec uninstalled under an open shell (`parsec init zsh --uninstall` removed the hook file):
+# the hook turns itself off without a word (nothing recorded, nothing spooled, no routing) and
+# gives Ctrl-R and the up arrow back to zle. A stat per prompt.
+__parsec_installed() { [[ -z ${__parsec_hook_file-} || -e $__parsec_hook_file ]]; }
+__parsec_leave() {
+    typeset -g PARSEC_DISABLE=1
+    local map
+    for map in emacs viins; do
+        [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && builtin bindkey -M $map '^R' history-incremental-search-backward
+        [[ -n ${PARSEC_SEARCH_KEY-} ]] && builtin bindkey -M $map -r "$PARSEC_SEARCH_KEY"
+        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
+            builtin bindkey -M $map '^[[A' up-line-or-history
+            builtin bindkey -M $map '^[OA' up-line-or-history
+        fi
+    done
+    return 0
+}
+
 __parsec_precmd() {
     local exit_status=$? pipe=("${pipestatus[@]}")
     local now=$EPOCHREALTIME seq=
     builtin emulate -L zsh
+    if [[ ${PARSEC_DISABLE:-0} != 1 ]] && ! __parsec_installed; then __parsec_leave; fi
     if [[ -n $__parsec_t0 ]]; then
         local line=$__parsec_line
         if [[ ${PARSEC_DISABLE:-0} != 1 && -z $__parsec_routed && $line != [[:space:]]* && $line == *[^[:space:]]* ]] \
@@ -554,6 +574,15 @@ export PARSEC_SESSION=$__parsec_session
 # [search] bind_ctrl_r = false leaves Ctrl-R alone; `key` binds another; bind_up_arrow the up arrow.
 __parsec_search_widget() {
     local out
+    local bin=${PARSEC_BIN:-parsec}
+    [[ $bin == */* ]] || bin=${commands[$bin]-} # the command hash: no fork
+    if ! __parsec_installed || [[ ! -x $bin ]]; then
+        # Parsec is gone: this key press gets zle's own search.
+        __parsec_installed || __parsec_leave
+        if [[ -n $__parsec_search_args ]]; then builtin zle up-line-or-history; else builtin zle history-incremental-search-backward; fi
+        __parsec_search_args=
+        return 0
+    fi
     # The typed line goes in the environment, not argv: other users can read argv.
     out=$(PARSEC_SEARCH_QUERY=$BUFFER command ${PARSEC_BIN:-parsec} search --session-key "$__parsec_session" \
         ${=__parsec_search_args} </dev/tty 2>/dev/tty)

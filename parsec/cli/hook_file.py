@@ -16,11 +16,16 @@ import time
 from pathlib import Path
 
 from .. import paths
-from .hook_scripts import SHELLS, config_path, hook_body, hook_path, parsec_command, quote, state_changing_path
-
-
-def hook_file(shell: str) -> Path:
-    return paths.data_dir() / f"hook.{shell}"
+from .hook_scripts import (
+    SHELLS,
+    config_path,
+    hook_body,
+    hook_file,
+    hook_path,
+    parsec_command,
+    quote,
+    state_changing_path,
+)
 
 
 def print_hook(shell: str) -> int:

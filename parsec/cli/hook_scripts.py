@@ -7,6 +7,8 @@ import re
 import sys
 from pathlib import Path
 
+from .. import paths
+
 SHELLS = ("bash", "zsh", "fish")
 
 
@@ -33,6 +35,11 @@ def parsec_command() -> str | None:
     import shutil  # rarely needed: not on the `parsec init` path of a virtualenv
 
     return shutil.which("parsec")
+
+
+def hook_file(shell: str) -> Path:
+    """The static hook file new shells source (hook_file.py writes it)."""
+    return paths.data_dir() / f"hook.{shell}"
 
 
 def hook_body(shell: str) -> str:
@@ -75,6 +82,9 @@ def _config_defaults(shell: str) -> str:
         _exclude_line(shell, [p for p in patterns if isinstance(p, str) and p] if isinstance(patterns, list) else [])
     )
     lines.append(_state_changing_line(shell))
+    # The file `parsec init --uninstall` removes: an open shell that finds it gone turns its hook off.
+    marker = quote(str(hook_file(shell)), shell)
+    lines.append(f"set -g __parsec_hook_file {marker}\n" if shell == "fish" else f"__parsec_hook_file={marker}\n")
     command = parsec_command()  # for the autostart, in a new terminal where `parsec` is off PATH
     if command:
         lines.append(

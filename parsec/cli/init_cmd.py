@@ -27,8 +27,8 @@ def register(app: typer.Typer) -> None:
         if shell not in SHELLS:
             raise typer.BadParameter(f"one of: {', '.join(SHELLS)}", param_hint="SHELL")
         from . import rc_file
-        from .hook_file import hook_file, refresh
-        from .hook_scripts import config_path, hook_body, hook_path, parsec_command
+        from .hook_file import refresh
+        from .hook_scripts import config_path, hook_body, hook_file, hook_path, parsec_command
 
         if uninstall:
             typer.echo(rc_file.uninstall(shell, hook_file(shell)))

@@ -284,6 +284,7 @@ def peers(env_bin: str) -> dict[str, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global TASK_TIMEOUT_S  # --task-timeout: a slow CPU model on a busy machine needs a shorter cut
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base-url", required=True, help="an OpenAI-compatible server's URL, with /v1")
     parser.add_argument("--model", required=True)
@@ -296,7 +297,6 @@ def main(argv: list[str] | None = None) -> int:
         "--task-timeout", type=float, default=TASK_TIMEOUT_S, help="seconds a tool may take on one task (600)"
     )
     args = parser.parse_args(argv)
-    global TASK_TIMEOUT_S  # a slow CPU model on a busy machine needs a shorter cut to cover the suite
     TASK_TIMEOUT_S = args.task_timeout
     tasks = [t for t in TASKS if t.name in args.task] if args.task else TASKS[: args.tasks]
     traffic = Traffic()

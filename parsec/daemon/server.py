@@ -277,35 +277,37 @@ class Daemon:
             case _:
                 assert_never(req)
 
-    async def _hello(self, req: m.Hello, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _hello(self, req: m.Hello, conn: dict[str, Any]) -> r.HelloReply | r.ErrorReply:
         return r.HelloReply(id=req.id, version=__version__)
 
-    async def _ping(self, req: m.Ping, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _ping(self, req: m.Ping, conn: dict[str, Any]) -> r.Ack | r.ErrorReply:
         return r.Ack(id=req.id)
 
-    async def _session_start(self, req: m.SessionStart, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _session_start(self, req: m.SessionStart, conn: dict[str, Any]) -> r.SessionStartReply | r.ErrorReply:
         session, records = self.recorder.start(req)
         await self._journal(records)
         return r.SessionStartReply(id=req.id, session_id=session.id)
 
-    async def _command_started(self, req: m.CommandStarted, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _command_started(self, req: m.CommandStarted, conn: dict[str, Any]) -> r.Ack | r.ErrorReply:
         await self._journal(self.recorder.command_started(req))
         return r.Ack(id=req.id)
 
-    async def _command_finished(self, req: m.CommandFinished, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _command_finished(
+        self, req: m.CommandFinished, conn: dict[str, Any]
+    ) -> r.CommandFinishedReply | r.ErrorReply:
         records = await self.recorder.command_finished(req)
         await self._journal(records)
         return r.CommandFinishedReply(id=req.id, recorded=bool(records.executions))
 
-    async def _command_output(self, req: m.CommandOutput, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _command_output(self, req: m.CommandOutput, conn: dict[str, Any]) -> r.Ack | r.ErrorReply:
         self.recorder.command_output(req)
         return r.Ack(id=req.id)
 
-    async def _session_end(self, req: m.SessionEnd, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _session_end(self, req: m.SessionEnd, conn: dict[str, Any]) -> r.Ack | r.ErrorReply:
         await self._journal(await self.recorder.end(req.session))
         return r.Ack(id=req.id)
 
-    async def _classify(self, req: m.Classify, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _classify(self, req: m.Classify, conn: dict[str, Any]) -> r.ClassifyReply | r.ErrorReply:
         if req.after_127:  # needs no learned choices, so not the classifier either
             return _after_command_not_found(req)
         classifier = await self._get_classifier()
@@ -316,7 +318,7 @@ class Daemon:
         )
         return r.ClassifyReply(id=req.id, **decision.as_dict())
 
-    async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _classify_feedback(self, req: m.ClassifyFeedback, conn: dict[str, Any]) -> r.Ack | r.ErrorReply:
         classifier = await self._get_classifier()
         if classifier is None:
             return r.ErrorReply.of(req.id, "unavailable", "classifier unavailable")
@@ -325,20 +327,22 @@ class Daemon:
         )
         return r.Ack(id=req.id)
 
-    async def _classifier_reload(self, req: m.ClassifierReload, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _classifier_reload(self, req: m.ClassifierReload, conn: dict[str, Any]) -> r.Ack | r.ErrorReply:
         if self._classifier is not None and self._classifier.done():  # not loaded yet: nothing stale
             classifier = self._classifier.result()
             if classifier is not None:
                 await asyncio.get_running_loop().run_in_executor(None, classifier.reload)
         return r.Ack(id=req.id)
 
-    async def _status(self, req: m.Status, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _status(self, req: m.Status, conn: dict[str, Any]) -> r.StatusReply | r.ErrorReply:
         return r.StatusReply(id=req.id, **self.status())
 
-    async def _current_session(self, req: m.CurrentSession, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _current_session(
+        self, req: m.CurrentSession, conn: dict[str, Any]
+    ) -> r.CurrentSessionReply | r.ErrorReply:
         return r.CurrentSessionReply(id=req.id, session_id=self.recorder.session_id(key=req.session, pid=req.pid))
 
-    async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> r.Reply | r.ErrorReply:
+    async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> r.FlushReply | r.ErrorReply:
         await self.hook_spool.catch_up()  # fish's last commands wait there (hook_spool.py)
         in_store = await self.writer.flush_within(self.writer.hung_after_s)
         return r.FlushReply(

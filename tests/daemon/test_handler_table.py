@@ -1,16 +1,18 @@
 """The daemon's handler table (`Daemon._dispatch`) covers every request in `messages.AnyRequest`:
 mypy proves it (the match ends in `assert_never`; test_static_checks.py runs mypy on the package),
-this file shows that proof fails when a case is missing, and that each case calls its own handler."""
+this file shows that proof fails when a case is missing, that each case calls its own handler, and
+that each handler is declared to return the reply its request names."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, get_args, get_type_hints
 
 from parsec.daemon.server import Daemon
 from parsec.protocol import messages as m
+from parsec.protocol import replies as r
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "parsec" / "daemon" / "server.py"
@@ -43,6 +45,14 @@ def test_each_request_goes_to_its_own_handler() -> None:
             assert handler.__qualname__ == f"Daemon._{kind}", kind  # type: ignore[attr-defined]
         finally:
             handler.close()  # type: ignore[attr-defined]  # a coroutine never awaited
+
+
+def test_each_handler_is_declared_to_return_its_requests_reply() -> None:
+    # mypy holds each handler's body to its annotation; this holds the annotation to the reply
+    # the request class names (`Status(Request[StatusReply])`).
+    for kind, reply in m.REPLY_TYPES.items():
+        declared = set(get_args(get_type_hints(getattr(Daemon, f"_{kind}"))["return"]))
+        assert declared == {reply, r.ErrorReply}, kind
 
 
 def test_mypy_refuses_a_table_without_a_case_for_every_request(tmp_path) -> None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..config import Settings
 
     T = TypeVar("T")
+    from ..store import SqlStore
 
 
 # --- the store ---------------------------------------------------------------------------------
@@ -126,7 +127,7 @@ def read_fast_or_store(fast: Callable[[Any], T], slow: Callable[[Any], T], overr
         return slow(store)
 
 
-def configured_store(settings: Settings | None = None) -> Any:
+def configured_store(settings: Settings | None = None) -> SqlStore:
     """The store the full config (or `settings`, already loaded) names, through store.open_store
     (SQLAlchemy; the caller closes it)."""
     from ..store import open_store
@@ -141,7 +142,7 @@ def configured_store(settings: Settings | None = None) -> Any:
 
 
 @contextmanager
-def open_configured_store() -> Iterator[Any]:
+def open_configured_store() -> Iterator[SqlStore]:
     store = configured_store()
     try:
         yield store
@@ -301,7 +302,7 @@ def one_line(text: str) -> str:
     )
 
 
-def to_json(value: Any) -> Any:
+def to_json(value: object) -> str:
     if isinstance(value, datetime):
         return value.isoformat()
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")

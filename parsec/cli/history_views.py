@@ -11,6 +11,7 @@ from .arguments import HISTORY_FIELDS as FIELDS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
 if TYPE_CHECKING:
+    import sqlite3
     from typing import Any
 
 
@@ -18,7 +19,7 @@ def _echo(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
-def _echo_json(value: Any) -> None:
+def _echo_json(value: object) -> None:
     import json  # here: most runs print a table or a --format line (start-up time)
 
     from .history_common import to_json
@@ -69,7 +70,7 @@ def run_history(
     )
     from ..store.history import outputs_sqlite
 
-    def fast(connection: Any) -> list[dict[str, Any]]:
+    def fast(connection: sqlite3.Connection) -> list[dict[str, Any]]:
         rows = history_sqlite(connection, query)
         if output or as_json:
             captured = outputs_sqlite(connection, [row["id"] for row in rows])

@@ -25,6 +25,9 @@ import typer
 from ..models.session_ids import ulid_text
 
 if TYPE_CHECKING:
+    from ..models.retention import RetentionPolicy
+    from ..privacy.filters import PrivacyFilter
+    from ..store.base import HistoryStore
     from ..store.importers import HistoryEntry
 
 SHELLS = ("bash", "zsh", "fish")
@@ -62,7 +65,9 @@ def _ulid(millis: int, key: str) -> str:
     return ulid_text(millis, hashlib.sha256(key.encode()).digest())
 
 
-def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: str = "", user: str = "") -> ImportReport:
+def import_history(
+    store: HistoryStore, shell: str, path: Path, privacy: PrivacyFilter, *, host: str = "", user: str = ""
+) -> ImportReport:
     """Parse `path` as `shell` history and append what is new to `store`."""
     from ..errors import UsageError
     from ..models.session import DirectCommandExecution, Session
@@ -159,7 +164,7 @@ def import_history(store: Any, shell: str, path: Path, privacy: Any, *, host: st
 
 
 def _undated_recorded_live(
-    store: Any, shell: str, kept: list[tuple[HistoryEntry, str]], mtime_micros: int, report: ImportReport
+    store: HistoryStore, shell: str, kept: list[tuple[HistoryEntry, str]], mtime_micros: int, report: ImportReport
 ) -> tuple[list[tuple[HistoryEntry, str]], int]:
     """Drop the undated entries (plain bash history, Debian's default; plain zsh lines) that the
     shell hooks already recorded live, and say where the rest go in time.
@@ -195,7 +200,7 @@ LIVE_SLACK = timedelta(seconds=1)
 MATCH_CHUNK = 500  # entries per lookup of live records
 
 
-def _without_live(store: Any, executions: list, timed_ids: set[str], report: ImportReport) -> list:
+def _without_live(store: HistoryStore, executions: list, timed_ids: set[str], report: ImportReport) -> list:
     """Drop the timed entries that the shell hooks already recorded: same (masked) text, time
     within the file's resolution. Each live record answers for one entry only, so a command typed
     twice in the same second and recorded twice is matched twice, not more."""
@@ -237,7 +242,7 @@ def _is_command(word: str, shell: str) -> bool:
 _PATH_INDEX: Any = None
 
 
-def retention_notice(store: Any, report: ImportReport, policy: Any) -> str | None:
+def retention_notice(store: HistoryStore, report: ImportReport, policy: RetentionPolicy) -> str | None:
     """How many of the imported commands a configured history retention would delete at the next
     prune, said before any prune runs (by default the history is kept forever: None)."""
     from ..store.base import ExecutionQuery

@@ -28,7 +28,7 @@ def masked(text: str | None) -> str:
     return mask(text, _extra_patterns)
 
 
-def masked_value(value: Any) -> Any:
+def masked_value(value: Any) -> Any:  # noqa: ANN401 - JSON in, the same shape out
     """Mask every string inside a JSON-like value (dicts, lists, scalars)."""
     if isinstance(value, str):
         return masked(value)

@@ -39,7 +39,7 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # noqa: ANN401 - a lazily imported model class
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'parsec.models' has no attribute {name!r}")

@@ -170,7 +170,7 @@ def mask_collecting(text: str, extra_patterns: Sequence[str] = (), builtin: bool
     return _decode(b"".join(parts)), values
 
 
-def mask_json(value: object, masker: Callable[[str], str]) -> Any:
+def mask_json(value: object, masker: Callable[[str], str]) -> Any:  # noqa: ANN401 - decoded JSON, the same shape back
     """`value` (decoded JSON) with every string masked before it is serialised: masking the
     serialised text instead let a find run across a closing quote and swallow the fields after it.
     Keys are names, kept; a credential-named key (`"db_password"`) masks its string value whole; a
@@ -185,7 +185,7 @@ def mask_json(value: object, masker: Callable[[str], str]) -> Any:
     return value
 
 
-def _masked_field(key: object, value: object, masker: Callable[[str], str]) -> Any:
+def _masked_field(key: object, value: object, masker: Callable[[str], str]) -> Any:  # noqa: ANN401 - as mask_json
     if isinstance(value, str) and isinstance(key, str):
         from .shapes import credential_field
 

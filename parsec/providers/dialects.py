@@ -17,7 +17,6 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 log = logging.getLogger("parsec.providers")
 
@@ -130,7 +129,7 @@ class ModeMemory:
 _STRICT_UNSUPPORTED = ("default", "title", "minLength", "maxLength")
 
 
-def strict_schema(schema: Any) -> Any:
+def strict_schema(schema: object) -> object:
     """`schema` as OpenAI's strict mode accepts it: every property required (optional ones may be
     null or empty anyway), no additional properties, no keywords strict mode refuses. The reply is
     still validated against the original model."""

@@ -151,7 +151,7 @@ class Transport:
     # -- requests -----------------------------------------------------------------------------
     def post_json(
         self, url: str, headers: dict[str, str], body: dict[str, Any], *, refused: Refused | None = None
-    ) -> Any:
+    ) -> Any:  # noqa: ANN401 - a reply's JSON, read by each adapter
         """The reply's JSON. `refused(status, error_text)` says an error answer refuses a field of
         the request: it is raised at once as StructuredModeRefused, whatever the status, never retried."""
         with self._send("POST", url, headers, body, stream=False, refused=refused) as response:
@@ -160,7 +160,7 @@ class Transport:
             except ValueError:
                 raise self._error(f"sent a reply that is not JSON (HTTP {response.status_code})") from None
 
-    def get_json(self, url: str, headers: dict[str, str]) -> Any:
+    def get_json(self, url: str, headers: dict[str, str]) -> Any:  # noqa: ANN401 - a reply's JSON, read by each adapter
         with self._send("GET", url, headers, None, stream=False) as response:
             try:
                 return response.json()

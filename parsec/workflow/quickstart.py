@@ -136,7 +136,7 @@ class DeferredStore:
         """True while writes may be held: nothing has started writing them."""
         return self._store is None and not self._claimed and self._path is not None
 
-    def __getattr__(self, name: str) -> Any:  # everything else is the real store's
+    def __getattr__(self, name: str) -> Any:  # noqa: ANN401 - everything else is the real store's
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.result(), name)

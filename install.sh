@@ -5,8 +5,9 @@
 #   - the command:            ~/.local/bin/parsec (a link into it)
 #   - the hook for your login shell ($SHELL, or the one named: sh install.sh zsh):
 #     `parsec init SHELL --install`, a marked block in the shell's rc file that also puts
-#     ~/.local/bin on PATH if it is not there yet.
-# Run it again to upgrade (e.g. after `git pull`). README.md says how to turn Parsec off or remove it.
+#     ~/.local/bin on PATH (and one in the login file, for login shells: rc_file.py).
+# Run it again to upgrade (e.g. after `git pull`): the blocks are replaced where they stand.
+# README.md says how to turn Parsec off or remove it.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,4 +50,9 @@ say "linked $bindir/parsec"
 case $shell in
 bash | zsh | fish) "$bindir/parsec" init "$shell" --install ;;
 *) say "no hook for '$shell': run \`parsec init bash|zsh|fish --install\` for the shell you use" ;;
+esac
+# This script cannot change the PATH of the shell that runs it: say what makes `parsec` usable there.
+case ":$PATH:" in
+*":$bindir:"*) ;;
+*) say "parsec is in $bindir, not yet on this shell's PATH: run \`exec \$SHELL\` (or open a new terminal)" ;;
 esac

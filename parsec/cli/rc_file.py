@@ -2,8 +2,15 @@
 static hook file (hook_file.py), added and removed between two marker comments.
 
 The lines are harmless when Parsec is gone: the file is sourced only if it is readable, and the
-file itself loads nothing once Parsec is uninstalled. When the `parsec` command's directory is
-not on PATH (e.g. ~/.local/bin before the next login on Debian), a line puts it at the end.
+file itself loads nothing once Parsec is uninstalled. A line puts the `parsec` command's directory
+at the end of PATH unless it is there already. It is always written, whatever the installing
+shell's PATH (a bash whose ~/.profile had added ~/.local/bin left it out, and zsh and fish login
+shells, which never read that file, had no `parsec`), and a login shell gets it too: bash from
+its login file (the first of ~/.bash_profile, ~/.bash_login, ~/.profile, which need not read
+~/.bashrc), zsh from ~/.zshenv (every zsh), fish from config.fish (every fish).
+
+Installing again (install.sh to upgrade) replaces a block where it stands: a tool whose lines
+come after Parsec's (atuin, fzf) still loads after it and keeps Ctrl-R.
 """
 
 from __future__ import annotations
@@ -34,28 +41,49 @@ def source_line(shell: str, hook: Path) -> str:
     return f"if [ -r {file} ]; then . {file}; fi"
 
 
-def block(shell: str, hook: Path, bin_dir: str | None) -> str:
+def login_path(shell: str) -> Path | None:
+    """The file a login shell reads that the rc file may not reach (None for fish: config.fish
+    is read by every fish)."""
+    if shell == "zsh":
+        return rc_path("zsh").with_name(".zshenv")
+    if shell == "bash":
+        home = Path.home()
+        for name in (".bash_profile", ".bash_login", ".profile"):  # bash reads the first it finds
+            if (home / name).exists():
+                return home / name
+        return home / ".profile"
+    return None
+
+
+def path_line(shell: str, bin_dir: str) -> str:
+    directory = quote(bin_dir, shell)
+    if shell == "fish":
+        return f"contains -- {directory} $PATH; or set -gx PATH $PATH {directory}"
+    return f'case ":$PATH:" in *:{directory}:*) ;; *) PATH="$PATH:"{directory} ;; esac'
+
+
+def block(shell: str, hook: Path | None, bin_dir: str | None) -> str:
+    """The marked lines: PATH (when the command's directory is known), then the hook's load line."""
     lines = [f"{BEGIN} (`parsec init {shell} --uninstall` removes these lines)"]
-    if bin_dir and bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        directory = quote(bin_dir, shell)
-        if shell == "fish":
-            lines.append(f"contains -- {directory} $PATH; or set -gx PATH $PATH {directory}")
-        else:
-            lines.append(f'case ":$PATH:" in *:{directory}:*) ;; *) PATH="$PATH:"{directory} ;; esac')
-    lines += [source_line(shell, hook), END]
+    if bin_dir:
+        lines.append(path_line(shell, bin_dir))
+    if hook is not None:
+        lines.append(source_line(shell, hook))
+    lines.append(END)
     return "\n".join(lines) + "\n"
 
 
 def install(shell: str, hook: Path, command: str | None) -> str:
-    """Add (or replace) the block; returns what was done, for the user."""
+    """Add the block, or replace it where it stands; returns what was done, for the user."""
     rc = rc_path(shell)
-    text = _without_block(_read(rc))
     bin_dir = os.path.dirname(command) if command else None
-    if text and not text.endswith("\n"):
-        text += "\n"
-    rc.parent.mkdir(parents=True, exist_ok=True)
-    rc.write_text(text + block(shell, hook, bin_dir))
-    return f"{rc}: added the lines that load {hook} (new {shell} shells are hooked)"
+    _put_block(rc, block(shell, hook, bin_dir))
+    done = f"{rc}: added the lines that load {hook} (new {shell} shells are hooked)"
+    login = login_path(shell)
+    if bin_dir and login is not None:
+        _put_block(login, block(shell, None, bin_dir))
+        done += f"\n{login}: added the line that puts {bin_dir} on PATH (login shells)"
+    return done
 
 
 def uninstall(shell: str, hook: Path) -> str:
@@ -65,6 +93,14 @@ def uninstall(shell: str, hook: Path) -> str:
     if BEGIN in text:
         rc.write_text(_without_block(text))
         done.append(f"{rc}: removed Parsec's lines")
+    login = login_path(shell)
+    if login is not None and BEGIN in _read(login):
+        rest = _without_block(_read(login))
+        if rest.strip():
+            login.write_text(rest)
+        else:  # it held only Parsec's lines (made by the install when the shell had no login file)
+            login.unlink()
+        done.append(f"{login}: removed Parsec's lines")
     if hook.exists():
         hook.unlink()
         done.append(f"removed {hook}")
@@ -76,6 +112,29 @@ def _read(path: Path) -> str:
         return path.read_text()
     except FileNotFoundError:
         return ""
+
+
+def _put_block(path: Path, new: str) -> None:
+    """`new` in place of the file's block (the first; any other is dropped), else at its end."""
+    text = _read(path)
+    start = _block_start(text)
+    if start < len(text):
+        path.write_text(text[:start] + new + _without_block(text[start:]))
+        return
+    if text and not text.endswith("\n"):
+        text += "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + new)
+
+
+def _block_start(text: str) -> int:
+    """Where the first line starting with BEGIN starts."""
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        if line.startswith(BEGIN):
+            return offset
+        offset += len(line)
+    return len(text)
 
 
 def _without_block(text: str) -> str:

@@ -16,7 +16,7 @@ import struct
 import time
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 import psutil
 
@@ -37,6 +37,10 @@ from .scheduler import Scheduler
 from .sessions import Records, SessionRecorder
 from .writer import StoreWriter
 
+if TYPE_CHECKING:
+    from ..privacy.filters import PrivacyFilter
+
+
 log = logging.getLogger("parsec.daemon")
 
 MAX_CONNECTIONS = 1024  # one per shell, plus CLI calls; bounds memory
@@ -55,7 +59,7 @@ def public_url(url: str) -> str:
 
 
 class Daemon:
-    def __init__(self, settings: Settings, runtime: Path, privacy_filter: Any) -> None:
+    def __init__(self, settings: Settings, runtime: Path, privacy_filter: PrivacyFilter) -> None:
         cfg = settings.daemon
         self.settings = settings
         self.runtime = runtime
@@ -89,7 +93,7 @@ class Daemon:
         self._servers: list[asyncio.AbstractServer] = []
         self._clients: set[asyncio.Task[None]] = set()
         self._busy: set[asyncio.Task[None]] = set()
-        self._classifier: asyncio.Future[Any] | None = None
+        self._classifier: asyncio.Future[Classifier | None] | None = None
         self._usage = TreeUsage(psutil.Process())  # with the store writer: status counts both
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -372,13 +376,13 @@ class Daemon:
         report = await self.writer.prune(policy.model_dump())
         log.info("retention prune: %s", report)
 
-    async def _get_classifier(self) -> Any:
+    async def _get_classifier(self) -> Classifier | None:
         """The classifier, built once on a worker thread (it reads learned choices from the store)."""
         if self._classifier is None:
             self._classifier = asyncio.get_running_loop().run_in_executor(None, self._build_classifier)
         return await self._classifier
 
-    def _build_classifier(self) -> Any:
+    def _build_classifier(self) -> Classifier | None:
         try:
             from ..store import open_store
 

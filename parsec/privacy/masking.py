@@ -293,6 +293,20 @@ def store_gate(text: str) -> str:
     return mask(text, _store_policy["extra"], builtin=_store_policy["builtin"])
 
 
+def store_gate_remembered(text: str) -> str:
+    """store_gate for text stored again and again: a conversation is saved after every change,
+    with every message of every exchange so far, and masking them anew at each save made the
+    saves cost more with each step (issue 26, item 5). The last few thousand results are kept."""
+    if not text:
+        return text
+    return _gated(text, _store_policy["builtin"], _store_policy["extra"])
+
+
+@lru_cache(maxsize=2048)
+def _gated(text: str, builtin: bool, extra: tuple) -> str:
+    return mask(text, extra, builtin=builtin) if builtin or extra else text
+
+
 def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] extra_patterns") -> tuple:
     """User-supplied regexes (RE2 syntax: no look-around, no backreference) of kind "custom";
     a group named `s` limits what is masked."""

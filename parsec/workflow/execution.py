@@ -20,10 +20,58 @@ ERROR_TAIL_BYTES = 2000
 
 
 class ExecutionSteps(RunnerParts):
+    def _launch_shell(self) -> None:
+        """As the planning request goes out: start the conversation's shell in a thread, so the
+        sandbox is up when the first step needs it rather than started between the plan's reply
+        and the step's request (bwrap took most of that time; issue 26, item 5)."""
+        import threading
+        from concurrent.futures import Future
+
+        if self.shell is not None or self._shell_launch is not None:
+            return
+        launch: Future[tuple[PersistentShell, str]] = Future()
+
+        def start() -> None:
+            try:
+                shell, reason = self._started_shell()
+            except BaseException as err:  # SandboxFailed and the like: met where the shell is needed
+                launch.set_exception(err)
+                return
+            launch.set_result((shell, reason))
+            # bwrap runs with --die-with-parent, which Linux ties to the thread that forked it:
+            # this thread lives as long as the shell.
+            shell.closed.wait()
+
+        self._shell_launch = launch
+        threading.Thread(target=start, name="parsec-shell", daemon=True).start()
+
     def _open_shell(self) -> PersistentShell:
-        """The conversation's shell where it last stood, inside the sandbox when one is used
-        (sandbox.py). Where none can be, it says so once; the gate then lets --yes approve low
-        risk only (see gate.auto_decision)."""
+        """The conversation's shell (the one launched during planning, if any). Where no sandbox
+        can be, it says so once; the gate then lets --yes approve low risk only (see
+        gate.auto_decision)."""
+        launch, self._shell_launch = self._shell_launch, None
+        shell, reason = launch.result() if launch is not None else self._started_shell()
+        if reason:
+            then = (
+                "--yes approves low-risk commands only"
+                if self.options.auto_yes
+                else "each command runs unconfined once you approve it"
+            )
+            self.ui.say(f"No sandbox: {reason}; {then}.", style="yellow")
+        return shell
+
+    def _drop_unused_shell(self) -> None:
+        """A shell launched for steps that never ran (the plan rejected, planning failed) ends."""
+        launch, self._shell_launch = self._shell_launch, None
+        if launch is not None:
+            try:
+                launch.result()[0].close()
+            except Exception:  # it did not start: nothing to end
+                pass
+
+    def _started_shell(self) -> tuple[PersistentShell, str]:
+        """(the conversation's shell, started where it last stood, inside the sandbox when one is
+        used (sandbox.py); why there is no sandbox, or "")."""
         from .final_state import resume_point
         from .sandbox import confinement_for
 
@@ -34,16 +82,9 @@ class ExecutionSteps(RunnerParts):
             workdir=self.conversation.working_directory,
             home=env.get("HOME"),
         )
-        if confinement.reason:
-            then = (
-                "--yes approves low-risk commands only"
-                if self.options.auto_yes
-                else "each command runs unconfined once you approve it"
-            )
-            self.ui.say(f"No sandbox: {confinement.reason}; {then}.", style="yellow")
         shell = PersistentShell(cwd, env, shell=self.options.shell, sandbox=confinement.sandbox)
         shell.start()
-        return shell
+        return shell, confinement.reason or ""
 
     def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
         from .results import artifacts_between, environment_changes, take_snapshot

@@ -193,14 +193,13 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         self.save()
 
     def _warm_up(self) -> None:
-        """As the planning request goes out: a moment later (the request written first), import
-        the modules the steps need, then open the store (writing what it held). The token
+        """As the planning request goes out: start the shell; a moment later (the request written
+        first), write what the store held, then import the modules the steps need. The token
         encoding is not loaded: the context engine counts with an upper bound until one cuts."""
-        jobs: list[Any] = [lambda: _import_quietly(*AFTER_PLAN_MODULES)]
-        claim = getattr(self.store, "claim_opening", None)
-        if claim is not None:
-            jobs.append(claim())
-        run_later(REQUEST_SETTLE_S, jobs)
+        self._launch_shell()  # execution.py: the sandbox starts while the model plans
+        claim = getattr(self.store, "claim_opening", None)  # first: the plan's reply writes next
+        jobs: list[Any] = [claim()] if claim is not None else []
+        run_later(REQUEST_SETTLE_S, [*jobs, lambda: _import_quietly(*AFTER_PLAN_MODULES)])
 
     def _review_plan(self) -> None:
         conversation = self.conversation
@@ -374,6 +373,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
     def _hand_back(self) -> None:
         from .handoff import append_history, write_final_directory
 
+        self._drop_unused_shell()
         if self.shell is not None:
             final_cwd = self.final_cwd = self.shell.cwd
             self.shell.close()

@@ -129,6 +129,8 @@ class RunnerParts:
     _pending_command: str
     _step_messages: list[Any]
     _notice: Callable[[str], None]  # a reply sent back: the user told why in one line
+    shell: PersistentShell | None
+    _shell_launch: Any = None  # Future of (shell, no-sandbox reason): started during planning
 
     if TYPE_CHECKING:
 

@@ -28,6 +28,7 @@ import shutil
 import signal
 import tempfile
 import termios
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -35,6 +36,7 @@ from typing import BinaryIO
 from ..errors import ParsecError
 from ..fdio import write_all
 from ..models.terminal import strip_ansi
+from .children import EXIT_CODES, exited, reap, reap_later
 from .pty_io import RawTerminal, copy_window_size, drain, partial_suffix, read_pty
 from .sandbox import Sandbox
 from .session_reaper import start_reaper
@@ -93,6 +95,7 @@ class PersistentShell:
         self._nonce = secrets.token_hex(8)
         self._marker = f"\x1b]7770;{self._nonce}\x07".encode()
         self._reaper: tuple[int, int] | None = None
+        self.closed = threading.Event()  # set by close(): see execution.py's _launch_shell
         if sandbox is not None:
             tmp = os.path.join(self._dir, "tmp")
             os.mkdir(tmp, 0o700)
@@ -173,7 +176,8 @@ class PersistentShell:
             raise SandboxFailed(f"the sandbox could not start, so nothing ran: {reason}") from None
 
     def close(self) -> None:
-        self._stop_reaper()
+        self.closed.set()
+        self._stop_reaper(wait=False)
         self._end_shell(signal.SIGHUP)
         shutil.rmtree(self._dir, ignore_errors=True)  # the state file, and a sandbox's TMPDIR
 
@@ -235,7 +239,7 @@ class PersistentShell:
             # the last one was, so the conversation can go on.
             ended = self.pid
             self._restart()
-            code = _EXIT_CODES.pop(ended, 1) if ended is not None else 1
+            code = EXIT_CODES.pop(ended, 1) if ended is not None else 1
             return ShellResult(
                 exit_status=130 if interrupted else (124 if timed_out else code),
                 output=output,
@@ -318,7 +322,7 @@ class PersistentShell:
                 if echo is not None and chunk:
                     echo.write(chunk)
                     echo.flush()
-            if self.pid is not None and _exited(self.pid):
+            if self.pid is not None and exited(self.pid):
                 # Drain what is left, then report the death.
                 rest = drain(self._master)
                 captured.extend(pending + rest)
@@ -364,11 +368,17 @@ class PersistentShell:
                 env[name] = value
         return status, cwd, env
 
-    def _stop_reaper(self) -> None:
+    def _stop_reaper(self, wait: bool = True) -> None:
+        """End of file on its pipe: the reaper clears the old session and exits. At close it is
+        not waited for (its 20 ms polls were Parsec's exit time; issue 26, item 5): it is off our
+        session and finishes alone, and is reaped at the next stop or by init once we exit."""
         if self._reaper is not None:
             reaper_pid, pipe = self._reaper
-            os.close(pipe)  # end of file: the reaper clears the old session and exits
-            _reap(reaper_pid, timeout=2.0)
+            os.close(pipe)
+            if wait:
+                reap(reaper_pid, timeout=2.0)
+            else:
+                reap_later(reaper_pid)
             self._reaper = None
 
     def _restart(self) -> None:
@@ -389,7 +399,7 @@ class PersistentShell:
             os.killpg(self.pid, sig)
         except OSError:
             pass
-        _reap(self.pid, timeout=1.0)
+        reap(self.pid, timeout=1.0)
         self.pid = None
 
 
@@ -404,29 +414,3 @@ def pick_shell(env: dict[str, str]) -> str:
     if os.path.basename(user) == "zsh" and os.access(user, os.X_OK):
         return user
     return "/bin/sh"
-
-
-_EXIT_CODES: dict[int, int] = {}  # pid → exit code of shells that ended (`exit 3` ends the shell)
-
-
-def _exited(pid: int) -> bool:
-    try:
-        done, status = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    if done == pid:
-        _EXIT_CODES[pid] = os.waitstatus_to_exitcode(status)
-    return done == pid
-
-
-def _reap(pid: int, timeout: float) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if _exited(pid):
-            return
-        time.sleep(0.02)
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except (OSError, ChildProcessError):
-        pass

@@ -83,3 +83,23 @@ def masking_off():
 def test_mask_secrets_off_is_the_users_choice_at_the_store_too(store, masking_off) -> None:
     store.append_executions([DirectCommandExecution(session_id=new_id(), command=LINE)])
     assert GH in _dump(store)
+
+
+def test_a_conversation_saved_again_is_masked_again_under_the_policy_of_the_moment(store) -> None:
+    """A conversation's masking is remembered between its saves (issue 26, item 5); what is
+    remembered follows the policy: the same text saved with masking off, then on, is stored as
+    the policy of each save says."""
+    conversation = Conversation(session_id=new_id(), name="x", original_prompt="p", working_directory="/tmp")
+    conversation.context_summary.key_achievements.append(LINE)
+    configure_store_gate(False)
+    try:
+        store.save_conversation(conversation)
+        assert GH in _dump(store)
+    finally:
+        configure_store_gate(True)
+    store.save_conversation(conversation)
+    store.save_conversation(conversation)  # remembered: the same result
+    assert GH not in _dump(store) and PW not in _dump(store)
+    assert store.load_conversation(conversation.id).context_summary.key_achievements == [
+        "export GITHUB_TOKEN=[REDACTED:github_token]; mysql -u root -p[REDACTED:password] shop"
+    ]

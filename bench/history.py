@@ -1,6 +1,6 @@
 """History at scale: queries, prune under a live writer, and import.
 
-    python bench/history.py [--rows 1000000] [--runs 15] [--import-lines 100000] [--keep DIR]
+    python bench/history.py [--rows 1000000] [--runs 15] [--import-lines 200000] [--only import|prune] [--keep DIR]
 
 On a SQLite store of --rows executions (spread evenly over 60 days, 2,000 sessions, 200
 directories, ~12% failures) it measures:
@@ -10,7 +10,9 @@ directories, ~12% failures) it measures:
 - `parsec sessions` end to end;
 - `parsec prune` removing the older half (retention 30 days) while another process keeps
   recording one command every 10 ms: the prune's total time and the writer's longest stall;
-- `parsec import zsh` of --import-lines lines of EXTENDED_HISTORY into a fresh store (median of 3);
+- `parsec import zsh` of --import-lines lines of EXTENDED_HISTORY into a fresh store, end to end,
+  and `atuin import zsh` of the same file in the same rounds (median of 3, wall and the CPU of
+  each process tree);
 - the interactive search and `parsec history --search` against Atuin on the same history
   (bench/history_search.py: open to first frame, keystroke to redraw, search end to end; skip
   with --no-search; `python bench/history_search.py DATA_HOME` runs it alone on a kept store).
@@ -223,23 +225,72 @@ def zsh_lines(count: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def bench_import(lines: int, workdir: Path) -> float:
+def bench_import(lines: int, workdir: Path, env: dict, runs: int = 3) -> None:
+    """`parsec import zsh FILE` end to end, a fresh store each run, and Atuin's `atuin import zsh`
+    of the same file in a fresh HOME, in interleaved rounds: the median wall time and the median
+    CPU time of each whole process tree (RUSAGE_CHILDREN: every waited-for descendant). Then the
+    same import in this process (no interpreter start), as the figures before 2026-12-06 were."""
+    import resource
+
+    from history_search import atuin_env
+
+    history = workdir / "zsh_history"
+    history.write_bytes(zsh_lines(lines))
+    names = ["parsec"] + (["atuin"] if shutil.which("atuin") else [])
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    for run in range(runs):
+        for name in names:
+            home = workdir / f"import-{name}-{run}"
+            home.mkdir(parents=True)
+            if name == "parsec":
+                argv = [sys.executable, "-m", "parsec.cli.entry", "import", "zsh", str(history)]
+                run_env = env | {f"XDG_{d.upper()}_HOME": str(home / d) for d in ("data", "config", "state", "cache")}
+                run_env["XDG_RUNTIME_DIR"] = str(home / "run")
+            else:
+                argv, run_env = ["atuin", "import", "zsh"], atuin_env(home, history)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            begin = time.perf_counter()
+            done = subprocess.run(argv, env=run_env, capture_output=True, text=True)
+            wall = time.perf_counter() - begin
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if done.returncode != 0:
+                raise SystemExit(f"{name} import failed: {done.stderr.strip()}")
+            stored = _imported_rows(name, home)
+            if stored != lines:
+                raise SystemExit(f"{name} import stored {stored:,} of {lines:,} lines")
+            cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+            samples[name].append((wall, cpu))
+    for name in names:
+        wall = statistics.median(w for w, _ in samples[name])
+        cpu = statistics.median(c for _, c in samples[name])
+        print(
+            f"import of {lines:,} zsh lines, {name:6s} (end to end, fresh store): median {wall:6.2f} s wall, {cpu:6.2f} s CPU"
+        )
+    if "atuin" in samples:
+        ratio = statistics.median(w for w, _ in samples["parsec"]) / statistics.median(w for w, _ in samples["atuin"])
+        print(f"import parsec / atuin (wall): {ratio:.2f}")
+
     from parsec.cli.import_cmd import import_history
     from parsec.config import PrivacyConfig
     from parsec.privacy.filters import PrivacyFilter
     from parsec.store import open_store
 
-    history = workdir / "zsh_history"
-    history.write_bytes(zsh_lines(lines))
-    samples = []
-    for run in range(3):
-        store = open_store(f"sqlite:///{workdir / f'import{run}.db'}")
-        begin = time.perf_counter()
-        report = import_history(store, "zsh", history, PrivacyFilter(PrivacyConfig()), host="h", user="u")
-        samples.append(time.perf_counter() - begin)
-        store.close()
-        assert report.added == lines, report
-    return statistics.median(samples)
+    store = open_store(f"sqlite:///{workdir / 'import-in-process.db'}")
+    begin = time.perf_counter()
+    report = import_history(store, "zsh", history, PrivacyFilter(PrivacyConfig()), host="h", user="u")
+    print(f"import of {lines:,} zsh lines in this process (import_history): {time.perf_counter() - begin:.2f} s")
+    store.close()
+    assert report.added == lines, report
+
+
+def _imported_rows(name: str, home: Path) -> int:
+    found = next((home / "data").rglob("parsec.db"), None) if name == "parsec" else next(home.rglob("history.db"), None)
+    if found is None:
+        return 0
+    with sqlite3.connect(found) as connection:
+        return connection.execute(f"SELECT count(*) FROM {'executions' if name == 'parsec' else 'history'}").fetchone()[
+            0
+        ]
 
 
 def time_queries(url: str, cwd: str, runs: int) -> dict[str, tuple[float, float]]:
@@ -277,12 +328,48 @@ def time_queries(url: str, cwd: str, runs: int) -> dict[str, tuple[float, float]
     return figures
 
 
+def bench_prune(url: str, env: dict, parsec: list[str]) -> None:
+    """`parsec prune` of the older half (30-day retention) while another process records one command
+    every 10 ms: the prune's wall time and the writer's longest wait."""
+    # spawn, not fork: a forked child would inherit this process's SQLite state (its open files
+    # and locks), which SQLite forbids; the writer opens its own store from scratch.
+    spawn = multiprocessing.get_context("spawn")
+    stop, result = spawn.Event(), spawn.Queue()
+    process = spawn.Process(target=writer, args=(url, stop, result))
+    process.start()
+    time.sleep(1.5)
+    begin = time.perf_counter()
+    # The history tier is kept forever by default: ask for 30 days, as the figure always measured.
+    pruned = subprocess.run(
+        parsec + ["--set", "context_management.history_retention_days=30", "prune"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    prune_s = time.perf_counter() - begin
+    time.sleep(0.5)
+    stop.set()
+    count, longest, p99, median, errors = result.get(timeout=120)
+    process.join()
+    if pruned.returncode != 0:
+        print(f"parsec prune FAILED after {prune_s:.2f} s: {pruned.stderr.strip()}")
+    else:
+        print(f"parsec prune (end to end): {prune_s:.2f} s -- {pruned.stdout.strip().splitlines()[1].strip()}")
+    print(
+        f"live writer during prune: {count} records, longest stall {longest * 1000:.1f} ms, "
+        f"p99 {p99 * 1000:.1f} ms, median {median * 1000:.2f} ms, {len(errors)} failed writes"
+        + (f" (first: {errors[0]})" if errors else "")
+    )
+    print(f"after prune: {integrity(url)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--import-lines", type=int, default=100_000)
+    parser.add_argument("--import-lines", type=int, default=200_000)
     parser.add_argument("--keep", type=Path, help="Keep the work directory here.")
+    parser.add_argument("--only", choices=["import", "prune"], help="Measure only the import, or only the prune.")
     parser.add_argument("--no-search", action="store_true", help="Skip the search figures against Atuin.")
     parser.add_argument("--e2e-rows", type=int, default=200_000, help="History size for the search against Atuin.")
     parser.add_argument(
@@ -296,6 +383,9 @@ def main() -> None:
 
     workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-history-"))
     try:
+        if args.only == "import":
+            bench_import(args.import_lines, workdir, {**os.environ, "PYTHONPATH": str(ROOT)})
+            return
         data_home = workdir / "data"
         begin = time.perf_counter()
         url, dirs = build_store(data_home, args.rows)
@@ -309,6 +399,9 @@ def main() -> None:
         )
         parsec = [sys.executable, "-m", "parsec.cli.entry"]
         cwd = dirs[37]
+        if args.only == "prune":
+            bench_prune(url, env, parsec)
+            return
 
         if not args.no_search:
             from history_search import run as run_search
@@ -347,39 +440,8 @@ def main() -> None:
         for name, (fast, slow) in time_queries(url, cwd, args.runs).items():
             print(f"query alone: {name:36s} sqlite3 median {fast:7.2f} ms   via store {slow:7.2f} ms")
 
-        # spawn, not fork: a forked child would inherit this process's SQLite state (its open files
-        # and locks), which SQLite forbids; the writer opens its own store from scratch.
-        spawn = multiprocessing.get_context("spawn")
-        stop, result = spawn.Event(), spawn.Queue()
-        process = spawn.Process(target=writer, args=(url, stop, result))
-        process.start()
-        time.sleep(1.5)
-        begin = time.perf_counter()
-        # The history tier is kept forever by default: ask for 30 days, as the figure always measured.
-        pruned = subprocess.run(
-            parsec + ["--set", "context_management.history_retention_days=30", "prune"],
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        prune_s = time.perf_counter() - begin
-        time.sleep(0.5)
-        stop.set()
-        count, longest, p99, median, errors = result.get(timeout=120)
-        process.join()
-        if pruned.returncode != 0:
-            print(f"parsec prune FAILED after {prune_s:.2f} s: {pruned.stderr.strip()}")
-        else:
-            print(f"parsec prune (end to end): {prune_s:.2f} s -- {pruned.stdout.strip().splitlines()[1].strip()}")
-        print(
-            f"live writer during prune: {count} records, longest stall {longest * 1000:.1f} ms, "
-            f"p99 {p99 * 1000:.1f} ms, median {median * 1000:.2f} ms, {len(errors)} failed writes"
-            + (f" (first: {errors[0]})" if errors else "")
-        )
-        print(f"after prune: {integrity(url)}")
-
-        import_s = bench_import(args.import_lines, workdir)
-        print(f"import of {args.import_lines:,} zsh lines: median {import_s:.2f} s over 3 fresh stores")
+        bench_prune(url, env, parsec)
+        bench_import(args.import_lines, workdir, env)
         if args.keep:
             shutil.copytree(workdir, args.keep, dirs_exist_ok=True)
             print(f"kept in {args.keep}; compare trees on it: python bench/history_queries.py {args.keep} {cwd}")

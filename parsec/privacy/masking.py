@@ -149,13 +149,33 @@ def mask(text: str, extra_patterns: Sequence[str] = (), builtin: bool = True) ->
     return mask_collecting(text, extra_patterns, builtin)[0]
 
 
+# Texts found to hold no secret, per masking policy. A text is masked more than once on its way
+# to the store (by the recorder or importer, then by store_gate) and shells repeat their commands,
+# so a second look at a clean text is a set lookup. Only clean texts are kept (nothing secret
+# stays in memory), short ones only, and the memo is emptied when it reaches its size.
+CLEAN_MEMO_CHARS = 8_000_000
+CLEAN_MEMO_TEXT = 2048
+_clean: dict[tuple[tuple[str, ...], bool], set[str]] = {}
+_clean_chars = [0]
+
+
 def mask_collecting(text: str, extra_patterns: Sequence[str] = (), builtin: bool = True) -> tuple[str, list[str]]:
     """(`text` masked, the secret values masked in it): a session remembers the values (memory.py)."""
     if not text:
         return text, []
+    policy = (tuple(extra_patterns), builtin)
+    known = _clean.get(policy)
+    if known is not None and text in known:
+        return text, []
     data = _encode(text)
     spans = _byte_spans(data, extra_patterns, builtin)
     if not spans:
+        if len(text) <= CLEAN_MEMO_TEXT:
+            if _clean_chars[0] + len(text) > CLEAN_MEMO_CHARS:
+                _clean.clear()
+                _clean_chars[0] = 0
+            _clean.setdefault(policy, set()).add(text)
+            _clean_chars[0] += len(text)
         return text, []
     parts: list[bytes] = []
     values: list[str] = []

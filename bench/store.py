@@ -211,9 +211,16 @@ def sqlite_baselines(directory: Path, sessions: list[str]) -> dict:
     (created by the store, then left alone), one transaction per batch as the store's:
     - executemany: one statement per row (FTS5 then writes a one-row segment per row);
     - multi-VALUES: one statement per VALUES_ROWS rows;
-    - json_each: the batch as one JSON array and one INSERT ... SELECT (what the store does).
+    - json_each: the batch as one JSON array and one INSERT ... SELECT (the store's form until
+      2026-12-06; it now inserts multi-VALUES statements of 2,000 rows).
     The best of them is the baseline: the fastest insert there is, not the slowest."""
-    from parsec.store.execution_insert import QUOTED_COLUMNS, SQLITE_BULK_INSERT
+    from parsec.store.execution_insert import QUOTED_COLUMNS
+
+    json_sql = (
+        f"INSERT INTO executions ({QUOTED_COLUMNS}) SELECT "
+        + ", ".join(f"json_extract(value, '$[{i}]')" for i in range(len(COLUMNS)))
+        + " FROM json_each(?) WHERE true ON CONFLICT (id) DO NOTHING"
+    )
 
     def connect(name: str) -> sqlite3.Connection:
         path = directory / f"raw-{name}.db"
@@ -249,7 +256,7 @@ def sqlite_baselines(directory: Path, sessions: list[str]) -> dict:
 
     def json_each(tuples: list[tuple]) -> None:
         each.execute("BEGIN IMMEDIATE")
-        each.execute(SQLITE_BULK_INSERT, (json.dumps(tuples, ensure_ascii=False),))
+        each.execute(json_sql, (json.dumps(tuples, ensure_ascii=False),))
         each.execute("COMMIT")
 
     return {"executemany": executemany, f"multi-VALUES ({VALUES_ROWS} rows)": multi_values, "json_each": json_each}

@@ -10,11 +10,10 @@ shell yet.
 from __future__ import annotations
 
 import os
-from base64 import b32encode
 
 _MIN_EPOCH, _MAX_EPOCH = 0.0, 32503680000.0  # year 3000: anything outside is a bogus clock
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # the ULID alphabet
-_TO_CROCKFORD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", _CROCKFORD.encode())
+_PAIRS = [a + b for a in _CROCKFORD for b in _CROCKFORD]  # every 10-bit value as two digits
 
 
 def derived_id(timestamp: float, *parts: str) -> str:
@@ -27,12 +26,10 @@ def derived_id(timestamp: float, *parts: str) -> str:
 
 def ulid_text(millis: int, tail: bytes) -> str:
     """The ULID of a 48-bit time part (`millis`, clamped) and 80 bits of `tail`, as 26 characters.
-    What python-ulid computes, at a fraction of its cost (hot paths: every record, every line of
-    a large import): base32 in C over the 128 bits behind 32 zero bits (160 bits, 32 digits),
-    of which the last 26 digits are the ULID's 130 (its two leading zero bits included), then
-    RFC 4648's alphabet translated to Crockford's."""
-    time = max(0, min(millis, 2**48 - 1)).to_bytes(6, "big")
-    return b32encode(b"\0\0\0\0" + time + tail[:10].rjust(10, b"\0"))[6:].translate(_TO_CROCKFORD).decode()
+    What python-ulid computes, at a fraction of its cost: 26 digits = 130 bits (two leading zero
+    bits), looked up 10 bits at a time (hot paths: every record, every line of a large import)."""
+    value = (max(0, min(millis, 2**48 - 1)) << 80) | int.from_bytes(tail[:10], "big")
+    return "".join([_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
 
 
 def epoch(value: float | None) -> float | None:

@@ -24,9 +24,8 @@ from .execution_insert import (
     EXECUTION_COLUMNS,
     INSERT_CHUNK,
     QUOTED_COLUMNS,
-    SQLITE_BULK_INSERT,
     session_spans,
-    sqlite_payloads,
+    sqlite_inserts,
 )
 from .forgetting import Forgetting
 from .llm_usage import LlmUsage
@@ -144,8 +143,8 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
         self._touch_sessions(connection, batch)
         if self.dialect == "sqlite":
             return sum(
-                connection.exec_driver_sql(SQLITE_BULK_INSERT, (payload,)).rowcount
-                for payload in sqlite_payloads(batch)
+                connection.exec_driver_sql(statement, tuple(values)).rowcount
+                for statement, values in sqlite_inserts(batch)
             )
         # PostgreSQL: psycopg's own executemany (pipelined) sums rowcount; SQLAlchemy's batched
         # VALUES form reports -1, and RETURNING to count rows costs 4x the insert.

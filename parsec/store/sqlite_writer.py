@@ -148,7 +148,7 @@ def _inserts(batch: list[Any]) -> list[tuple[str, Any]]:
     """The statements that record executions: their sessions touched, then the rows in bulk."""
     if not batch:
         return []
-    from .execution_insert import SQLITE_BULK_INSERT, session_spans, sqlite_payloads
+    from .execution_insert import session_spans, sqlite_inserts
 
     touches = [(_TOUCH_SESSION, tuple(_micros(span).values())) for span in session_spans(batch)]
-    return [*touches, *((SQLITE_BULK_INSERT, (payload,)) for payload in sqlite_payloads(batch))]
+    return [*touches, *((statement, tuple(values)) for statement, values in sqlite_inserts(batch))]

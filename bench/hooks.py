@@ -14,6 +14,7 @@ first resolves, ask it: the classifier's answer depends on the second word — `
 command, `git options` ambiguous, `print version` prose — so the hook cannot settle them alone).
 
     python bench/hooks.py [--commands 300] [--rounds 6] [--shells bash,zsh,fish] [--startups 30] [--only-startup]
+                          [--before-tree /path/to/older/checkout]
 """
 
 from __future__ import annotations
@@ -155,8 +156,12 @@ def start_daemon(env: Env) -> subprocess.Popen:
     return proc
 
 
-def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -> dict[str, list[float]]:
+def bench_shell(
+    shell: str, total: int, rounds: int, root: Path, gap_s: float, before_tree: Path | None = None
+) -> dict[str, list[float]]:
     variants = ["none", "parsec", "parsec (daemon down)"]
+    if before_tree is not None:  # an older checkout's hook and daemon, measured in the same run
+        variants.insert(1, "parsec (before)")
     if shutil.which("atuin"):
         variants += ["atuin", "atuin (daemon)"]
     envs = {
@@ -166,7 +171,11 @@ def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -
         "atuin": Env(root, f"{shell}-atuin"),
         "atuin (daemon)": with_atuin_daemon(Env(root, f"{shell}-atuin-daemon")),
     }
-    daemon = start_daemon(envs["parsec"])
+    daemons = [start_daemon(envs["parsec"])]
+    if before_tree is not None:
+        envs["parsec (before)"] = Env(root, f"{shell}-parsec-before")
+        envs["parsec (before)"].env["PYTHONPATH"] = str(before_tree)
+        daemons.append(start_daemon(envs["parsec (before)"]))
     try:
         children = {v: spawn(shell, envs[v], hook_line(v, shell)) for v in variants}
         commands = FISH_COMMANDS if shell == "fish" else COMMANDS
@@ -190,8 +199,9 @@ def bench_shell(shell: str, total: int, rounds: int, root: Path, gap_s: float) -
             child.close(force=True)
         return results
     finally:
-        daemon.send_signal(signal.SIGTERM)
-        daemon.wait(10)
+        for daemon in daemons:
+            daemon.send_signal(signal.SIGTERM)
+            daemon.wait(10)
         if "atuin (daemon)" in variants:
             stop_atuin_daemon(envs["atuin (daemon)"])
 
@@ -305,6 +315,9 @@ def main() -> int:
         "--paste-bytes", type=int, default=1_000_000, help="size of the pasted line for the paste figure (0 skips it)"
     )
     parser.add_argument("--paste-runs", type=int, default=3)
+    parser.add_argument(
+        "--before-tree", type=Path, help="also measure the hook and daemon of this older checkout (PYTHONPATH)"
+    )
     args = parser.parse_args()
     if args.only_startup:
         args.commands = args.paste_bytes = 0
@@ -331,7 +344,9 @@ def main() -> int:
                         f"{shell:6} {variant:12} {med:8.1f} {med - bare:7.1f} {med_cpu:7.1f} {med_cpu - bare_cpu:7.1f}"
                     )
             if args.commands:
-                results = bench_shell(shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000)
+                results = bench_shell(
+                    shell, args.commands, args.rounds, Path(tmp), args.gap_ms / 1000, args.before_tree
+                )
                 base_med = statistics.median(results["none"])
                 base_p99 = percentile(results["none"], 0.99)
                 print(f"\n{shell}   {'variant':22} {'median':>8} {'p99':>8} {'added median':>13} {'added p99':>10}")

@@ -343,8 +343,8 @@ $1
     [[ ! -L $probe ]] || return 1
     { builtin eval "__parsec_parse_probe() {
 $1
-}"; } 2>"$probe"
-    { builtin read -r -d '' why <"$probe"; : >"$probe"; } 2>/dev/null # the message quotes the line
+}"; } 2>|"$probe" # (>|: the user's noclobber must not keep the message out)
+    { builtin read -r -d '' why <"$probe"; : >|"$probe"; } 2>/dev/null # the message quotes the line
     [[ $why == *"unexpected token \`}'"* || $why == *'unexpected EOF'* || $why == *'unexpected end of file'* ]] || REPLY=error
     return 1
 }

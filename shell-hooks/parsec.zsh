@@ -320,7 +320,7 @@ __parsec_parses_as_is() {
     { functions[__parsec_parse_probe]=$1 } 2>&$fd
     builtin exec {fd}>&-
     builtin unset 'functions[__parsec_parse_probe]' 2>/dev/null
-    { builtin read -r -d '' why <$probe; : >$probe } 2>/dev/null # the message quotes the line
+    { builtin read -r -d '' why <$probe; : >|$probe } 2>/dev/null # the message quotes the line
     [[ $why == *'unmatched '* || $why == *"parse error near \`${words[-1]-}'"* ]] || REPLY=error
     return 1
 }

@@ -53,3 +53,19 @@ def test_a_real_syntax_error_stays_the_shells(sandbox, daemon, shell):
     sh.exit()
     assert "ASKED" not in out and "[a] ask Parsec" not in out
     assert "error" in out
+
+
+@pytest.mark.parametrize(("shell", "noclobber"), [("bash", "set -o noclobber"), ("zsh", "setopt noclobber")])
+def test_a_real_unfinished_line_costs_no_question_under_noclobber(sandbox, fake_daemon, shell, noclobber):
+    """The hook tells a syntax error from an unfinished line by the shell's message, kept in a
+    private file it reuses: the user's noclobber must not keep that message out (every unparsable
+    line would then pass for an error and cost a round trip)."""
+    need(shell)
+    sh = Shell(shell, sandbox, after=noclobber)
+    assert "ASKED<please show disk usage (human readable)>" in sh.run("please show disk usage (human readable)")
+    assert "ASKED<please tell me what's new>" in sh.run("please tell me what's new")
+    out = sh.run("echo 'one\ntwo'")
+    sh.exit()
+    assert "one\ntwo" in out.replace("\r", "")
+    asked = [m["text"] for m in fake_daemon.of_type("classify")]
+    assert "echo 'one" not in asked, asked

@@ -34,7 +34,7 @@ from parsec.routing import Classifier  # noqa: E402
 from tests.hooks.harness import Daemon, Sandbox, _load_line, write_rc_file  # noqa: E402
 
 CORPORA = ("tests/data/eval_tuning.jsonl", "tests/data/eval_frozen.jsonl")
-QUESTION = "command or question?"
+QUESTION = r"\[e\] edit"  # the legend: keys count from then on (typed earlier they are type-ahead)
 
 # Ctrl-T: load the next corpus line, route it with the hook's Enter code, report, clear.
 BENCH_KEYS = {

@@ -94,19 +94,49 @@ def search_slice(
     low: int,
     high: int,
     limit: int = 20_000,
+    index: str | None = None,
 ) -> list[tuple]:
     """Executions with low < seq <= high matching the scope and the text, newest (by seq) first,
-    as tuples in ROW_FIELDS order."""
+    as tuples in ROW_FIELDS order. `index` (scope_index): read the scope's rows through its index
+    rather than the rowid range (for a scope small enough to read whole, see scope_rows)."""
     bind = Positional()
-    scope_only = HistoryQuery(
-        session_id=scope.session_id, cwd=scope.cwd, cwd_subtree=scope.cwd_subtree, failed=scope.failed, host=scope.host
-    )
-    conditions = filter_conditions(scope_only, bind)
+    conditions = filter_conditions(_scope_only(scope), bind)
     conditions += [f"seq > {bind(low)}", f"seq <= {bind(high)}"]
     clauses, text_params = text_clauses(text)
     bind.values += text_params
-    sql = f"SELECT {', '.join(ROW_FIELDS)} FROM executions{where([*conditions, *clauses])} ORDER BY seq DESC LIMIT ?"
+    source = f"executions INDEXED BY {index}" if index else "executions"
+    sql = f"SELECT {', '.join(ROW_FIELDS)} FROM {source}{where([*conditions, *clauses])} ORDER BY seq DESC LIMIT ?"
     return connection.execute(sql, [*bind.values, limit]).fetchall()
+
+
+def _scope_only(scope: HistoryQuery) -> HistoryQuery:
+    return HistoryQuery(
+        session_id=scope.session_id, cwd=scope.cwd, cwd_subtree=scope.cwd_subtree, failed=scope.failed, host=scope.host
+    )
+
+
+# A scope's filter column and the (column, executed_at) index that lists its rows (store/schema.py).
+SCOPE_INDEXES = (
+    ("cwd", "ix_executions_cwd_time"),
+    ("session_id", "ix_executions_session_time"),
+    ("host", "ix_executions_host_time"),
+)
+
+
+def scope_index(scope: HistoryQuery) -> str | None:
+    """The index holding exactly the rows of `scope` (a directory, subtree, session or host)."""
+    for field, index in SCOPE_INDEXES:
+        if getattr(scope, field) is not None:
+            return index
+    return None
+
+
+def scope_rows(connection: sqlite3.Connection, scope: HistoryQuery, index: str, cap: int) -> int:
+    """How many rows `scope` holds, up to cap + 1: counted in its index alone (no table reads)."""
+    bind = Positional()
+    conditions = filter_conditions(_scope_only(scope), bind)
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM executions INDEXED BY {index}{where(conditions)} LIMIT {bind(cap + 1)})"
+    return int(connection.execute(sql, bind.values).fetchone()[0])
 
 
 def previous_in_session(connection: sqlite3.Connection, session_id: str, executed_at: int) -> tuple | None:

@@ -59,11 +59,13 @@ class SearchApp:
         self.height = lines if settings.full_screen else min(settings.inline_height, lines - 1)
 
     # --- searching ------------------------------------------------------------------------------
-    def _new_search(self) -> Search:
-        return self.source.search(parse(self.state.query, self.state.mode), self.state.filter)
+    def _new_search(self, previous: Search | None = None) -> Search:
+        return self.source.search(parse(self.state.query, self.state.mode), self.state.filter, previous=previous)
 
-    def _restart(self) -> None:
-        self.search = self._new_search()
+    def _restart(self, reuse: bool = True) -> None:
+        """A new search for the current query. `reuse`: the last search's matches may be filtered
+        instead of read again (Source.search says when); not after rows were forgotten."""
+        self.search = self._new_search(self.search if reuse else None)
         self.state.selected = self.state.top = 0
         self.search.step()
         self.results = self.search.ranked()
@@ -95,6 +97,7 @@ class SearchApp:
             status=self.state.confirming or self.state.status,
             output=self._selected_output(),
             searching=not self.search.done,
+            more=self.search.more,
             top=self.state.top,
         )
         lines = frame(view)
@@ -241,7 +244,7 @@ class SearchApp:
             message = "nothing forgotten"
         self._close_forget_store()
         self.state.status = message
-        self._restart()
+        self._restart(reuse=False)
         return None
 
     def _close_forget_store(self) -> None:

@@ -43,6 +43,21 @@ def next_mode(mode: str) -> str:
     return MODES[(MODES.index(mode) + 1) % len(MODES)] if mode in MODES else MODES[0]
 
 
+def narrows(old: TextMatch, new: TextMatch) -> bool:
+    """Every command `new` matches, `old` matches too: each word of `old` lies inside a word of
+    `new` (a word's letters in order, or a phrase as a substring, are then there too), in the same
+    mode. Exclusions widen as they are typed, so a query with any is never narrower."""
+    if old.mode != new.mode or old.exclude or new.exclude or (old.case_sensitive and not new.case_sensitive):
+        return False
+
+    def fold(word: str) -> str:  # old without a capital matches either case: compare folded
+        return word if old.case_sensitive else word.lower()
+
+    if old.mode == "prefix":
+        return fold(" ".join(new.include)).startswith(fold(" ".join(old.include)))
+    return all(any(fold(word) in fold(later) for later in new.include) for word in old.include)
+
+
 def matches(text: TextMatch, command: str) -> bool:
     """The same test as the SQL of store/search.text_clauses, for text that is not in a column
     (the commands inside a conversation). A test checks the two agree."""

@@ -105,6 +105,13 @@ class Pool:
             if len(found.recent) < RUNS_KEPT:
                 found.recent.append((row[2], at, status == 0))
 
+    def narrowed(self, keep: Callable[[str], bool]) -> Pool:
+        """The candidates whose command `keep` accepts (a narrower query over the same rows)."""
+        pool = Pool()
+        pool.by_command = {command: c for command, c in self.by_command.items() if keep(command)}
+        pool.extra = [c for c in self.extra if keep(c.command)]
+        return pool
+
     def __len__(self) -> int:
         return len(self.by_command) + len(self.extra)
 

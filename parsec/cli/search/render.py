@@ -33,11 +33,13 @@ class View:
         status: str = "",
         output: str | None = None,
         searching: bool = False,
+        more: bool = False,
         top: int = 0,
     ) -> None:
         self.query, self.cursor, self.mode, self.filter = query, cursor, mode, filter
         self.results, self.selected, self.width, self.height = results, selected, width, height
         self.now_us, self.status, self.searching = now_us, status, searching
+        self.more = more  # the search stopped at enough matches: older rows may hold more
         self.output = output  # the selected row's captured output, when there is some
         self.top = top  # first result shown (the caller keeps the selection in view)
 
@@ -162,7 +164,7 @@ def truncated_text(data: object) -> str | None:
 
 def frame(view: View) -> list[str]:
     """Exactly view.height lines."""
-    found = f"{len(view.results)}{'…' if view.searching else ''} found"
+    found = f"{len(view.results)}{'…' if view.searching else '+' if view.more else ''} found"
     right = f"{DIM}{view.mode} · {view.filter} · {found}{RESET}"
     right_width = len(view.mode) + len(view.filter) + len(found) + 6
     query = cut(view.query, max(5, view.width - len(PROMPT) - right_width - 1))

@@ -48,7 +48,7 @@ def _outcome(model: type[r.Reply]) -> TypeAdapter[Any]:
     return TypeAdapter(Annotated[model | r.ErrorReply, Field(discriminator="ok")])
 
 
-def parse_reply(model: type[ReplyT], data: Any) -> ReplyT | r.ErrorReply:
+def parse_reply(model: type[ReplyT], data: object) -> ReplyT | r.ErrorReply:
     """`data` (a decoded reply line) as `model` or an ErrorReply. Fields this client does not know
     are dropped (a newer daemon may say more); a missing or mistyped one is a ReplyMismatch."""
     if isinstance(data, dict) and data.get("ok") is True:
@@ -94,9 +94,9 @@ class DaemonClient:
     def call(self, request: Request[ReplyT]) -> ReplyT: ...
 
     @overload
-    def call(self, request: str, **fields: Any) -> dict[str, Any]: ...
+    def call(self, request: str, **fields: object) -> dict[str, Any]: ...
 
-    def call(self, request: Request[Any] | str, **fields: Any) -> Any:
+    def call(self, request: Request[r.Reply] | str, **fields: object) -> r.Reply | dict[str, Any]:
         """Like `exchange`, but an error reply raises DaemonError. Given a type name and fields
         instead of a model: the wire-level form, a dict out."""
         if isinstance(request, str):
@@ -110,12 +110,12 @@ class DaemonClient:
             raise DaemonError(reply.error.code, reply.error.message)
         return reply
 
-    def tell(self, request: Request[Any]) -> None:
+    def tell(self, request: Request[r.Reply]) -> None:
         """Send without waiting for a reply (the request should say noreply=True)."""
         self._send_line(_wire(request))
 
     # --- wire level: for tests and tools that send what no model would ----------------------
-    def send(self, kind: str, **fields: Any) -> None:
+    def send(self, kind: str, **fields: object) -> None:
         """Send without waiting (use with noreply=True, or read the reply with `receive`)."""
         self._send_line(request_line(kind, **fields))
 
@@ -131,7 +131,7 @@ class DaemonClient:
         except OSError as err:
             raise DaemonUnavailable(f"cannot reach the daemon: {err.strerror or err}") from None
 
-    def request(self, kind: str | dict[str, Any], **fields: Any) -> dict[str, Any]:
+    def request(self, kind: str | dict[str, Any], **fields: object) -> dict[str, Any]:
         """Send one request and return its reply as a dict, whether ok or not.
 
         `kind` is the message type, or a whole message as a dict (`{"type": "status", ...}`)."""
@@ -159,7 +159,7 @@ class DaemonClient:
         self.close()
 
 
-def _wire(request: Request[Any]) -> bytes:
+def _wire(request: Request[r.Reply]) -> bytes:
     """A request model's line: its fields, less the defaults (the daemon fills them in the same)."""
     return request_line(request.type, **request.model_dump(exclude_defaults=True, exclude={"type", "v"}))
 

@@ -24,7 +24,7 @@ SHELL_FACTS = frozenset({"file", "alias", "builtin", "function", "keyword", "non
 SessionKey = str
 
 
-def _key() -> Any:
+def _key() -> Any:  # noqa: ANN401 - pydantic types Field() as Any, to stand for any default
     return Field(min_length=1, max_length=128)
 
 
@@ -62,7 +62,7 @@ class BadMessage(ProtocolError):
         self.code: ErrorCode = code
 
 
-ReplyT = TypeVar("ReplyT", bound=r.Reply)
+ReplyT = TypeVar("ReplyT", bound=r.Reply, covariant=True)  # a Status is a Request[Reply]
 
 
 class Request(BaseModel, Generic[ReplyT]):
@@ -210,11 +210,11 @@ AnyRequest = Annotated[
 REQUEST_ADAPTER: TypeAdapter[AnyRequest] = TypeAdapter(AnyRequest)
 
 
-def _kind(cls: type[Request[Any]]) -> str:
+def _kind(cls: type[Request[r.Reply]]) -> str:
     return str(cls.model_fields["type"].default)
 
 
-def _reply_model(cls: type[Request[Any]]) -> type[r.Reply]:
+def _reply_model(cls: type[Request[r.Reply]]) -> type[r.Reply]:
     """The reply class a request class was declared with (`Request[r.StatusReply]`)."""
     for base in cls.__mro__:
         meta = getattr(base, "__pydantic_generic_metadata__", None)
@@ -224,7 +224,7 @@ def _reply_model(cls: type[Request[Any]]) -> type[r.Reply]:
     raise TypeError(f"{cls.__name__} does not say which reply it gets")
 
 
-REQUEST_TYPES: dict[str, type[Request[Any]]] = {_kind(cls): cls for cls in get_args(get_args(AnyRequest)[0])}
+REQUEST_TYPES: dict[str, type[Request[r.Reply]]] = {_kind(cls): cls for cls in get_args(get_args(AnyRequest)[0])}
 REPLY_TYPES: dict[str, type[r.Reply]] = {kind: _reply_model(cls) for kind, cls in REQUEST_TYPES.items()}
 
 
@@ -273,7 +273,7 @@ def envelope(line: bytes | str) -> tuple[int | str | None, bool]:
     return req_id, data.get("noreply") is True
 
 
-def request_line(kind: str, **fields: Any) -> bytes:
+def request_line(kind: str, **fields: object) -> bytes:
     """The wire form of a request (used by the client, the tests and the benchmark)."""
     if kind not in REQUEST_TYPES:
         raise ValueError(f"unknown message type {kind!r}")

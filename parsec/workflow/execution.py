@@ -12,6 +12,7 @@ from ..models.text import TruncatedText
 from ..models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
 from . import gate
 from .outcome import NOT_ACHIEVED
+from .quickstart import REQUEST_SETTLE_S
 from .reply_checks import ASK_AGAIN_NOTHING_RUN, DONE_WITH_NOTHING_RUN
 from .runner_parts import RunnerParts
 from .shell import PersistentShell, ShellResult
@@ -43,7 +44,10 @@ class ExecutionSteps(RunnerParts):
             shell.closed.wait()
 
         self._shell_launch = launch
-        threading.Thread(target=start, name="parsec-shell", daemon=True).start()
+        # A moment later, as the store's writes: the request is written before this competes.
+        timer = threading.Timer(REQUEST_SETTLE_S, start)
+        timer.name, timer.daemon = "parsec-shell", True
+        timer.start()
 
     def _open_shell(self) -> PersistentShell:
         """The conversation's shell (the one launched during planning, if any). Where no sandbox

@@ -9,32 +9,19 @@ relay, unless the command switched to the alternate screen.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
-import pty
-import select
-import signal
 import sys
 import termios
-import tty
 from collections.abc import Sequence
 
 from ..fdio import write_all
+from ..pty_session import RawTerminal, exit_code, following_window_size, read_pty, readable, spawn_on_pty
 from .hook_relay import HookRelay
 from .osc133 import AltScreen, Mark, MarkScanner
 from .output_capture import OutputCapture
 
 HOOK_FD = 97  # the fd the shell's hooks write their records to (PARSEC_PTY_FD)
 _READ = 65536
-
-
-def _copy_winsize(src_fd: int, dst_fd: int) -> None:
-    try:
-        size = fcntl.ioctl(src_fd, termios.TIOCGWINSZ, b"\0" * 8)
-        fcntl.ioctl(dst_fd, termios.TIOCSWINSZ, size)
-    except OSError:
-        pass
 
 
 class PtyProxy:
@@ -45,37 +32,17 @@ class PtyProxy:
         self.env = env
         self.scanner = MarkScanner()
         self.capture: OutputCapture | None = None
-        self._winch = False
 
     def run(self) -> int:
         stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
         hook_r, hook_w = os.pipe()
-        pid, master = pty.fork()
-        if pid == 0:  # the child: becomes the user's shell
-            os.close(hook_r)
-            if hook_w != HOOK_FD:
-                os.dup2(hook_w, HOOK_FD)
-                os.close(hook_w)
-            os.set_inheritable(HOOK_FD, True)
-            env = dict(self.env, PARSEC_PTY_FD=str(HOOK_FD), PARSEC_OSC133="1")
-            try:
-                os.execvpe(self.argv[0], self.argv, env)
-            except OSError as err:
-                os.write(2, f"parsec: cannot start {self.argv[0]}: {err.strerror}\n".encode())
-                os._exit(127)
-        os.close(hook_w)
-        is_tty = os.isatty(stdin)
-        saved = termios.tcgetattr(stdin) if is_tty else None
-        old_winch = signal.signal(signal.SIGWINCH, self._on_winch)
+        env = dict(self.env, PARSEC_PTY_FD=str(HOOK_FD), PARSEC_OSC133="1")
+        pid, master = spawn_on_pty(self.argv, env, fds={HOOK_FD: hook_w}, size_from=(stdin,))
         try:
-            if is_tty:
-                _copy_winsize(stdin, master)
-                tty.setraw(stdin, termios.TCSANOW)  # TCSAFLUSH would drop keys typed ahead
-            self._loop(stdin, stdout, master, hook_r)
+            # TCSANOW: TCSAFLUSH would drop the keys typed ahead.
+            with RawTerminal(stdin, when=termios.TCSANOW), following_window_size(master, (stdin,)):
+                self._loop(stdin, stdout, master, hook_r)
         finally:
-            if saved is not None:
-                termios.tcsetattr(stdin, termios.TCSADRAIN, saved)
-            signal.signal(signal.SIGWINCH, old_winch)
             self.relay.close()
             for fd in (master, hook_r):
                 try:
@@ -83,30 +50,15 @@ class PtyProxy:
                 except OSError:
                     pass
         _, status = os.waitpid(pid, 0)
-        return os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 128 + os.WTERMSIG(status)
-
-    def _on_winch(self, signum: int, frame: object) -> None:
-        self._winch = True
+        return exit_code(status)
 
     def _loop(self, stdin: int, stdout: int, master: int, hook_r: int) -> None:
         readers = [master, stdin, hook_r]
         while True:
-            if self._winch:
-                self._winch = False
-                _copy_winsize(stdin, master)
-            try:
-                ready, _, _ = select.select(readers, [], [], 0.25)
-            except InterruptedError:
-                continue
+            ready = readable(readers, 0.25)
             self.relay.tick()
             if master in ready:
-                try:
-                    data = os.read(master, _READ)
-                except OSError as err:
-                    if err.errno in (errno.EIO, errno.EBADF):
-                        data = b""
-                    else:
-                        raise
+                data = read_pty(master)
                 if not data:
                     self._drain_hooks(hook_r)
                     return

@@ -19,15 +19,13 @@ the one writable place besides the working directory.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import secrets
-import select
 import shutil
 import signal
+import sys
 import tempfile
-import termios
 import threading
 import time
 from dataclasses import dataclass, field
@@ -36,8 +34,8 @@ from typing import BinaryIO
 from ..errors import ParsecError
 from ..fdio import write_all
 from ..models.terminal import strip_ansi
+from ..pty_session import RawTerminal, drain, following_window_size, read_pty, readable, spawn_on_pty
 from .children import EXIT_CODES, exited, reap, reap_later
-from .pty_io import RawTerminal, copy_window_size, drain, partial_suffix, read_pty
 from .sandbox import Sandbox
 from .session_reaper import start_reaper
 
@@ -103,8 +101,6 @@ class PersistentShell:
 
     # --- life cycle ------------------------------------------------------------------------
     def start(self) -> None:
-        master, slave = os.openpty()
-        copy_window_size(slave)
         control_read, control_write = os.pipe()
         env = dict(self.env)
         env.update(PARSEC_SHELL_STATE=self._state_file, PARSEC_SHELL_NONCE=self._nonce)
@@ -117,33 +113,26 @@ class PersistentShell:
             if self.shell.endswith("zsh")
             else [self.shell, "--norc", "--noprofile", "-c", driver]
         )
-        info_read = info_write = -1
+        fds = {3: control_read}  # the commands to run
+        info_read = -1
         if self.sandbox is not None:
             info_read, info_write = os.pipe()
+            fds[4] = info_write  # where bwrap says the sandbox is up
             argv = self.sandbox.command(argv, private_dir=self._dir, cwd=self.cwd, info_fd=4, env=self.env)
-        pid = os.fork()
-        if pid == 0:  # child: new session, the pty as controlling terminal, the pipe as fd 3
-            try:
-                os.setsid()
-                if info_write < 0:  # a sandboxed shell takes the pty itself (sandbox.py)
-                    fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
-                for fd in (0, 1, 2):
-                    os.dup2(slave, fd)
-                os.dup2(control_read, 3)
-                if info_write >= 0:  # where bwrap says the sandbox is up
-                    os.dup2(info_write, 4)
-                os.closerange(4 if info_write < 0 else 5, 1024)
-                os.chdir(self.cwd if os.path.isdir(self.cwd) else "/")
-                os.execve(argv[0], argv, env)
-            finally:
-                os._exit(127)
-        os.close(slave)
-        os.close(control_read)
+        pid, master = spawn_on_pty(
+            argv,
+            env,
+            fds=fds,
+            cwd=self.cwd,
+            controlling_terminal=self.sandbox is None,  # a sandboxed shell takes the pty itself (sandbox.py)
+            close_other_fds=True,
+            size_from=_user_terminal(),
+            default_size=(24, 100),
+        )
         self.pid, self._master, self._control = pid, master, control_write
         self.shell_pid = pid
         self._reaper = start_reaper(pid)
-        if info_write >= 0:
-            os.close(info_write)
+        if info_read >= 0:
             self.shell_pid = self._await_sandbox(info_read)
 
     def _await_sandbox(self, info_read: int) -> int:
@@ -154,7 +143,7 @@ class PersistentShell:
         deadline = time.monotonic() + SANDBOX_START_TIMEOUT_S
         try:
             while time.monotonic() < deadline and self._marker not in said:
-                ready = select.select([info_read, self._master], [], [], 0.1)[0]
+                ready = readable([info_read, self._master], 0.1)
                 if info_read in ready:
                     info.extend(os.read(info_read, 4096) or b"")
                 if self._master in ready:
@@ -219,19 +208,17 @@ class PersistentShell:
             self._signal_command(signal.SIGINT)
 
         signal.signal(signal.SIGINT, on_sigint)
-        previous_winch = signal.signal(signal.SIGWINCH, lambda *_: copy_window_size(self._master, default=False))
         try:
             if detached_input:  # unattended: a command that reads its input gets end of file
                 command = "{ " + command + "\n} </dev/null"
             os.write(self._control, command.encode("utf-8", "replace") + b"\0")
-            with raw_terminal:
+            with raw_terminal, following_window_size(self._master, _user_terminal()):
                 done, interrupted_by_key, timed_out = self._pump(captured, echo, raw_terminal.fd, deadline)
             interrupted = interrupted or interrupted_by_key
         except (BrokenPipeError, ShellDied):
             done = False
         finally:
             signal.signal(signal.SIGINT, previous_handler)
-            signal.signal(signal.SIGWINCH, previous_winch)
         duration_ms = int((time.monotonic() - started) * 1000)
         output = strip_ansi(bytes(captured))  # every escape and control sequence, before it is stored or sent
         if not done:
@@ -281,10 +268,7 @@ class PersistentShell:
                 self._signal_command(signal.SIGKILL)
                 kill_at = now + 2.0
             watch = [self._master] + ([stdin_fd] if stdin_fd is not None else [])
-            try:
-                ready, _, _ = select.select(watch, [], [], 0.1)
-            except InterruptedError:
-                continue
+            ready = readable(watch, 0.1)
             if stdin_fd is not None and stdin_fd in ready:
                 data = read_pty(stdin_fd)
                 if not data:
@@ -401,6 +385,23 @@ class PersistentShell:
             pass
         reap(self.pid, timeout=1.0)
         self.pid = None
+
+
+def _user_terminal() -> tuple[int, ...]:
+    """Where the user's window size is read: Parsec's stdout, else its stdin."""
+    try:
+        return (sys.stdout.fileno(), 0)
+    except (AttributeError, ValueError, OSError):  # no stdout, or one without an fd
+        return (0,)
+
+
+def partial_suffix(data: bytes, marker: bytes) -> int:
+    """How many bytes at the end of `data` may be the start of `marker` (kept back until the
+    next read says whether the marker follows)."""
+    for size in range(min(len(marker) - 1, len(data)), 0, -1):
+        if marker.startswith(data[-size:]):
+            return size
+    return 0
 
 
 def pick_shell(env: dict[str, str]) -> str:

@@ -112,6 +112,7 @@ def test_init_prints_the_hook_without_heavy_imports(tmp_path):
     settings = (
         "__parsec_exclude=()\n"
         + f"__parsec_state_changing=' {' '.join(state_changing)} '\n"
+        + f"__parsec_hook_file='{tmp_path / 'parsec' / 'hook.bash'}'\n"  # what an open shell checks for
         + f"__parsec_bin='{parsec_command()}'\n"
     )
     size = len(settings) + len(hook_script("bash"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from collections import namedtuple
 
-from .execution_sql import Positional, filter_conditions, like_escape, where
+from .execution_sql import FTS_TABLE, TRIGRAM_MIN, Positional, filter_conditions, fts5_phrase, like_escape, where
 from .history import HistoryQuery
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time; see docs/history.md)
@@ -82,6 +82,21 @@ def text_clauses(text: TextMatch, column: str = "command") -> tuple[list[str], l
     return clauses, params
 
 
+def substrings(text: TextMatch) -> list[str]:
+    """The parts of the query every match holds as they are (in any case): the prefix mode's text,
+    the fulltext mode's words, phrases with a space; fuzzy words hold their letters only in order."""
+    if text.mode == "prefix":
+        return [" ".join(text.include)] if text.include else []
+    return [word for word in text.include if text.mode == "fulltext" or " " in word]
+
+
+def full_text_match(text: TextMatch) -> str | None:
+    """The FTS5 (trigram) query for the substrings long enough for the index, or None: a
+    prefilter (the index folds case like LIKE, so it finds a superset of the text clauses)."""
+    long = [part for part in substrings(text) if len(part) >= TRIGRAM_MIN]
+    return " AND ".join(fts5_phrase(part) for part in long) if long else None
+
+
 def newest_seq(connection: sqlite3.Connection) -> int:
     # a bare max(): SQLite reads it from the end of the rowid b-tree (coalesce() around it scans)
     return int(connection.execute("SELECT max(seq) FROM executions").fetchone()[0] or 0)
@@ -102,6 +117,12 @@ def search_slice(
     bind = Positional()
     conditions = filter_conditions(_scope_only(scope), bind)
     conditions += [f"seq > {bind(low)}", f"seq <= {bind(high)}"]
+    match = full_text_match(text)
+    if match is not None:  # FTS5 seeks to the rowid range: the cost follows the matches, not the rows
+        conditions.append(
+            f"seq IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH {bind(match)}"
+            f" AND rowid > {bind(low)} AND rowid <= {bind(high)})"
+        )
     clauses, text_params = text_clauses(text)
     bind.values += text_params
     source = f"executions INDEXED BY {index}" if index else "executions"

@@ -174,3 +174,23 @@ def test_which_queries_narrow(old, new, narrower) -> None:
 def test_prefix_mode_narrows_by_the_start() -> None:
     assert narrows(parse("git p", "prefix"), parse("git pu", "prefix"))
     assert not narrows(parse("git p", "prefix"), parse("it pu", "prefix"))
+
+
+@pytest.mark.parametrize(
+    ("typed", "mode", "expected"),
+    [
+        ("terraform apply", "prefix", ["terraform apply -target=module.vpc"]),
+        ("TERRAFORM", "fulltext", []),  # a capital: case matters, the index (which folds case) only prefilters
+        ("module.vpc", "fulltext", ["terraform apply -target=module.vpc"]),
+        ('"form pl"', "fuzzy", ["terraform plan"]),
+        ("tf -t", "fuzzy", ["terraform apply -target=module.vpc"]),  # no substring: read by slices
+    ],
+)
+def test_old_matches_through_the_full_text_index(recorder, env, large, typed, mode, expected) -> None:
+    with sqlite3.connect(db_path(env)) as connection:
+        search = Source(connection, Here(cwd="/elsewhere", session_id=None, host="laptop")).search(
+            parse(typed, mode), "everywhere"
+        )
+        assert search.full_text is (mode != "fuzzy" or '"' in typed)
+        run_to_end(search)
+        assert [c.command for c in search.ranked()] == expected

@@ -18,6 +18,8 @@ from .scope import Here, next_filter, scope_query
 from .settings import SearchSettings
 from .source import Search, Source
 
+PARTIAL_FRAME_S = 0.05  # while older slices are read, a partial frame at most this often
+
 
 class State:
     """What the user has set up: the query, the modes, the selection."""
@@ -54,6 +56,7 @@ class SearchApp:
         self.output_for: tuple[str, str | None] | None = None
         self._forget_target = ""  # Ctrl-D: the pattern asked about, and the store it was counted in
         self._pending_store = None
+        self._drawn_at = 0.0  # perf_counter() of the last frame
         columns, lines = terminal.size()
         self.width = columns
         self.height = lines if settings.full_screen else min(settings.inline_height, lines - 1)
@@ -101,6 +104,7 @@ class SearchApp:
             top=self.state.top,
         )
         lines = frame(view)
+        self._drawn_at = time.perf_counter()
         self.state.top = view.top
         start = "\x1b[H" if self.settings.full_screen else "\x1b8\r"
         body = "\r\n".join(line + "\x1b[K" for line in lines)
@@ -131,9 +135,12 @@ class SearchApp:
             while True:
                 if not self.search.done and not self.terminal.has_input():
                     self.search.step()
-                    self.results = self.search.ranked()
-                    self.draw()
-                    traced = self._trace(traced)
+                    # ranking and drawing every slice cost more than reading it: partial frames
+                    # come at most every PARTIAL_FRAME_S, the complete one at once
+                    if self.search.done or time.perf_counter() - self._drawn_at >= PARTIAL_FRAME_S:
+                        self.results = self.search.ranked()
+                        self.draw()
+                        traced = self._trace(traced)
                     continue
                 key = self.terminal.read_key(None if self.search.done else 0)
                 if key is None:

@@ -18,6 +18,9 @@ from .scope import Here, repo_root, scope_query
 SLICE = 20_000
 FIRST_SLICE = 5_000  # the redraw right after a key reads less: typical queries match plenty here
 STEP_ROWS = 1_000
+# With the full-text index (a query holding a substring of 3 characters or more) a slice costs
+# what it matches, not its rows: each slice is this many times the last (1,000,000 rows in 5).
+FULL_TEXT_GROWTH = 4
 ENOUGH = 300  # distinct commands: older rows add nothing a person scrolls to
 # A directory, subtree, session or host with at most this many rows is read through its index
 # (store/search.scope_index), not by slices of the whole history: a directory with no history
@@ -113,6 +116,7 @@ class Search:
         self.high = source.top
         self.slice = FIRST_SLICE
         self.index: str | None = None  # read the scope through this index (a small scope), in one go
+        self.full_text = store_search.full_text_match(text) is not None
         # exhausted: every row of the scope was read, so the pool holds every match; a search that
         # stops at ENOUGH distinct commands is done without it (the count shows "300+")
         self.done = self.exhausted = self.scope is None
@@ -154,7 +158,7 @@ class Search:
         if self.done:
             return
         low = 0 if self.index else max(0, self.high - self.slice)
-        self.slice = SLICE
+        self.slice = self.slice * FULL_TEXT_GROWTH if self.full_text else SLICE
         assert self.scope is not None
         connection = self.source.connection
         rows = store_search.search_slice(connection, self.scope, self.text, low, self.high, STEP_ROWS, self.index)

@@ -9,7 +9,7 @@
 # PARSEC_BENCH_SERVER=xllamacpp uses llama.cpp's own llama-server instead, from the xllamacpp
 # wheel (prebuilt for CPU: no compile, up in seconds; the llama-server dialect).
 # PARSEC_BENCH_DIR (~/.cache/parsec-bench) holds the venvs, the model and the server's log and pid;
-# PARSEC_BENCH_PORT (8000) is where the server listens. `bench` runs bench/realmodel.py against it
+# PARSEC_BENCH_PORT (8000) is where the server listens; PARSEC_BENCH_THREADS (2) its threads. `bench` runs bench/realmodel.py against it
 # with --peers (llm + llm-cmd in one venv; shell-gpt 1.5.1 in another: beside llm, pip resolves
 # shell-gpt 1.0.1, whose stream handling crashes on the newer openai client llm needs with
 # "TypeError: can only concatenate str (not "NoneType") to str", and which has no --no-interaction;
@@ -20,6 +20,9 @@ DIR=${PARSEC_BENCH_DIR:-$HOME/.cache/parsec-bench}
 PORT=${PARSEC_BENCH_PORT:-8000}
 PYTHON=${PYTHON:-python3}
 SERVER=${PARSEC_BENCH_SERVER:-llama-cpp-python}
+# Threads for generation: 2 on a quiet 2-core machine; on a busy one 1 is far faster (two threads
+# wait on each other at every token: 0.3-0.7 tokens/s at load 18 with 2, see docs/performance.md).
+THREADS=${PARSEC_BENCH_THREADS:-2}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$DIR/models"
 
@@ -66,14 +69,14 @@ start() {
 import sys, time, xllamacpp
 params = xllamacpp.CommonParams()
 params.model.path, params.port, params.n_ctx, params.use_jinja = sys.argv[1], int(sys.argv[2]), 8192, True
-params.cpuparams.n_threads = 2
+params.cpuparams.n_threads = int(sys.argv[3])
 server = xllamacpp.Server(params)  # llama-server, listening on 127.0.0.1
 while True:
     time.sleep(3600)
-' "$model" "$PORT" >"$DIR/server.log" 2>&1 &
+' "$model" "$PORT" "$THREADS" >"$DIR/server.log" 2>&1 &
     else
         "$DIR/llama/bin/python" -m llama_cpp.server --model "$model" \
-            --model_alias smollm2 --host 127.0.0.1 --port "$PORT" --n_ctx 8192 --n_threads 2 \
+            --model_alias smollm2 --host 127.0.0.1 --port "$PORT" --n_ctx 8192 --n_threads "$THREADS" \
             >"$DIR/server.log" 2>&1 &
     fi
     echo $! >"$DIR/server.pid"

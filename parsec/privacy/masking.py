@@ -151,10 +151,12 @@ def mask(text: str, extra_patterns: Sequence[str] = (), builtin: bool = True) ->
 
 # Texts found to hold no secret, per masking policy. A text is masked more than once on its way
 # to the store (by the recorder or importer, then by store_gate) and shells repeat their commands,
-# so a second look at a clean text is a set lookup. Only clean texts are kept (nothing secret
-# stays in memory), short ones only, and the memo is emptied when it reaches its size.
+# so a second look at a clean text is a set lookup; a workflow's conversation is saved after every
+# change with every message of its exchanges (step requests of a few KB), looked at again at each
+# save. Only clean texts are kept (nothing secret stays in memory), none longer than
+# CLEAN_MEMO_TEXT, and the memo is emptied when it reaches its size.
 CLEAN_MEMO_CHARS = 8_000_000
-CLEAN_MEMO_TEXT = 2048
+CLEAN_MEMO_TEXT = 65_536
 _clean: dict[tuple[tuple[str, ...], bool], set[str]] = {}
 _clean_chars = [0]
 
@@ -311,20 +313,6 @@ def store_gate(text: str) -> str:
     if not _store_policy["builtin"] and not _store_policy["extra"]:
         return text
     return mask(text, _store_policy["extra"], builtin=_store_policy["builtin"])
-
-
-def store_gate_remembered(text: str) -> str:
-    """store_gate for text stored again and again: a conversation is saved after every change,
-    with every message of every exchange so far, and masking them anew at each save made the
-    saves cost more with each step (issue 26, item 5). The last few thousand results are kept."""
-    if not text:
-        return text
-    return _gated(text, _store_policy["builtin"], _store_policy["extra"])
-
-
-@lru_cache(maxsize=2048)
-def _gated(text: str, builtin: bool, extra: tuple) -> str:
-    return mask(text, extra, builtin=builtin) if builtin or extra else text
 
 
 def compile_extra_patterns(patterns: Sequence[str], origin: str = "[privacy] extra_patterns") -> tuple:

@@ -11,7 +11,7 @@ from ..models.base import utcnow
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
 from ..models.text import TruncatedText, clean_text
 from ..models.workflow import Conversation
-from ..privacy.masking import mask_json, store_gate, store_gate_remembered
+from ..privacy.masking import mask_json, store_gate
 from .micros import to_micros
 
 
@@ -128,8 +128,7 @@ def conversation_row(conversation: Conversation) -> dict[str, Any]:
         "finished_at": conversation.finished_at,
         "working_directory": _text(conversation.working_directory),
         "step_count": len(conversation.steps),
-        # Saved after every change, mostly the same strings: their masking is remembered.
-        "data": json.dumps(mask_json(conversation.model_dump(mode="json"), store_gate_remembered)),
+        "data": json.dumps(mask_json(conversation.model_dump(mode="json"), store_gate)),
     }
 
 

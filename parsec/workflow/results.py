@@ -93,10 +93,12 @@ def _git_status(root: str) -> dict[str, str] | None:
             timeout=5,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )
+        if result.returncode != 0:  # not a repository: no second git process (two per command)
+            return None
         top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"], capture_output=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if result.returncode != 0 or top.returncode != 0:
+    if top.returncode != 0:
         return None
     toplevel = top.stdout.decode().strip()
     entries: dict[str, str] = {}

@@ -194,3 +194,29 @@ def test_old_matches_through_the_full_text_index(recorder, env, large, typed, mo
         assert search.full_text is (mode != "fuzzy" or '"' in typed)
         run_to_end(search)
         assert [c.command for c in search.ranked()] == expected
+
+
+def test_typing_further_resumes_below_the_rows_already_read(recorder, env, large, monkeypatch) -> None:
+    """A search stopped at ENOUGH: the next key filters what it found in the rows it read and,
+    with fewer than ENOUGH left, reads on below them; the same commands as a fresh search."""
+    with sqlite3.connect(db_path(env)) as connection:
+        source = Source(connection, Here(cwd="/elsewhere", session_id=None, host="laptop"))
+        first = source.search(parse("ls"), "everywhere")
+        run_to_end(first)
+        assert first.more
+        read: list[tuple[int, int]] = []
+        real = search_source.store_search.search_slice
+
+        def spy(connection, scope, text, low, high, *rest):
+            read.append((low, high))
+            return real(connection, scope, text, low, high, *rest)
+
+        monkeypatch.setattr(search_source.store_search, "search_slice", spy)
+        narrower = source.search(parse("ls dir2"), "everywhere", previous=first)
+        run_to_end(narrower)
+        assert read and all(high <= first.high for _, high in read)  # nothing above is read again
+        fresh = source.search(parse("ls dir2"), "everywhere")
+        run_to_end(fresh)
+        assert narrower.more and len(narrower.ranked()) >= ENOUGH
+        newest = {c.command for c in fresh.ranked()}
+        assert {c.command for c in narrower.ranked()[: len(newest) // 2]} <= newest

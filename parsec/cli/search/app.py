@@ -19,6 +19,7 @@ from .settings import SearchSettings
 from .source import Search, Source
 
 PARTIAL_FRAME_S = 0.05  # while older slices are read, a partial frame at most this often
+KEPT_SEARCHES = 256  # finished searches kept for a query typed again (a backspace)
 
 
 class State:
@@ -57,6 +58,9 @@ class SearchApp:
         self._forget_target = ""  # Ctrl-D: the pattern asked about, and the store it was counted in
         self._pending_store = None
         self._drawn_at = 0.0  # perf_counter() of the last frame
+        # (query, mode, filter) → its search: the history does not change under an open search
+        # (Source.top), so a query seen before (after a backspace) shows its finished results again
+        self._searches: dict[tuple[str, str, str], Search] = {}
         columns, lines = terminal.size()
         self.width = columns
         self.height = lines if settings.full_screen else min(settings.inline_height, lines - 1)
@@ -68,7 +72,14 @@ class SearchApp:
     def _restart(self, reuse: bool = True) -> None:
         """A new search for the current query. `reuse`: the last search's matches may be filtered
         instead of read again (Source.search says when); not after rows were forgotten."""
-        self.search = self._new_search(self.search if reuse else None)
+        key = (self.state.query, self.state.mode, self.state.filter)
+        if not reuse or len(self._searches) >= KEPT_SEARCHES:
+            self._searches.clear()
+        kept = self._searches.get(key)
+        if kept is not None and kept.done:
+            self.search = kept
+        else:
+            self.search = self._searches[key] = self._new_search(self.search if reuse else None)
         self.state.selected = self.state.top = 0
         self.search.step()
         self.results = self.search.ranked()
@@ -180,6 +191,7 @@ class SearchApp:
             self.state.filter = "session"
         if self.source.previous_command is not None or self.state.filter == "session":
             query_before = self.state.query
+            self._searches.clear()  # ranked without the previous command, or the session unknown
             self._restart()
             if query_before == self.state.query:
                 self.draw()

@@ -83,13 +83,13 @@ class Source:
     def search(
         self, text: TextMatch, filter_mode: str, now_us: int | None = None, previous: Search | None = None
     ) -> Search:
-        """`previous`: the search this one replaces. When it read every row of the same scope and
-        `text` only narrows its query (a key typed at the end), its matches are filtered instead
-        of read again: a rare query typed further costs no SQL."""
+        """`previous`: the search this one replaces. When `text` only narrows its query in the same
+        scope (a key typed at the end), its matches among the rows it read are filtered instead of
+        read again, and the new search goes on below them (when it needs to): typing further
+        mostly costs no SQL."""
         now_us = now_us or int(time.time() * 1_000_000)
         if previous is not None and not (
-            previous.exhausted
-            and previous.scope == scope_query(filter_mode, self.here)
+            previous.scope == scope_query(filter_mode, self.here)
             and previous.filter_mode == filter_mode
             and narrows(previous.text, text)
         ):
@@ -121,9 +121,11 @@ class Search:
         # stops at ENOUGH distinct commands is done without it (the count shows "300+")
         self.done = self.exhausted = self.scope is None
         self.pool: Pool
-        if narrowing is not None:
+        if narrowing is not None:  # its pool holds every match of its query in the rows above its `high`
             self.pool = narrowing.pool.narrowed(lambda command: matches(text, command))
-            self.done = self.exhausted = True
+            self.high, self.index, self.slice = narrowing.high, narrowing.index, SLICE
+            self.exhausted = narrowing.exhausted
+            self.done = self.exhausted or len(self.pool) >= ENOUGH
             return
         self.pool = Pool()
         if not self.done:

@@ -105,6 +105,12 @@ class Journal:
         return sum(self.counts.values()) + len(self._pending) + self._held_records
 
     @property
+    def settled(self) -> bool:
+        """Everything appended is written and synced, and the background syncer has stopped (what
+        an idle daemon comes to; `status`: journal_settled)."""
+        return self._committer is None and self._syncer is None and not self._pending
+
+    @property
     def held_records(self) -> int:
         return self._held_records
 

@@ -420,6 +420,7 @@ class Daemon:
             "store_problem": self.writer.problem,
             "journal_problem": self.journal.problem,
             "journal_held_records": self.journal.held_records,
+            "journal_settled": self.journal.settled,
             "hook_records_waiting": self.hook_channel.waiting_records,
             **self.recorder.outputs.describe(),
             "last_error": self.journal.problem or self.writer.last_error or self.last_error or self.journal.last_error,

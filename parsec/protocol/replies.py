@@ -99,6 +99,7 @@ class StatusReply(Reply):
     store_problem: str | None
     journal_problem: str | None
     journal_held_records: int
+    journal_settled: bool = True  # nothing appended waits to be written or synced
     hook_records_waiting: int
     pending_output_bytes: int
     outputs_dropped: int

@@ -38,7 +38,10 @@ def test_idle_daemon_sleeps_and_still_records_at_once(make_sandbox):
         for seq in range(1, 4):  # the journal, its sync and the store writer have all started
             client.call("command_finished", **finished("700-1.0", seq))
     assert _wait_for_executions(box, 3) == 3  # stored by the flush alone, no flush request
-    time.sleep(1.0)  # the sync after the last write
+    with box.client() as client:  # the sync after the last write has run, and its syncer stopped
+        deadline = time.monotonic() + 30
+        while not client.call("status")["journal_settled"] and time.monotonic() < deadline:
+            time.sleep(0.05)
     before = _voluntary_switches(box.pid())
     time.sleep(WINDOW_S)
     woke = _voluntary_switches(box.pid()) - before

@@ -289,6 +289,17 @@ def test_hook_records_the_journal_never_took_are_spooled_at_exit(small_state):
     assert stored_commands(box) == {"echo 0"} | {f"echo {seq}" for seq in range(1 + held, 40)}
 
 
+def spool_passes(client) -> tuple[int, float]:
+    """How many spool passes have ended (one starts 2 s after the last ended), and when the last did."""
+    job = next(job for job in client.call("status")["jobs"] if job["name"] == "hook spool")
+    return job["runs"], job["last_run"] or 0.0
+
+
+def wait_for_spool_passes(client, want: int) -> bool:
+    """What proves that a file was left alone is a pass that saw it, not a time slept."""
+    return wait_until(lambda: spool_passes(client)[0] >= want)
+
+
 def spool_line(session: str, seq: int) -> bytes:
     return json.dumps({"v": 1, "type": "command_finished", "noreply": True, **finished(session, seq)}).encode() + b"\n"
 
@@ -304,11 +315,18 @@ def test_spool_taken_file_is_never_overwritten_while_it_is_retried(small_state):
         filler = fill(box.root / "state")
         (spool / "fish.jsonl").write_bytes(b"".join(spool_line("705-1.0", seq) for seq in range(1, 41)))
         assert wait_until(lambda: (spool / "fish.jsonl.taken").exists(), 30)
-        time.sleep(2.5)  # a spool pass runs every 2 s: the taken file is retried, not ingested
+        # One whole pass after the one that took it (its rename set the file's ctime; if that
+        # pass has not ended yet, the last one ended 2 s before it): the taken file is retried,
+        # not ingested.
+        ended, last_ended_at = spool_passes(client)
+        taking_pass_ended = last_ended_at >= (spool / "fish.jsonl.taken").stat().st_ctime
+        assert wait_for_spool_passes(client, ended + (1 if taking_pass_ended else 2))
         assert (spool / "fish.jsonl.taken").exists()
-        # The hook appends again under the same name (fish always spools)
+        # The hook appends again under the same name (fish always spools); the second pass to
+        # end from now started after the write, and saw both files while the journal is full.
+        ended, _ = spool_passes(client)
         (spool / "fish.jsonl").write_bytes(b"".join(spool_line("705-1.0", seq) for seq in range(41, 90)))
-        time.sleep(4.5)  # two more passes while the journal is still full
+        assert wait_for_spool_passes(client, ended + 2)
         assert (spool / "fish.jsonl").exists() and (spool / "fish.jsonl.taken").exists()
         filler.unlink()
         assert wait_until(lambda: not list(spool.iterdir()) and client.call("status")["queue_depth"] == 0)

@@ -34,6 +34,7 @@ class FakeDaemon:
     def __init__(self, runtime: Path) -> None:
         self.runtime = runtime
         self.messages: list[dict] = []
+        self.late_answers = 0  # written after the hook stopped waiting (a line with "slowly")
         self.lock = threading.Lock()
         self._stop = False
         self._threads: list[threading.Thread] = []
@@ -93,6 +94,9 @@ class FakeDaemon:
                     if "slowly" in str(msg.get("text")):  # answers after the hook stopped waiting
                         time.sleep(SLOW_ANSWER_S)
                     write_reply(self.runtime / "reply" / name, (json.dumps(hook_answer(reply)) + "\n").encode())
+                    if "slowly" in str(msg.get("text")):
+                        with self.lock:
+                            self.late_answers += 1
 
     def _accept(self) -> None:
         while not self._stop:

@@ -89,7 +89,10 @@ def test_a_late_answer_is_never_taken_for_the_next_question(sandbox, fake_daemon
     need(shell)
     sh = Shell(shell, sandbox, env={"PARSEC_HOOK_TIMEOUT": "0.15"})
     assert "ran slowly" in sh.run("echo ran slowly")  # timed out: runs as typed
-    time.sleep(0.6)  # the late answer ("command") is waiting in the reply FIFO by now
+    deadline = time.monotonic() + 30  # until the late answer ("command") waits in the reply FIFO
+    while not fake_daemon.late_answers and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert fake_daemon.late_answers >= 1
     for n in range(3):
         assert f"ASKED<please list {n}>" in sh.run(f"please list {n}")
         assert f"said {n}" in sh.run(f"echo said {n}")

@@ -19,7 +19,7 @@ from .settings import SearchSettings
 from .source import Search, Source
 
 PARTIAL_FRAME_S = 0.05  # while older slices are read, a partial frame at most this often
-KEPT_SEARCHES = 256  # finished searches kept for a query typed again (a backspace)
+KEPT_SEARCHES = 32  # finished searches kept for a query typed again (a backspace); each up to ~1 MB
 
 
 class State:

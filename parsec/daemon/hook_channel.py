@@ -40,6 +40,7 @@ PIPE_SIZE = 1 << 20  # the unprivileged maximum by default (/proc/sys/fs/pipe-ma
 QUEUE_LIMIT = 8 << 20  # bytes read but not handled yet; beyond it reading pauses (shells spool)
 RETRY_FIRST_S, RETRY_MAX_S = 0.05, 2.0  # a record the journal refused is offered again after these
 ANSWER_FIELDS = ("v", "id", "ok", "decision")
+_SHELL_FILE = re.compile(r"(?:cd|parse)-(\d{1,10})")  # a hook's own files (docs/hooks.md)
 _REPLY_NAME = re.compile(rb'"reply_to"\s*:\s*"([A-Za-z0-9._-]{1,128})"')  # any JSON spacing
 
 Handler = Callable[[bytes, dict[str, Any]], Awaitable[dict[str, Any] | None]]
@@ -210,16 +211,27 @@ class HookChannel:
         if reply is not None:
             write_reply(endpoints.reply_dir(self.runtime) / name, m.encode(hook_answer(reply)))
 
-    def prune_replies(self) -> None:
-        """Remove the reply FIFOs of shells that are gone (named `<pid>-<start time>`)."""
+    def prune_dead_shells(self) -> None:
+        """Remove what shells that are gone left in the runtime directory: their reply FIFOs
+        (`reply/<pid>-<start time>`) and the files each hook keeps for its life, `cd-<pid>` and
+        `parse-<pid>` (emptied after each use, never removed by the shell: one of each per
+        shell ever opened piled up where the runtime directory outlives the session, /tmp)."""
         try:
             entries = list(endpoints.reply_dir(self.runtime).iterdir())
         except OSError:
-            return
+            entries = []
         for path in entries:
             pid = path.name.split("-", 1)[0]
             if not pid.isdigit() or not psutil.pid_exists(int(pid)):
                 path.unlink(missing_ok=True)
+        try:
+            names = os.listdir(self.runtime)
+        except OSError:
+            return
+        for name in names:
+            found = _SHELL_FILE.fullmatch(name)
+            if found and not psutil.pid_exists(int(found[1])):
+                (self.runtime / name).unlink(missing_ok=True)
 
 
 def _not_kept_for_now(reply: dict[str, Any] | None) -> bool:

@@ -365,7 +365,7 @@ class Daemon:
             await self.journal.append(execution_record(execution), durable=index == len(records.executions))
 
     async def _reap_sessions(self) -> None:
-        self.hook_channel.prune_replies()
+        self.hook_channel.prune_dead_shells()
         for records in await self.recorder.reap_dead():
             await self._journal(records)
         await self._journal(self.recorder.due_saves())

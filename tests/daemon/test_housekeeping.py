@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from datetime import timedelta
 
@@ -88,3 +89,24 @@ def test_log_file_rotates(make_sandbox):
     logs = sorted(path.name for path in (box.root / "state" / "parsec").glob("daemon.log*"))
     assert logs == ["daemon.log", "daemon.log.1", "daemon.log.2"]
     assert all(path.stat().st_size <= 10_200 for path in (box.root / "state" / "parsec").glob("daemon.log*"))
+
+
+def test_files_of_shells_that_are_gone_are_removed(make_sandbox):
+    """Each hook keeps `cd-<pid>` and `parse-<pid>` in the runtime directory for its life and
+    never removes them: the daemon does once the shell is gone (they piled up, one of each per
+    shell ever opened), as it does their reply FIFOs; a live shell's files stay."""
+    box = make_sandbox(daemon_session_check_interval_s=0.2)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    box.run()
+    live = os.getpid()
+    names = [f"cd-{gone.pid}", f"parse-{gone.pid}", f"cd-{live}", f"parse-{live}", "cd-notes"]
+    for name in names:
+        (box.runtime / name).write_text("")
+    (box.runtime / "reply" / f"{gone.pid}-1.5").write_text("")
+    deadline = time.monotonic() + 30
+    while (box.runtime / f"parse-{gone.pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = sorted(name for name in os.listdir(box.runtime) if name in names)
+    assert left == sorted([f"cd-{live}", f"parse-{live}", "cd-notes"])
+    assert not (box.runtime / "reply" / f"{gone.pid}-1.5").exists()

@@ -18,7 +18,7 @@ import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import typer
 
@@ -26,6 +26,7 @@ from ..models.session_ids import ulid_text
 
 if TYPE_CHECKING:
     from ..models.retention import RetentionPolicy
+    from ..models.session import DirectCommandExecution
     from ..privacy.filters import PrivacyFilter
     from ..store.base import HistoryStore
     from ..store.importers import HistoryEntry
@@ -173,8 +174,10 @@ def import_history(
                 host=host,
             )
         )
-    for start in range(0, len(executions), CHUNK):
-        report.added += store.append_executions(executions[start : start + CHUNK])
+    # The store's row builders read only the attributes an ImportedExecution carries (its docstring).
+    rows = cast("list[DirectCommandExecution]", executions)
+    for start in range(0, len(rows), CHUNK):
+        report.added += store.append_executions(rows[start : start + CHUNK])
     return report
 
 

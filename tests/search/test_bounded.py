@@ -220,3 +220,37 @@ def test_typing_further_resumes_below_the_rows_already_read(recorder, env, large
         assert narrower.more and len(narrower.ranked()) >= ENOUGH
         newest = {c.command for c in fresh.ranked()}
         assert {c.command for c in narrower.ranked()[: len(newest) // 2]} <= newest
+
+
+class KeysOnly:
+    """The terminal side of SearchApp without a terminal: no input waiting, frames dropped."""
+
+    def size(self) -> tuple[int, int]:
+        return 100, 30
+
+    def write(self, text: str) -> None:
+        pass
+
+    def has_input(self) -> bool:
+        return False
+
+
+def test_a_query_typed_again_shows_its_kept_search_until_rows_are_forgotten(recorder, env, large) -> None:
+    from parsec.cli.search.app import SearchApp
+    from parsec.cli.search.settings import SearchSettings
+
+    with sqlite3.connect(db_path(env)) as connection:
+        app = SearchApp(
+            KeysOnly(), Source(connection, Here(cwd=large, session_id=None, host="laptop")), SearchSettings(), "ter"
+        )
+        app._restart()
+        kept = app.search
+        run_to_end(kept)  # as the app's loop does while no key waits
+        for key in "raform":
+            app.handle(key)
+        assert [c.command for c in app.results] == ["terraform plan", "terraform apply -target=module.vpc"]
+        for _ in "raform":
+            app.handle("backspace")
+        assert app.search is kept and app.state.query == "ter"  # no SQL: the finished search again
+        app._restart(reuse=False)  # after Ctrl-D forgot rows: read again
+        assert app.search is not kept

@@ -41,18 +41,22 @@ def source_line(shell: str, hook: Path) -> str:
     return f"if [ -r {file} ]; then . {file}; fi"
 
 
-def login_path(shell: str) -> Path | None:
-    """The file a login shell reads that the rc file may not reach (None for fish: config.fish
-    is read by every fish)."""
+def login_paths(shell: str) -> list[Path]:
+    """The files a login shell may read that the rc file may not reach, in the order it looks
+    (none for fish: config.fish is read by every fish)."""
     if shell == "zsh":
-        return rc_path("zsh").with_name(".zshenv")
+        return [rc_path("zsh").with_name(".zshenv")]
     if shell == "bash":
         home = Path.home()
-        for name in (".bash_profile", ".bash_login", ".profile"):  # bash reads the first it finds
-            if (home / name).exists():
-                return home / name
-        return home / ".profile"
-    return None
+        return [home / name for name in (".bash_profile", ".bash_login", ".profile")]
+    return []
+
+
+def login_path(shell: str) -> Path | None:
+    """The login file the PATH line goes in: the first that exists (bash reads only that one),
+    else the last (~/.profile); None for fish."""
+    paths = login_paths(shell)
+    return next((path for path in paths if path.exists()), paths[-1] if paths else None)
 
 
 def path_line(shell: str, bin_dir: str) -> str:
@@ -93,8 +97,11 @@ def uninstall(shell: str, hook: Path) -> str:
     if BEGIN in text:
         rc.write_text(_without_block(text))
         done.append(f"{rc}: removed Parsec's lines")
-    login = login_path(shell)
-    if login is not None and BEGIN in _read(login):
+    # Every login file, not only the one an install would pick now: a ~/.bash_profile made since
+    # the install (which wrote to ~/.profile) hides the block from login_path.
+    for login in login_paths(shell):
+        if BEGIN not in _read(login):
+            continue
         rest = _without_block(_read(login))
         if rest.strip():
             login.write_text(rest)

@@ -74,7 +74,9 @@ class Preferences:
         self.reload()
 
     def reload(self) -> None:
-        self._choices = {}
+        # A reload follows `parsec classify --forget`/`--learn` in another process: an answer
+        # given once before it must not settle a shape with the next one.
+        self._choices, self._pending = {}, {}
         if self._store is None:
             return
         try:

@@ -78,6 +78,17 @@ def test_reload_picks_up_a_forget_from_another_process(store) -> None:
     assert daemon.learned() == {}
 
 
+def test_an_answer_given_once_before_a_forget_elsewhere_does_not_count(store) -> None:
+    """`parsec classify --forget` runs in another process and makes the daemon reload: a single
+    answer the daemon held from before must not settle the shape with the next one."""
+    daemon = Classifier(store=store)
+    assert daemon.answered("watch the logs", "file", "command") is False
+    Classifier(store=store).forget()  # `parsec classify --forget`
+    daemon.reload()
+    assert daemon.answered("watch the logs", "file", "command") is False
+    assert daemon.learned() == {}
+
+
 def test_learning_without_a_store_lasts_for_the_instance() -> None:
     classifier = Classifier()
     classifier.learn("rm the old logs", None, "command")

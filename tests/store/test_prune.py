@@ -114,6 +114,28 @@ def test_old_executions_of_a_live_session_go(store):
     assert store.count_executions() == 3
 
 
+def test_full_text_search_after_a_prune_finds_the_survivors_only(store):
+    """Old commands of a live session go in several batches (batch_size 7); the full-text index
+    forgets exactly those and still finds every command that stays."""
+    session = add_session(store, 1, commands=0)
+    store.append_executions(
+        DirectCommandExecution(session_id=session.id, command=f"deploy pruned-needle {i}", executed_at=days_ago(45))
+        for i in range(40)
+    )
+    store.append_executions(
+        DirectCommandExecution(
+            session_id=session.id, command=f"deploy kept-needle {i}", executed_at=days_ago(29 - i / 10)
+        )
+        for i in range(30)
+    )
+    report = store.prune_old_context(RetentionPolicy(history_retention_days=30, batch_size=7))
+    assert report.executions == 40
+    assert store.count_executions(ExecutionQuery(search="pruned-needle")) == 0
+    found = store.query_executions(ExecutionQuery(search="needle", limit=100))
+    assert sorted(e.command for e in found) == sorted(f"deploy kept-needle {i}" for i in range(30))
+    assert len(store.query_executions(ExecutionQuery(search="kept-needle 17"))) == 1
+
+
 def test_max_sessions_keeps_the_newest(store):
     sessions = [add_session(store, age) for age in (5, 4, 3, 2, 1)]
     report = store.prune_old_context(RetentionPolicy(session_retention_days=0, max_sessions=2))
@@ -224,4 +246,34 @@ def test_sqlite_prune_puts_the_wal_autocheckpoint_back(sqlite_url):
     for _ in range(6):  # every pooled connection checkpoints on commit again
         with store.engine.connect() as connection:
             assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 1000
+    store.close()
+
+
+def test_sqlite_prune_checkpoints_the_wal_at_most_every_checkpoint_seconds(sqlite_url):
+    """A checkpoint after every batch copied the same index pages again each time (~2 us per
+    deleted row): the pacer checkpoints between batches only once CHECKPOINT_SECONDS have passed."""
+    from parsec.store.prune import CHECKPOINT_SECONDS, _Pacer
+
+    class Recorder:
+        statements: list[str] = []
+
+        def execute(self, statement: str):
+            self.statements.append(statement)
+            return self
+
+        def fetchall(self):
+            return []
+
+    store = open_store(sqlite_url)
+    pacer = _Pacer(store.db, batch_size=5000)
+    assert pacer.sqlite
+    pacer.raw = Recorder()
+    pacer.checkpointed = time.monotonic() + 3600  # as if it had just checkpointed (no clock race)
+    for _ in range(3):  # batches within the interval: no checkpoint between them
+        pacer.took(pacer.size, 0.001)
+    assert not [s for s in pacer.raw.statements if "wal_checkpoint" in s]
+    pacer.checkpointed = time.monotonic() - CHECKPOINT_SECONDS  # the interval has passed
+    pacer.took(pacer.size, 0.001)
+    assert [s for s in pacer.raw.statements if "wal_checkpoint" in s] == ["PRAGMA wal_checkpoint(PASSIVE)"]
+    assert pacer.checkpointed > time.monotonic() - CHECKPOINT_SECONDS  # the interval starts again
     store.close()

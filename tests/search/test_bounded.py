@@ -212,8 +212,10 @@ def test_typing_further_resumes_below_the_rows_already_read(recorder, env, large
             return real(connection, scope, text, low, high, *rest)
 
         monkeypatch.setattr(search_source.store_search, "search_slice", spy)
+        runs_before = {c.command: c.runs for c in first.ranked()}
         narrower = source.search(parse("ls dir2"), "everywhere", previous=first)
         run_to_end(narrower)
+        assert {c.command: c.runs for c in first.ranked()} == runs_before  # the kept search unchanged
         assert read and all(high <= first.high for _, high in read)  # nothing above is read again
         fresh = source.search(parse("ls dir2"), "everywhere")
         run_to_end(fresh)
@@ -254,3 +256,17 @@ def test_a_query_typed_again_shows_its_kept_search_until_rows_are_forgotten(reco
         assert app.search is kept and app.state.query == "ter"  # no SQL: the finished search again
         app._restart(reuse=False)  # after Ctrl-D forgot rows: read again
         assert app.search is not kept
+
+
+def test_reading_on_below_leaves_the_kept_search_as_it_was(recorder, env) -> None:
+    add_many(recorder, [f"ls -la dir{i % 400}" for i in range(SLICE)], "/w", minutes_ago=5)
+    with sqlite3.connect(db_path(env)) as connection:
+        source = Source(connection, Here(cwd="/w", session_id=None, host="laptop"))
+        first = source.search(parse("ls"), "everywhere")
+        run_to_end(first)
+        runs_before = {c.command: c.runs for c in first.ranked()}
+        narrower = source.search(parse("ls dir1"), "everywhere", previous=first)
+        assert not narrower.done  # 111 of the 400 commands: it reads on below
+        run_to_end(narrower)
+        assert {c.command: c.runs for c in narrower.ranked()}["ls -la dir1"] == SLICE // 400
+        assert {c.command: c.runs for c in first.ranked()} == runs_before

@@ -106,14 +106,27 @@ class Pool:
                 found.recent.append((row[2], at, status == 0))
 
     def narrowed(self, keep: Callable[[str], bool]) -> Pool:
-        """The candidates whose command `keep` accepts (a narrower query over the same rows)."""
+        """The candidates whose command `keep` accepts (a narrower query over the same rows),
+        shared with this pool: detach() before adding rows."""
         pool = Pool()
         pool.by_command = {command: c for command, c in self.by_command.items() if keep(command)}
         pool.extra = [c for c in self.extra if keep(c.command)]
         return pool
 
+    def detach(self) -> None:
+        """Copies of the candidates, so that rows added here leave the pool they came from as it was."""
+        self.by_command = {command: _copy(c) for command, c in self.by_command.items()}
+
     def __len__(self) -> int:
         return len(self.by_command) + len(self.extra)
+
+
+def _copy(candidate: Candidate) -> Candidate:
+    twin = Candidate.__new__(Candidate)
+    for name in Candidate.__slots__:
+        setattr(twin, name, getattr(candidate, name))
+    twin.recent = list(candidate.recent)
+    return twin
 
 
 def base_score(candidate: Candidate, context: Context) -> float:

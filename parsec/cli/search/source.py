@@ -126,6 +126,8 @@ class Search:
             self.high, self.index, self.slice = narrowing.high, narrowing.index, SLICE
             self.exhausted = narrowing.exhausted
             self.done = self.exhausted or len(self.pool) >= ENOUGH
+            if not self.done:  # it reads on: its runs must not change the kept search's
+                self.pool.detach()
             return
         self.pool = Pool()
         if not self.done:

@@ -13,13 +13,19 @@ from typing import Any
 from .render import BOLD, DIM, GREEN, RED, RESET
 
 MIN_ID = 10  # a ULID's first 10 characters are its millisecond: sessions rarely share them
+# ...but an imported session's id has no time (import_cmd: all ten are 0), so every imported
+# session shares those ten with the others, listed or not: some of its random part is shown too.
+NO_TIME = "0" * MIN_ID
+MIN_IMPORTED_ID = MIN_ID + 6
 MAX_HOST = 16
 MIN_CWD = 12
 
 
 def short_ids(ids: list[str]) -> int:
-    """The shortest prefix length (at least MIN_ID) that keeps `ids` distinct."""
-    for length in range(MIN_ID, max((len(i) for i in ids), default=MIN_ID) + 1):
+    """The shortest prefix length (at least MIN_ID, MIN_IMPORTED_ID with an imported session
+    listed) that keeps `ids` distinct: `parsec sessions show` takes it as the id."""
+    least = MIN_IMPORTED_ID if any(i.startswith(NO_TIME) for i in ids) else MIN_ID
+    for length in range(least, max((len(i) for i in ids), default=MIN_ID) + 1):
         if len({i[:length] for i in ids}) == len(set(ids)):
             return length
     return max((len(i) for i in ids), default=MIN_ID)

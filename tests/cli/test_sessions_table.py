@@ -90,3 +90,30 @@ def test_piped_output_stays_complete_and_tab_separated(env, sessions) -> None:
     ).stdout
     assert all(session.id in out for session in sessions)
     assert "build-server-eu-west-1.example.com" in out and "\t" in out
+
+
+def test_an_imported_sessions_shown_id_is_one_sessions_show_takes(env, tmp_path) -> None:
+    """Imported sessions' ids have no time (ten 0s): with one listed and another not, the ten
+    characters shown matched both and `parsec sessions show` refused them."""
+    import subprocess
+
+    for n, command in enumerate(["ls", "pwd"]):
+        history = tmp_path / f"history-{n}"
+        history.write_text(command + "\n")
+        run = [sys.executable, "-m", "parsec.cli.entry", "import", "zsh", str(history)]
+        assert subprocess.run(run, env=env, capture_output=True, timeout=60).returncode == 0
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "parsec.cli.entry", "sessions", "--limit", "1"],
+        env=env,
+        dimensions=(40, 100),
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    lines = [ANSI.sub("", line) for line in child.before.replace("\r\n", "\n").splitlines() if line.strip()]
+    shown = lines[1].split()[0]
+    show = [sys.executable, "-m", "parsec.cli.entry", "sessions", "show", shown]
+    done = subprocess.run(show, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

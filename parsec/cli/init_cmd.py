@@ -26,14 +26,18 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(print_hook(shell))
         if shell not in SHELLS:
             raise typer.BadParameter(f"one of: {', '.join(SHELLS)}", param_hint="SHELL")
+        from ..errors import ParsecError
         from . import rc_file
         from .hook_file import refresh
         from .hook_scripts import config_path, hook_body, hook_file, hook_path, parsec_command
 
-        if uninstall:
-            typer.echo(rc_file.uninstall(shell, hook_file(shell)))
-            return
-        written = refresh(shell, hook_body(shell), hook_path(shell), config_path())
-        if written is None:
-            raise typer.BadParameter(f"cannot write {hook_file(shell)}")
-        typer.echo(rc_file.install(shell, written, parsec_command()))
+        try:
+            if uninstall:
+                typer.echo(rc_file.uninstall(shell, hook_file(shell)))
+                return
+            written = refresh(shell, hook_body(shell), hook_path(shell), config_path())
+            if written is None:
+                raise typer.BadParameter(f"cannot write {hook_file(shell)}")
+            typer.echo(rc_file.install(shell, written, parsec_command()))
+        except OSError as err:  # the user's rc or login file: a directory, read-only, a full disk
+            raise ParsecError(f"cannot update {err.filename or 'the rc file'}: {err.strerror or err}") from None

@@ -5,11 +5,14 @@ insert touches. Standard library only: the store (SQLAlchemy) and the sqlite3 wr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import rows
 from .newest_first import EXECUTION_COLUMNS  # every column but seq, in the table's order
+
+if TYPE_CHECKING:
+    from .base import ExecutionRecord
 
 QUOTED_COLUMNS = ", ".join('"' + name + '"' for name in EXECUTION_COLUMNS)  # "user" is reserved
 
@@ -30,7 +33,7 @@ def sqlite_insert(rows: int) -> str:
     return f"INSERT INTO executions ({QUOTED_COLUMNS}) VALUES {', '.join([_ROW] * rows)} ON CONFLICT (id) DO NOTHING"
 
 
-def sqlite_inserts(batch: list[Any]) -> Iterator[tuple[str, list[Any]]]:
+def sqlite_inserts(batch: Sequence[ExecutionRecord]) -> Iterator[tuple[str, list[Any]]]:
     """The batch as (statement, parameters) pairs of at most INSERT_CHUNK rows or about
     SQLITE_PAYLOAD_CHARS characters each."""
     values: list[Any] = []
@@ -47,7 +50,7 @@ def sqlite_inserts(batch: list[Any]) -> Iterator[tuple[str, list[Any]]]:
         yield sqlite_insert(count), values
 
 
-def session_spans(batch: list[Any]) -> list[dict[str, Any]]:
+def session_spans(batch: Sequence[ExecutionRecord]) -> list[dict[str, Any]]:
     """One sessions row per session the batch's executions belong to, spanning their times: the
     row created for a session not stored yet, whose last_active an existing one moves up to."""
     spans: dict[str, dict[str, Any]] = {}

@@ -12,6 +12,7 @@ from ..models.session import DirectCommandExecution, GlobalContext, Session, Ses
 from ..models.text import TruncatedText, clean_text
 from ..models.workflow import Conversation
 from ..privacy.masking import mask_json, store_gate
+from .base import ExecutionRecord
 from .micros import to_micros
 
 
@@ -34,7 +35,7 @@ def _masked_output(text: TruncatedText | None) -> str | None:
     return text.model_copy(update={"head": store_gate(text.head), "tail": store_gate(text.tail)}).model_dump_json()
 
 
-def execution_row(item: DirectCommandExecution) -> dict[str, Any]:
+def execution_row(item: ExecutionRecord) -> dict[str, Any]:
     """The row of one execution. Hot path of bulk recording: plain attribute reads, no dumps of
     the whole model. Times are converted here so the bulk insert binds plain integers. Text
     passes the store's masking gate (store_gate) whoever built the record."""

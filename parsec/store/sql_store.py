@@ -17,7 +17,7 @@ from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
 from . import rows
 from .achievements import Achievements
-from .base import ExecutionQuery, PruneReport, SessionSummary
+from .base import ExecutionQuery, ExecutionRecord, PruneReport, SessionSummary
 from .conversations import Conversations
 from .database import Database
 from .execution_insert import (
@@ -128,7 +128,7 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
 
     # --- executions --------------------------------------------------------------------------
 
-    def append_executions(self, executions: Iterable[DirectCommandExecution]) -> int:
+    def append_executions(self, executions: Iterable[ExecutionRecord]) -> int:
         """Record executions in one transaction; an id already stored is skipped (retries are safe).
 
         Returns how many rows were new. A session that is not stored yet is created from its
@@ -139,11 +139,11 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
         with self.db.write() as connection:
             return self._insert_executions(connection, batch)
 
-    def _insert_executions(self, connection: Connection, batch: list[DirectCommandExecution]) -> int:
+    def _insert_executions(self, connection: Connection, batch: Sequence[ExecutionRecord]) -> int:
         self._touch_sessions(connection, batch)
         if self.dialect == "sqlite":
             return sum(
-                connection.exec_driver_sql(statement, tuple(values)).rowcount
+                int(connection.exec_driver_sql(statement, tuple(values)).rowcount)
                 for statement, values in sqlite_inserts(batch)
             )
         # PostgreSQL: psycopg's own executemany (pipelined) sums rowcount; SQLAlchemy's batched
@@ -155,7 +155,7 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
             inserted += connection.exec_driver_sql(_PG_INSERT, values).rowcount
         return inserted
 
-    def _touch_sessions(self, connection: Connection, batch: list[DirectCommandExecution]) -> None:
+    def _touch_sessions(self, connection: Connection, batch: Sequence[ExecutionRecord]) -> None:
         spans = session_spans(batch)
         statement = self.db.insert(sessions)
         newest = func.greatest if self.dialect == "postgresql" else func.max

@@ -25,8 +25,9 @@ from .history import fast_connection
 from .micros import to_micros
 
 if TYPE_CHECKING:
-    from ..models.session import DirectCommandExecution, Session
+    from ..models.session import Session
     from ..models.workflow import Conversation
+    from .base import ExecutionRecord
 
 # A session an execution belongs to: created when missing, its last_active moved forward (as
 # SqlStore._touch_sessions does through SQLAlchemy).
@@ -93,7 +94,7 @@ class SqliteWriter:
 
         self._put("conversations", conversation_row(conversation), "id")
 
-    def append_executions(self, executions: Iterable[DirectCommandExecution]) -> int:
+    def append_executions(self, executions: Iterable[ExecutionRecord]) -> int:
         """History rows, in one transaction; an id already stored is skipped. The rows new."""
         statements = _inserts(list(executions))
         touches = sum(1 for sql, _ in statements if sql == _TOUCH_SESSION)

@@ -40,7 +40,7 @@ from ..store.sqlite_writer import SqliteWriter
 if TYPE_CHECKING:
     from ..models.session import DirectCommandExecution, Session
     from ..models.workflow import Conversation
-    from ..store.base import ContextStore, ExecutionQuery
+    from ..store.base import ContextStore, ExecutionQuery, ExecutionRecord
     from ..store.execution_sql import ExecutionFilter
 
 T = TypeVar("T")
@@ -203,7 +203,7 @@ class DeferredStore:
             "save_achievements", conversation_id, name, working_directory, achievements, artifacts, completed_at
         )
 
-    def append_executions(self, executions: Iterable[DirectCommandExecution]) -> int:
+    def append_executions(self, executions: Iterable[ExecutionRecord]) -> int:
         """History rows (the commands a workflow ran): written as they come, like every other
         write; how many were given (the writer skips an id already stored)."""
         batch = list(executions)

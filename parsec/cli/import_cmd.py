@@ -18,7 +18,7 @@ import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import typer
 
@@ -26,7 +26,6 @@ from ..models.session_ids import ulid_text
 
 if TYPE_CHECKING:
     from ..models.retention import RetentionPolicy
-    from ..models.session import DirectCommandExecution
     from ..privacy.filters import PrivacyFilter
     from ..store.base import HistoryStore
     from ..store.importers import HistoryEntry
@@ -52,7 +51,7 @@ class ImportReport:
 
 
 class ImportedExecution(NamedTuple):
-    """An imported command as the store takes it: the attributes of a DirectCommandExecution that
+    """An imported command as the store takes it: a store.base.ExecutionRecord, the attributes
     the store's row builders read (rows.execution_row, execution_insert.session_spans). Every
     value is already valid (a ULID, masked text from the parser, an aware datetime); a tuple is
     built in a fraction of the time of even an unvalidated pydantic model (model_construct was a
@@ -174,10 +173,8 @@ def import_history(
                 host=host,
             )
         )
-    # The store's row builders read only the attributes an ImportedExecution carries (its docstring).
-    rows = cast("list[DirectCommandExecution]", executions)
-    for start in range(0, len(rows), CHUNK):
-        report.added += store.append_executions(rows[start : start + CHUNK])
+    for start in range(0, len(executions), CHUNK):
+        report.added += store.append_executions(executions[start : start + CHUNK])
     return report
 
 

@@ -75,8 +75,9 @@ def show_lines(fitted: Callable[[int], list[str]]) -> None:
     if len(lines) >= size.lines and sys.stdout.isatty():
         pager = os.environ.get("PAGER") or "less -RFX"
         try:
-            subprocess.run(pager, shell=True, input=text.encode(), check=False)
-            return
+            # 127: the shell found no such pager ($PAGER misspelt, less not installed): print instead.
+            if subprocess.run(pager, shell=True, input=text.encode(), check=False).returncode != 127:
+                return
         except OSError:
             pass
     sys.stdout.write(text)

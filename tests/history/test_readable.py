@@ -101,6 +101,13 @@ def test_a_long_table_goes_through_the_pager(env, stored) -> None:  # noqa: F811
     assert "PAGED:" not in spawn_history(paged, lines=40)
 
 
+def test_a_pager_that_is_not_there_still_shows_the_table(env, stored) -> None:  # noqa: F811
+    """$PAGER naming a command that is not installed: the shell says so (127), and the table is
+    printed after all instead of being lost."""
+    screen = spawn_history(dict(env, PAGER="no-such-pager-here"), lines=4)
+    assert "kubectl get pods" in ANSI.sub("", screen), screen
+
+
 def test_says_how_many_commands_wait_in_the_spool(env, stored) -> None:  # noqa: F811
     spool = Path(env["XDG_RUNTIME_DIR"]) / "parsec" / "spool"
     spool.mkdir(parents=True)

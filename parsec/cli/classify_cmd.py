@@ -91,9 +91,9 @@ def _classifier(require_store: bool) -> Classifier:
     store = None
     if settings.classifier.learn_from_corrections or require_store:
         try:
-            from ..store import open_store
+            from .history_common import configured_store
 
-            store = open_store(settings.store_url())
+            store = configured_store(settings)
         except StoreError:
             if require_store:
                 raise
@@ -102,11 +102,9 @@ def _classifier(require_store: bool) -> Classifier:
 
 def _preferences(forget: bool, line: str | None) -> None:
     from ..routing import Classifier
-    from ..store import open_store
-    from .app import load_settings
+    from .history_common import configured_store
 
-    settings = load_settings().settings
-    classifier = Classifier(store=open_store(settings.store_url()), settings=None)
+    classifier = Classifier(store=configured_store(), settings=None)
     if forget:
         count = classifier.forget(line)
         _tell_the_daemon()

@@ -273,6 +273,9 @@ def _delete_older(connection: Connection, cutoff, pacer: _Pacer) -> int:
                 select(when).where(when < cutoff).order_by(when).offset(size - 1).limit(1)
             ).scalar()
             upper = (when <= edge) if edge is not None else true()
+            # The edge first: with two bound upper limits SQLite 3.40 ranges the index by the first
+            # one written; cutoff first read every row below the cutoff (1,000-row batch of a 1M
+            # store: 103 ms instead of 0.05 ms).
             count = connection.execute(delete(executions).where(upper & (when < cutoff))).rowcount
         removed += count
         pacer.took(size if edge is not None else 0, time.monotonic() - started)

@@ -489,18 +489,19 @@ __parsec_excluded() {
 
 # Parsec uninstalled under an open shell (`parsec init bash --uninstall` removed the hook file):
 # the hook turns itself off without a word (nothing recorded, nothing spooled, no routing) and
-# gives Ctrl-R and the up arrow back to readline. A stat per prompt.
+# gives Ctrl-R and the up arrow back to readline. A stat per prompt. Only the keys still bound
+# to Parsec's macros are given back: a tool loaded after it (atuin, fzf) keeps the key it took.
 __parsec_installed() { [[ -z ${__parsec_hook_file-} || -e $__parsec_hook_file ]]; }
 __parsec_leave() {
     PARSEC_DISABLE=1
-    local map
+    local map ours search='"\C-x\C-]f\C-x\C-]g"' up='"\C-x\C-]u\C-x\C-]g"'
     for map in emacs vi-insert; do
-        [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && builtin bind -m "$map" '"\C-r": reverse-search-history'
-        [[ -n ${PARSEC_SEARCH_KEY-} ]] && builtin bind -m "$map" -r "$PARSEC_SEARCH_KEY"
-        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
-            builtin bind -m "$map" '"\e[A": previous-history'
-            builtin bind -m "$map" '"\eOA": previous-history'
-        fi
+        ours=$(builtin bind -m "$map" -s 2>/dev/null) # the macros; once, on leaving
+        [[ $ours == *"\"\\C-r\": $search"* ]] && builtin bind -m "$map" '"\C-r": reverse-search-history'
+        [[ -n ${PARSEC_SEARCH_KEY-} && $ours == *"\"$PARSEC_SEARCH_KEY\": $search"* ]] \
+            && builtin bind -m "$map" -r "$PARSEC_SEARCH_KEY"
+        [[ $ours == *"\"\\e[A\": $up"* ]] && builtin bind -m "$map" '"\e[A": previous-history'
+        [[ $ours == *"\"\\eOA\": $up"* ]] && builtin bind -m "$map" '"\eOA": previous-history'
     done
     return 0
 }

@@ -385,13 +385,12 @@ end
 
 function __parsec_leave
     set -g PARSEC_DISABLE 1
+    # Only the keys still bound to Parsec's search: a tool loaded after it (atuin, fzf) keeps the
+    # key it took.
     for mode in default insert
-        for key in $__parsec_search_keys
-            builtin bind -M $mode -e $key 2>/dev/null
-        end
-        if set -q PARSEC_SEARCH_BIND_UP_ARROW; and string match -qr '^[1tT]' -- $PARSEC_SEARCH_BIND_UP_ARROW
-            builtin bind -M $mode -e \e\[A 2>/dev/null
-            builtin bind -M $mode -e \eOA 2>/dev/null
+        for key in $__parsec_search_keys \e\[A \eOA
+            builtin bind -M $mode $key 2>/dev/null | string match -q -- '*__parsec_search*'
+            and builtin bind -M $mode -e $key 2>/dev/null
         end
     end
     set -g __parsec_search_keys

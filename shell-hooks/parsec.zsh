@@ -467,14 +467,23 @@ __parsec_leave() {
     typeset -g PARSEC_DISABLE=1
     local map
     for map in emacs viins; do
-        [[ ${PARSEC_SEARCH_BIND_CTRL_R:-1} == [1tT]* ]] && builtin bindkey -M $map '^R' history-incremental-search-backward
-        [[ -n ${PARSEC_SEARCH_KEY-} ]] && builtin bindkey -M $map -r "$PARSEC_SEARCH_KEY"
-        if [[ ${PARSEC_SEARCH_BIND_UP_ARROW:-0} == [1tT]* ]]; then
-            builtin bindkey -M $map '^[[A' up-line-or-history
-            builtin bindkey -M $map '^[OA' up-line-or-history
-        fi
+        # Only the keys still bound to Parsec's widgets: a tool loaded after it (atuin, fzf)
+        # keeps the key it took.
+        __parsec_bound_to $map '^R' __parsec_search_widget \
+            && builtin bindkey -M $map '^R' history-incremental-search-backward
+        [[ -n ${PARSEC_SEARCH_KEY-} ]] && __parsec_bound_to $map "$PARSEC_SEARCH_KEY" __parsec_search_widget \
+            && builtin bindkey -M $map -r "$PARSEC_SEARCH_KEY"
+        __parsec_bound_to $map '^[[A' __parsec_search_up_widget && builtin bindkey -M $map '^[[A' up-line-or-history
+        __parsec_bound_to $map '^[OA' __parsec_search_up_widget && builtin bindkey -M $map '^[OA' up-line-or-history
     done
     return 0
+}
+
+# True when key $2 of keymap $1 runs widget $3 (`bindkey -M map key` says `"key" widget`).
+__parsec_bound_to() {
+    local bound
+    bound=$(builtin bindkey -M $1 "$2" 2>/dev/null) # once, on leaving
+    [[ ${bound##* } == $3 ]]
 }
 
 __parsec_precmd() {

@@ -65,3 +65,37 @@ def test_an_open_shell_goes_quiet_after_uninstall(sandbox, kind):
     assert "still-here" in out and "not found" not in out, out
     assert spooled(sandbox) == before
     sh.exit()
+
+
+# A tool loaded after Parsec that binds Ctrl-R (atuin, fzf): its key, not Parsec's.
+LATER_TOOL = {
+    "bash": "later_tool() { READLINE_LINE='echo LATER''TOOL'; READLINE_POINT=${#READLINE_LINE}; }\n"
+    "bind -x '\"\\C-r\": later_tool'",
+    "zsh": "later_tool() { BUFFER='echo LATER''TOOL'; CURSOR=$#BUFFER; }\nzle -N later_tool\n"
+    "bindkey -M emacs '^R' later_tool\nbindkey -M viins '^R' later_tool",
+    "fish": "function later_tool; commandline -r 'echo LATER''TOOL'; end\n"
+    "bind \\cr later_tool; bind -M insert \\cr later_tool",
+}
+
+
+@pytest.mark.parametrize("kind", ["bash", "zsh", "fish"])
+def test_a_tool_that_took_ctrl_r_after_parsec_keeps_it_after_uninstall(sandbox, kind):
+    """Going quiet gives back only the keys that are still Parsec's: Ctrl-R bound by a tool loaded
+    after it stays that tool's (it was reset to the shell's own search, or erased in fish)."""
+    need(kind)
+    sh = Shell(kind, sandbox, after=LATER_TOOL[kind])
+    sh.run("echo before-uninstall")
+    done = subprocess.run(
+        [sys.executable, "-m", "parsec.cli.entry", "init", kind, "--uninstall"],
+        env=sandbox.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done
+    sh.run("echo after-uninstall")  # its prompt finds the hook file gone
+    sh.child.send("\x12")  # Ctrl-R: the later tool puts its line in
+    sh.child.send("\r")
+    sh.child.expect_exact("LATERTOOL")
+    sh.expect_prompt()
+    sh.exit()

@@ -24,6 +24,21 @@ for _name in ("COLUMNS", "LINES"):
 
 
 @pytest.fixture
+def env(tmp_path) -> dict:
+    """An environment for running `parsec` as a user would, in a home and XDG tree of its own
+    (no PARSEC_* setting of the caller's)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
+    clean.update(
+        XDG_CONFIG_HOME=str(tmp_path / "c"),
+        XDG_DATA_HOME=str(tmp_path / "d"),
+        XDG_STATE_HOME=str(tmp_path / "s"),
+        XDG_RUNTIME_DIR=str(tmp_path / "r"),
+        HOME=str(tmp_path),
+    )
+    return clean
+
+
+@pytest.fixture
 def sqlite_url(tmp_path) -> str:
     return f"sqlite:///{tmp_path / 'store' / 'parsec.db'}"
 

@@ -3,7 +3,6 @@ item 7: the rich table folded every row at 80 columns and wrapped at 120)."""
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from datetime import UTC, datetime, timedelta
@@ -15,19 +14,6 @@ from parsec.models.session import DirectCommandExecution, Session
 from parsec.store import open_store
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-@pytest.fixture
-def env(tmp_path) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
-    clean.update(
-        XDG_CONFIG_HOME=str(tmp_path / "c"),
-        XDG_DATA_HOME=str(tmp_path / "d"),
-        XDG_STATE_HOME=str(tmp_path / "s"),
-        XDG_RUNTIME_DIR=str(tmp_path / "r"),
-        HOME=str(tmp_path),
-    )
-    return clean
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ store under a temporary XDG directory."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -29,19 +28,6 @@ def run(env: dict, *args: str, stdin: str | None = None, cwd: Path | None = None
         cwd=cwd,
         timeout=60,
     )
-
-
-@pytest.fixture
-def env(tmp_path) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
-    clean.update(
-        XDG_CONFIG_HOME=str(tmp_path / "c"),
-        XDG_DATA_HOME=str(tmp_path / "d"),
-        XDG_STATE_HOME=str(tmp_path / "s"),
-        XDG_RUNTIME_DIR=str(tmp_path / "r"),
-        HOME=str(tmp_path),
-    )
-    return clean
 
 
 def db_url(env: dict) -> str:

@@ -15,13 +15,13 @@ from parsec.models.session import DirectCommandExecution, Session
 from parsec.models.text import TruncatedText
 from parsec.store import open_store
 
-from .test_cli import db_url, env, run  # noqa: F401 - the fixture
+from .test_cli import db_url, run
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 @pytest.fixture
-def stored(env):  # noqa: F811
+def stored(env):
     now = datetime.now(UTC)
     home = env["HOME"]
     store = open_store(db_url(env))
@@ -58,7 +58,7 @@ def stored(env):  # noqa: F811
     return {"deep": deep, "session": session}
 
 
-def test_output_in_json_says_the_streams_are_merged(env, stored) -> None:  # noqa: F811
+def test_output_in_json_says_the_streams_are_merged(env, stored) -> None:
     rows = {r["command"]: r for r in json.loads(run(env, "history", "--json").stdout)}
     lint = rows["make lint"]
     assert lint["output"] == "lint.py:3: unused import"
@@ -69,7 +69,7 @@ def test_output_in_json_says_the_streams_are_merged(env, stored) -> None:  # noq
     assert "    | lint.py:3: unused import" in piped
 
 
-def spawn_history(env: dict, *args: str, columns: int = 80, lines: int = 40) -> str:  # noqa: F811
+def spawn_history(env: dict, *args: str, columns: int = 80, lines: int = 40) -> str:
     child = pexpect.spawn(
         sys.executable,
         ["-m", "parsec.cli.entry", "history", *args],
@@ -84,7 +84,7 @@ def spawn_history(env: dict, *args: str, columns: int = 80, lines: int = 40) -> 
     return child.before
 
 
-def test_table_fits_80_columns(env, stored) -> None:  # noqa: F811
+def test_table_fits_80_columns(env, stored) -> None:
     screen = spawn_history(env, "--output")
     lines = [ANSI.sub("", line) for line in screen.replace("\r\n", "\n").splitlines() if line.strip()]
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
@@ -95,20 +95,20 @@ def test_table_fits_80_columns(env, stored) -> None:  # noqa: F811
     assert "│ lint.py:3: unused import" in text  # --output on a terminal
 
 
-def test_a_long_table_goes_through_the_pager(env, stored) -> None:  # noqa: F811
+def test_a_long_table_goes_through_the_pager(env, stored) -> None:
     paged = dict(env, PAGER="sed 's/^/PAGED:/'")
     assert "PAGED:" in spawn_history(paged, lines=4)  # a header and 3 rows, and the shell prompt after
     assert "PAGED:" not in spawn_history(paged, lines=40)
 
 
-def test_a_pager_that_is_not_there_still_shows_the_table(env, stored) -> None:  # noqa: F811
+def test_a_pager_that_is_not_there_still_shows_the_table(env, stored) -> None:
     """$PAGER naming a command that is not installed: the shell says so (127), and the table is
     printed after all instead of being lost."""
     screen = spawn_history(dict(env, PAGER="no-such-pager-here"), lines=4)
     assert "kubectl get pods" in ANSI.sub("", screen), screen
 
 
-def test_says_how_many_commands_wait_in_the_spool(env, stored) -> None:  # noqa: F811
+def test_says_how_many_commands_wait_in_the_spool(env, stored) -> None:
     spool = Path(env["XDG_RUNTIME_DIR"]) / "parsec" / "spool"
     spool.mkdir(parents=True)
     (spool / "zsh-1-2.jsonl").write_text('{"v":1,"type":"command_finished","seq":1}\n' * 3)
@@ -118,7 +118,7 @@ def test_says_how_many_commands_wait_in_the_spool(env, stored) -> None:  # noqa:
     assert "spool" not in run(env, "history").stderr
 
 
-def test_sessions_show_prints_captured_output(env, stored) -> None:  # noqa: F811
+def test_sessions_show_prints_captured_output(env, stored) -> None:
     sid = stored["session"].id
     shown = run(env, "sessions", "show", sid)
     assert shown.returncode == 0, shown.stderr

@@ -8,7 +8,7 @@ import stat
 
 from parsec.store import open_store
 
-from .test_cli import db_url, env, recorded, run  # noqa: F401  (fixtures)
+from .test_cli import db_url, recorded, run  # noqa: F401  (fixtures)
 
 
 def test_forget_reaches_learned_classifier_choices(env, recorded) -> None:  # noqa: F811

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..store.importers import HistoryEntry
 
 SHELLS = ("bash", "zsh", "fish")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 CHUNK = 5000
 
 
@@ -151,7 +152,7 @@ def import_history(
                 execution_id,
                 session_id,
                 command,
-                datetime.fromtimestamp(micros // 1_000_000, UTC).replace(microsecond=micros % 1_000_000),
+                _EPOCH + timedelta(microseconds=micros),  # half the cost of fromtimestamp().replace()
                 entry.duration_s * 1000 if entry.duration_s is not None else None,
                 host,
                 user,
@@ -219,7 +220,17 @@ def _without_live(store: HistoryStore, executions: list, timed_ids: set[str], re
     """Drop the timed entries that the shell hooks already recorded: same (masked) text, time
     within the file's resolution. Each live record answers for one entry only, so a command typed
     twice in the same second and recorded twice is matched twice, not more."""
+    from ..store.base import ExecutionQuery
+
     timed = sorted((e for e in executions if e.id in timed_ids), key=lambda e: e.executed_at)
+    if not timed:
+        return executions
+    # One count over the file's whole span first: into a store with nothing recorded then (a
+    # first import, a fresh store) the per-chunk lookups below find nothing (0.2-0.3 s of 200,000 lines).
+    since = timed[0].executed_at.replace(microsecond=0) - LIVE_SLACK
+    until = timed[-1].executed_at.replace(microsecond=0) + 2 * LIVE_SLACK
+    if not store.count_executions(ExecutionQuery(since=since, until=until)):
+        return executions
     live_used: set[str] = set()
     duplicates: set[str] = set()
     for start in range(0, len(timed), MATCH_CHUNK):

@@ -129,7 +129,7 @@ def import_history(
         if command is None:
             command = masked[entry.command] = privacy.mask(entry.command)
         kept.append((entry, command))
-    kept, undated_before = _undated_recorded_live(store, shell, kept, int(mtime * 1_000_000), report)
+    kept, undated_before = _undated_recorded_live(store, shell, host, kept, int(mtime * 1_000_000), report)
 
     seen: dict[tuple[int | None, str], int] = {}
     executions: list[ImportedExecution] = []
@@ -180,7 +180,12 @@ def import_history(
 
 
 def _undated_recorded_live(
-    store: HistoryStore, shell: str, kept: list[tuple[HistoryEntry, str]], mtime_micros: int, report: ImportReport
+    store: HistoryStore,
+    shell: str,
+    host: str,
+    kept: list[tuple[HistoryEntry, str]],
+    mtime_micros: int,
+    report: ImportReport,
 ) -> tuple[list[tuple[HistoryEntry, str]], int]:
     """Drop the undated entries (plain bash history, Debian's default; plain zsh lines) that the
     shell hooks already recorded live, and say where the rest go in time.
@@ -197,7 +202,7 @@ def _undated_recorded_live(
     undated = [index for index, (entry, _) in enumerate(kept) if entry.timestamp is None]
     if not undated:
         return kept, 0
-    counts, oldest = store.recorded_counts(shell)
+    counts, oldest = store.recorded_counts(shell, host)
     before = mtime_micros if oldest is None else min(mtime_micros, to_micros(oldest))
     dropped: set[int] = set()
     for index in reversed(undated):

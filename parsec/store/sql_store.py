@@ -206,11 +206,12 @@ class SqlStore(Conversations, Preferences, LlmUsage, Achievements, Forgetting):
             )
             return [tuple(row) for row in found]
 
-    def recorded_counts(self, shell: str) -> tuple[dict[str, int], datetime | None]:
-        """How often each command was recorded by `shell`'s hooks (not imported), and the oldest
-        such record's time: what an import of an undated history file matches its lines against.
-        A session whose shell is not known yet counts as `shell`'s."""
-        condition = (executions.c.source != "import") & executions.c.session_id.in_(
+    def recorded_counts(self, shell: str, host: str) -> tuple[dict[str, int], datetime | None]:
+        """How often each command was recorded by `shell`'s hooks on `host` (not imported), and
+        the oldest such record's time: what an import of an undated history file from that host
+        matches its lines against (another machine's live records in a shared store are not its
+        lines). A session whose shell is not known yet counts as `shell`'s."""
+        condition = ((executions.c.source != "import") & (executions.c.host == host)) & executions.c.session_id.in_(
             select(sessions.c.id).where(sessions.c.shell.in_([shell, ""]))
         )
         with self.db.read() as connection:

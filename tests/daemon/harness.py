@@ -82,7 +82,7 @@ class Sandbox:
     def pid(self) -> int:
         return int((self.runtime / "daemon.pid").read_text())
 
-    def terminate(self, timeout: float = 30) -> int:
+    def terminate(self, timeout: float = 90) -> int:  # a deadline: a busy machine stretches the stop
         assert self.process is not None
         self.process.send_signal(signal.SIGTERM)
         return self.process.wait(timeout=timeout)

@@ -203,8 +203,12 @@ def run_parsec(task: Task, work: Path, env: dict[str, str]) -> tuple[bool, list[
     except ValueError:
         return False, [], first, (err.strip().splitlines() or ["no output"])[-1][:160]
     commands = [c["command"] for s in result.get("steps", []) for c in s.get("commands", [])]
-    seen = (
-        out + err + "".join(c.get("output_excerpt", "") for s in result.get("steps", []) for c in s.get("commands", []))
+    # What Parsec showed as the answer: its commands' output and its step summaries. Not the whole
+    # JSON or the status lines: their ids, dates and "step 1/3" matched a `says("3")` check by luck.
+    steps = result.get("steps", [])
+    seen = "\n".join(
+        [c.get("output_excerpt", "") for s in steps for c in s.get("commands", [])]
+        + [s.get("summary") or "" for s in steps]
     )
     error = result.get("error") or ""
     return (

@@ -37,7 +37,14 @@ def spooled_commands(directories: list[Path] | None = None) -> int:
     return count
 
 
-def stranded_commands(timeout: float = 3.0) -> int:
+# How long `parsec history` and Ctrl-R wait for a running daemon to put the spool into the store.
+# Normally milliseconds; a loaded machine stretches the store's commit to seconds, and reading
+# before it lands shows no command at all (3 s was too short: issue 28 item 7 came back). Past
+# this the store counts as not answering (the daemon's own bound is the writer's 30 s).
+FLUSH_WAIT_S = 10.0
+
+
+def stranded_commands(timeout: float = FLUSH_WAIT_S) -> int:
     """Spooled commands that no running daemon takes in: 0 once a daemon answered a flush (which
     puts what the spool holds into the store first: parsec/daemon/hook_spool.py)."""
     waiting = spooled_commands()

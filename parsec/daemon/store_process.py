@@ -94,6 +94,16 @@ class SegmentApplier:
             return {"ok": False, "report": None, "error": _describe(err)}
         return {"ok": True, "report": str(report)}
 
+    def warm_up(self) -> None:
+        """Import the store and open it now, while the daemon starts: the first apply is the
+        flush of `parsec history` right after a shell's first command, which otherwise waited for
+        this (2-3 s on a loaded machine, at nice 10) and gave up before the command was stored.
+        A store that cannot be opened yet is opened again by the first apply, which reports why."""
+        try:
+            self._ensure_store()
+        except Exception:
+            self._close_store()
+
     # --- internals -------------------------------------------------------------------------
     def _ensure_store(self) -> ContextStore:
         if self.store is None:
@@ -265,6 +275,7 @@ def main() -> int:
         sys.stdout.flush()
 
     applier = SegmentApplier(open_store, options["batch_size"], on_progress=send)
+    applier.warm_up()
     for line in sys.stdin:
         request = json.loads(line)
         if request["op"] == "apply":

@@ -56,7 +56,8 @@ class StoreWriter:
 
     async def warm_up(self) -> None:
         """Start the writer process now, so that the first flush (`parsec history` right after a
-        shell's first command) does not wait for it to import and open the store."""
+        shell's first command) does not wait for it to import and open the store (it opens the
+        store before it reads a request: store_process.SegmentApplier.warm_up)."""
         async with self._lock:
             await self._ensure_child()
 

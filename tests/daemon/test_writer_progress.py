@@ -37,6 +37,10 @@ async def journal_with_segments(path, session: Session, segments: int, per_segme
     return journal
 
 
+# Durable commits behind the first: over 2 s even on a fast, quiet disk (400 took 0.43 s there).
+BACKLOG = 2000
+
+
 def writer_for(journal: Journal, db) -> StoreWriter:
     # One record per commit: each is a durable SQLite commit (an fsync), so the backlog takes seconds.
     options = {"url": f"sqlite:///{db}", "busy_timeout_ms": 5000, "connect_timeout_s": 5.0, "batch_size": 1}
@@ -55,7 +59,7 @@ def test_a_busy_writer_outlasting_the_guard_is_not_replaced(tmp_path):
         journal = await journal_with_segments(tmp_path / "journal", session, segments=1, per_segment=1)
         writer = writer_for(journal, tmp_path / "p.db")
         assert await writer.flush(force=True)  # the writer process started, the store made
-        await add_segments(journal, session, range(1, 401), per_segment=100)
+        await add_segments(journal, session, range(1, BACKLOG + 1), per_segment=100)
         writer.hung_after_s = 1.0  # progress then comes every 0.1 s
         started = time.monotonic()
         ok = await writer.flush(force=True)
@@ -68,8 +72,8 @@ def test_a_busy_writer_outlasting_the_guard_is_not_replaced(tmp_path):
     ok, took, writer, depth = asyncio.run(scenario())
     assert ok and writer.last_error is None, writer.last_error
     assert took > 1.5 * writer.hung_after_s, f"the backlog took only {took:.2f} s: the guard was never at stake"
-    assert writer.written == 401 and depth == 0
-    assert stored(tmp_path / "p.db") == 401
+    assert writer.written == BACKLOG + 1 and depth == 0
+    assert stored(tmp_path / "p.db") == BACKLOG + 1
 
 
 def test_counters_are_right_after_the_writer_is_replaced_midway(tmp_path):

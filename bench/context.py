@@ -36,7 +36,7 @@ from parsec.models.chat import ChatMessage  # noqa: E402
 from parsec.models.context import ContextType, ImportanceLevel  # noqa: E402
 from parsec.models.text import TruncatedText  # noqa: E402
 from parsec.models.workflow import CommandAttempt, Conversation, StepStatus, WorkflowPlan  # noqa: E402
-from parsec.providers.base import ModelLimits  # noqa: E402
+from parsec.providers.provider import ModelLimits  # noqa: E402
 
 TOOLS = [
     "git status",

@@ -270,7 +270,7 @@ def bench_import(lines: int, workdir: Path, env: dict, runs: int = 3) -> None:
         ratio = statistics.median(w for w, _ in samples["parsec"]) / statistics.median(w for w, _ in samples["atuin"])
         print(f"import parsec / atuin (wall): {ratio:.2f}")
 
-    from parsec.cli.import_cmd import import_history
+    from parsec.cli.history.import_cmd import import_history
     from parsec.config import PrivacyConfig
     from parsec.privacy.filters import PrivacyFilter
     from parsec.store import open_store

@@ -253,7 +253,7 @@ def startup_line(variant: str, shell: str, env: Env) -> str:
     """The rc line of each variant: `parsec file` is what `parsec init SHELL --install` adds
     (sources the hook file, no Python), `parsec eval` the older `eval "$(parsec init SHELL)"`."""
     if variant == "parsec file":
-        from parsec.cli.rc_file import source_line
+        from parsec.cli.shell.rc_file import source_line
 
         subprocess.run(["parsec", "init", shell], env=env.env, stdout=subprocess.DEVNULL, check=True)
         return source_line(shell, env.root / "data" / "parsec" / f"hook.{shell}")

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from bench.realmodel_tasks import TASKS, Task  # noqa: E402
-from parsec.workflow.reply_checks import command_check, first_word  # noqa: E402
+from parsec.workflow.planning.reply_checks import command_check, first_word  # noqa: E402
 from parsec.workflow.risk import assess  # noqa: E402
 
 TASK_TIMEOUT_S = 600.0

@@ -1,4 +1,4 @@
-"""What the --yes sandbox (parsec/workflow/sandbox.py) costs: per command, and once per shell.
+"""What the --yes sandbox (parsec/workflow/execution/sandbox.py) costs: per command, and once per shell.
 
 The same commands run through the workflow's persistent shell unconfined and inside the sandbox,
 interleaved round by round in one process so machine noise hits both alike. Reported: the median
@@ -24,8 +24,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from parsec.workflow.sandbox import Sandbox, confinement_flags, find_bwrap  # noqa: E402
-from parsec.workflow.shell import PersistentShell  # noqa: E402
+from parsec.workflow.execution.persistent_shell import PersistentShell  # noqa: E402
+from parsec.workflow.execution.sandbox import Sandbox, confinement_flags, find_bwrap  # noqa: E402
 
 COMMANDS = [
     "true",

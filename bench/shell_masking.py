@@ -73,7 +73,7 @@ def entries(sample: int) -> list[dict]:
 def _stored_commands(sandbox) -> dict[str, str]:
     """tag -> stored command text (and output), from the sandbox's SQLite store."""
     from parsec.store import open_store
-    from parsec.store.base import ExecutionQuery
+    from parsec.store.protocols import ExecutionQuery
 
     store = open_store(sandbox.store_url)
     try:

@@ -30,12 +30,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from parsec.models.base import new_id
+from parsec.models.parsec_model import new_id
 from parsec.models.retention import RetentionPolicy
 from parsec.models.session import DirectCommandExecution
 from parsec.models.text import TruncatedText
 from parsec.store import open_store
-from parsec.store.base import ExecutionQuery
+from parsec.store.protocols import ExecutionQuery
 from parsec.store.rows import execution_row
 from parsec.store.schema import executions
 

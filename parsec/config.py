@@ -165,7 +165,7 @@ class WorkflowConfig(_Section):
     # Under --yes nobody is there to press Ctrl-C: `tail -f` would hold the workflow forever.
     unattended_timeout_s: float = Field(600, ge=0)  # used when command_timeout_s is 0; 0: none
     truncation_strategy: Literal["oldest_first", "middle_out"] = "middle_out"
-    # Confine the workflow's commands (workflow/sandbox.py): under --yes only, always, or never.
+    # Confine the workflow's commands (workflow/execution/sandbox.py): under --yes only, always, or never.
     sandbox: Literal["unattended", "always", "never"] = "unattended"
     sandbox_network: bool = True  # false: no network inside the sandbox
 
@@ -177,7 +177,7 @@ class HooksConfig(_Section):
 
 
 class SearchConfig(_Section):
-    """The interactive search (Ctrl-R); read fast by parsec/cli/search/settings.py, whose defaults
+    """The interactive search (Ctrl-R); read fast by parsec/cli/history/search/settings.py, whose defaults
     a test keeps equal to these."""
 
     filter: Literal["everywhere", "directory", "tree", "repo", "session", "host", "failed"] = "everywhere"

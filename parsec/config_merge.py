@@ -1,5 +1,5 @@
 """How configuration layers combine, for the full loader (config.py) and the fast readers that
-cannot afford pydantic (cli/history_common.py): one rule, standard library only.
+cannot afford pydantic (cli/history/history_common.py): one rule, standard library only.
 
 Tables merge at every depth, so a project's `[llm.models."b"]` keeps the user's
 `[llm.models."a"]` and a project may set one key of a model the user described; lists and

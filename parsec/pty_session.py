@@ -1,5 +1,5 @@
 """A child process on a pseudo-terminal: the one owner of the pty plumbing that `parsec shell`
-(cli/pty_proxy.py) and the workflow's persistent shell (workflow/shell.py) share: opening the pty
+(cli/shell/pty_proxy.py) and the workflow's persistent shell (workflow/execution/persistent_shell.py) share: opening the pty
 pair, starting the child as the leader of a new session with the pty as its terminal, the window
 size, raw mode for the user's keys, and reading a pty whose other side may be gone."""
 

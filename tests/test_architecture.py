@@ -21,7 +21,11 @@ PLANTED_LEAKS = {
     "parsec/protocol/control.py": ("from ..config import Settings", "parsec.protocol", "parsec.config"),
     "parsec/daemon/sessions.py": ("from ..context import engine", "parsec.daemon", "parsec.context"),
     "parsec/context/commands.py": ("from ..providers.keys import Secret", "parsec.context", "parsec.providers.keys"),
-    "parsec/cli/conversations_cmd.py": ("from ..workflow.start import warm_up", "parsec.cli", "parsec.workflow.start"),
+    "parsec/cli/ai/conversations_cmd.py": (
+        "from ...workflow.run.start import warm_up",
+        "parsec.cli",
+        "parsec.workflow.run.start",
+    ),
 }
 
 
@@ -119,5 +123,5 @@ def test_history_search_imports_no_socket_toml_parser_nor_logging(tmp_path):
         "    except SystemExit:\n"
         "        pass"
     )
-    assert "parsec.cli.history_views" in loaded  # the probe really ran the command
+    assert "parsec.cli.history.history_views" in loaded  # the probe really ran the command
     assert not [name for name in ("socket", "tomllib", "logging", *HEAVY) if name in loaded]

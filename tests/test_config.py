@@ -161,7 +161,7 @@ def test_valid_regexes_are_accepted(home):
 
 
 def test_doctor_reports_an_invalid_regex(home):
-    from parsec.cli.doctor_checks import run_checks
+    from parsec.cli.admin.doctor_checks import run_checks
 
     path = write_user(home, '[privacy]\nexclude_commands = ["("]\n')
     check = next(run_checks())
@@ -206,7 +206,7 @@ PROJECT = "[store]\nbusy_timeout_ms = 200\nurl = 'sqlite:///planted.db'\n[search
 def test_the_fast_config_reader_agrees_with_the_full_loader(home, section, project):
     # `parsec history` and Ctrl-R read their section without pydantic; same files, same values,
     # the same trust rule and the same user-only keys left out (a planted store.url is not taken).
-    from parsec.cli.history_common import config_section
+    from parsec.cli.history.history_common import config_section
 
     write_user(home, "[store]\nbusy_timeout_ms = 100\nurl = 'sqlite:///user.db'\n[search]\nfilter = 'directory'\n")
     if project != "none":

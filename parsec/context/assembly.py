@@ -13,8 +13,8 @@ from ..models.chat import ChatMessage
 from ..models.context import StepContext
 from .items import Candidate, CandidatePool, to_json
 from .pruning import ContextOverflow, Selection, select
+from .relevance import IMPORTANCE_SHARE, RECENCY_WEIGHT, RELEVANCE_WEIGHT, normalised, terms_of
 from .report import ContextReport
-from .scoring import IMPORTANCE_SHARE, RECENCY_WEIGHT, RELEVANCE_WEIGHT, normalised, terms_of
 from .tokens import TokenCounter
 
 # Where each candidate section goes in the step context (container, key).
@@ -51,7 +51,7 @@ class StepInputs:
 
 
 def score(candidates: list[Candidate], pool: CandidatePool, query: str, decay: float) -> None:
-    """Set relevance, recency and the combined score of every candidate (see scoring.py)."""
+    """Set relevance, recency and the combined score of every candidate (see relevance.py)."""
     relevance = normalised(pool.index.scores(terms_of(query))).get
     share = IMPORTANCE_SHARE
     for c in candidates:  # inlined combined_score: this loop sees every candidate of every step

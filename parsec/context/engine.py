@@ -36,8 +36,8 @@ from .tokens import LazyCounter, TokenCounter, Utf8BoundCounter, get_token_count
 from .truncation import truncate
 
 if TYPE_CHECKING:
-    from ..providers.base import ModelLimits
-    from ..store.base import ContextStore
+    from ..providers.provider import ModelLimits
+    from ..store.protocols import ContextStore
 
 Built = TypeVar("Built")  # what ContextEngine._bounded_first's build returns
 DEFAULT_CONTEXT_WINDOW = 8192  # used when neither the provider nor the config knows the model
@@ -358,7 +358,7 @@ class ContextEngine:
             return self._learned
         learned: list[LearnedPreference] = []
         if self.store is not None:  # else nothing recorded to learn from
-            from ..store.base import ExecutionQuery
+            from ..store.protocols import ExecutionQuery
 
             try:
                 learned = learn_preferences(self.store.query_executions(ExecutionQuery(limit=LEARNING_SAMPLE)))
@@ -370,7 +370,7 @@ class ContextEngine:
     def _session_history(self, session_id: str) -> list:
         if self.store is None:
             return []
-        from ..store.base import ExecutionQuery
+        from ..store.protocols import ExecutionQuery
 
         try:
             return self.store.query_executions(ExecutionQuery(session_id=session_id, limit=SHELL_HISTORY_LIMIT))

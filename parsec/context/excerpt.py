@@ -25,7 +25,7 @@ import math
 import re
 from collections import Counter
 
-from .scoring import terms_of
+from .relevance import terms_of
 
 EXCERPT_LINES = 8  # lines a completed step's excerpt keeps at most
 EXCERPT_CHARS = 480  # and characters (~120 tokens)

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..models.context import ContextType, ImportanceLevel
 from .redact import masked_value
-from .scoring import Bm25Index, terms_of
+from .relevance import Bm25Index, terms_of
 
 
 def to_json(value: object) -> str:

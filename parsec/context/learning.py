@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models.session import DirectCommandExecution
-from ..store.base import ConversationStore
+from ..store.protocols import ConversationStore
 
 # Preference name -> alternatives that do the same job. The most used wins.
 ALTERNATIVES: dict[str, tuple[str, ...]] = {

@@ -39,7 +39,7 @@ from ..models.session import DirectCommandExecution, Session
 from .records import decode_record
 
 if TYPE_CHECKING:
-    from ..store.base import ContextStore
+    from ..store.protocols import ContextStore
 
 POISON_AFTER = 3  # failures of one segment while the store answers before going record by record
 PROGRESS_EVERY_S = 1.0

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _EXPORTS = {
-    "base": ["ParsecModel", "Ulid", "UtcDatetime", "new_id", "utcnow"],
+    "parsec_model": ["ParsecModel", "Ulid", "UtcDatetime", "new_id", "utcnow"],
     "text": ["TruncatedText", "clean_text"],
     "session": ["Session", "GlobalContext", "SessionSettings", "DirectCommandExecution", "ProjectType"],
     "workflow": [

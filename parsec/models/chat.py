@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import ParsecModel
+from .parsec_model import ParsecModel
 
 Role = Literal["system", "user", "assistant"]
 

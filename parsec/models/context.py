@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import ParsecModel, UtcDatetime, utcnow
+from .parsec_model import ParsecModel, UtcDatetime, utcnow
 
 
 class ImportanceLevel(StrEnum):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import ParsecModel
+from .parsec_model import ParsecModel
 
 
 class RetentionPolicy(ParsecModel):

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field, field_validator
 
-from .base import ParsecModel, Ulid, UtcDatetime, new_id, utcnow
+from .parsec_model import ParsecModel, Ulid, UtcDatetime, new_id, utcnow
 from .text import TruncatedText, clean_text
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import ParsecModel
+from .parsec_model import ParsecModel
 
 DEFAULT_LIMIT = 1024  # [context_pruning] max_command_output_length
 

@@ -8,10 +8,10 @@ from typing import Literal
 from pydantic import Field
 
 from ..errors import InvalidTransition
-from .base import ParsecModel, Ulid, UtcDatetime, new_id, utcnow
 from .chat import ChatMessage
 from .context import ArtifactInfo, ContextSummary, EnvironmentChange, StepContext
 from .limits import MAX_PLAN_STEPS
+from .parsec_model import ParsecModel, Ulid, UtcDatetime, new_id, utcnow
 from .text import TruncatedText
 
 

@@ -2,5 +2,5 @@
 Ollama) over plain httpx. Import the submodules you need; this package imports nothing heavy.
 
     from parsec.providers.select import resolve_provider
-    from parsec.providers.base import Provider, ChatResult, ModelLimits
+    from parsec.providers.provider import Provider, ChatResult, ModelLimits
 """

@@ -14,9 +14,9 @@ from typing import Any
 
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
-from .base import Provider, StreamItem, system_and_rest
 from .dialects import Mode
-from .errors import ProviderResponseError, UnknownMessagePart
+from .provider import Provider, StreamItem, system_and_rest
+from .provider_errors import ProviderResponseError, UnknownMessagePart
 from .registry import SPECS
 from .transport import iter_sse
 

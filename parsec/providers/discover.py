@@ -22,7 +22,7 @@ from ..models.chat import ChatMessage
 from ._httpx import httpx
 
 if TYPE_CHECKING:
-    from .base import Provider
+    from .provider import Provider
 
 OLLAMA_PORTS = (11434,)
 OPENAI_PORTS = (8080, 8000, 1234, 5001, 5000)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..config import ModelOverride
-from .base import ModelLimits
+from .provider import ModelLimits
 
 # Unknown models: small enough that any chat model of the last years accepts it.
 DEFAULT_LIMITS = ModelLimits(context_window=8192, max_output_tokens=2048)

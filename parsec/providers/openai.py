@@ -14,9 +14,9 @@ from typing import Any
 
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
-from .base import Provider, StreamItem
 from .dialects import Mode, strict_schema
-from .errors import ProviderResponseError
+from .provider import Provider, StreamItem
+from .provider_errors import ProviderResponseError
 from .registry import SPECS
 from .transport import iter_sse
 

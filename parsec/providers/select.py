@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 from .. import paths
 from ..config import LoadedConfig, Settings, private_file_problem
 from ..errors import ConfigError
-from .base import Provider, ProviderOptions, UsageEvent
 from .dialects import ModeMemory, default_memory_path, find_mode
-from .errors import InvalidEndpoint, NoProviderConfigured, ProviderAuthError
 from .keys import KEY_VARIABLES, Secret, key_from_environment, redact
 from .models_meta import model_limits
+from .provider import Provider, ProviderOptions, UsageEvent
+from .provider_errors import InvalidEndpoint, NoProviderConfigured, ProviderAuthError
 from .registry import SPECS
 from .transport import BASE_URL_VARIABLES, URL_EXAMPLES, RetryPolicy
 

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from ..errors import ProviderError
 from ..models.chat import ChatMessage, TokenUsage
 from ._httpx import httpx
-from .errors import ProviderResponseError, ProviderTimeout
+from .provider_errors import ProviderResponseError, ProviderTimeout
 from .watch import TokenWatch
 
 

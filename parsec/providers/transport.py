@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._httpx import httpx
-from .errors import (
+from .keys import Secret, redact
+from .provider_errors import (
     ContextLengthExceeded,
     EndpointUnreachable,
     InvalidEndpoint,
@@ -31,7 +32,6 @@ from .errors import (
     RateLimited,
     StructuredModeRefused,
 )
-from .keys import Secret, redact
 from .registry import SPECS
 
 log = logging.getLogger("parsec.providers")

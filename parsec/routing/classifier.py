@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .danger import prose_cue
 from .decision import SHELL_FACTS, SHELLS, Decision, Label
-from .learning import Preferences, shape_key
+from .learned_routes import Preferences, shape_key
 from .overrides import explicit_override
 from .scoring import Analysis, analyse
 from .shell_facts import PathIndex
@@ -19,7 +19,7 @@ from .syntax import parses_as_shell
 
 if TYPE_CHECKING:
     from ..config import LoadedConfig, Settings
-    from ..store.base import PreferenceStore
+    from ..store.protocols import PreferenceStore
 
 log = logging.getLogger(__name__)
 

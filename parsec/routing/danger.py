@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 # Whitespace-separated names. A data file, so that `parsec init` can write the same list into the
 # shell hooks without importing the classifier: with words after one of these, a hook never takes
-# the line for a plain command on its own (cli/hook_scripts.py).
+# the line for a plain command on its own (cli/shell/hook_scripts.py).
 STATE_CHANGING_FILE = Path(__file__).with_name("state_changing.txt")
 STATE_CHANGING = frozenset(STATE_CHANGING_FILE.read_text().split())
 PLAIN_WORDS_CUE = 2  # plain words after a state-changing command read as a phrase (unless they name files here)

@@ -1,4 +1,4 @@
-"""The ContextStore. Import `parsec.store.base` for the protocol; `open_store` for an instance.
+"""The ContextStore. Import `parsec.store.protocols` for the protocol; `open_store` for an instance.
 
 Nothing heavy is imported here: the hook path imports `parsec` packages and must stay fast.
 """

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from ..errors import NotFound
 from ..models.workflow import Conversation, ConversationStatus
 from . import rows
-from .base import ConversationSummary
+from .protocols import ConversationSummary
 from .schema import conversations
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from . import rows
 from .newest_first import EXECUTION_COLUMNS  # every column but seq, in the table's order
 
 if TYPE_CHECKING:
-    from .base import ExecutionRecord
+    from .protocols import ExecutionRecord
 
 QUOTED_COLUMNS = ", ".join('"' + name + '"' for name in EXECUTION_COLUMNS)  # "user" is reserved
 

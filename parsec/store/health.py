@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import delete, text
 
 from ..errors import StoreError
-from ..models.base import utcnow
+from ..models.parsec_model import utcnow
 from .schema import preferences
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any
 
-    from .base import HistoryStore
+    from .protocols import HistoryStore
     from .sql_store import SqlStore
 
 # Schema revisions whose tables this module's raw SQL was written against (see migrate.py).
@@ -201,7 +201,7 @@ def session_dict(
 
 
 def history_via_store(store: HistoryStore, query: HistoryQuery, with_output: bool = False) -> list[dict[str, Any]]:
-    from .base import ExecutionQuery
+    from .protocols import ExecutionQuery
 
     found = store.query_executions(
         ExecutionQuery(

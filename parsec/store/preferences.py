@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, select
 
-from ..models.base import utcnow
+from ..models.parsec_model import utcnow
 from ..privacy.masking import mask_json, store_gate
 from .schema import preferences
 

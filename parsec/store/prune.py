@@ -30,11 +30,11 @@ from typing import Any
 
 from sqlalchemy import Column, ColumnElement, Connection, Table, delete, func, select, text, true, update
 
-from ..models.base import utcnow
+from ..models.parsec_model import utcnow
 from ..models.retention import RetentionPolicy
 from ..models.workflow import Conversation
-from .base import PruneReport
 from .database import Database
+from .protocols import PruneReport
 from .rows import achievement_row
 from .schema import achievements, conversations, executions, sessions
 from .sql_engine import WRITE

@@ -6,8 +6,8 @@ from __future__ import annotations
 from sqlalchemy import Connection, TextClause, select, text
 
 from . import execution_sql
-from .base import ExecutionQuery
 from .micros import to_micros
+from .protocols import ExecutionQuery
 from .schema import executions
 
 NEWEST_FIRST = (executions.c.executed_at.desc(), executions.c.seq.desc())

@@ -7,13 +7,13 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ..models.base import utcnow
+from ..models.parsec_model import utcnow
 from ..models.session import DirectCommandExecution, GlobalContext, Session, SessionSettings
 from ..models.text import TruncatedText, clean_text
 from ..models.workflow import Conversation
 from ..privacy.masking import mask_json, store_gate
-from .base import ExecutionRecord
 from .micros import to_micros
+from .protocols import ExecutionRecord
 
 
 def _text(value: str) -> str:

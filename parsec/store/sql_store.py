@@ -17,7 +17,6 @@ from ..models.retention import RetentionPolicy
 from ..models.session import DirectCommandExecution, Session
 from . import rows
 from .achievements import Achievements
-from .base import ExecutionQuery, ExecutionRecord, PruneReport, SessionSummary
 from .conversations import Conversations
 from .database import Database
 from .execution_insert import (
@@ -31,6 +30,7 @@ from .forgetting import Forgetting
 from .llm_usage import LlmUsage
 from .newest_first import newest_execution_rows
 from .preferences import Preferences
+from .protocols import ExecutionQuery, ExecutionRecord, PruneReport, SessionSummary
 from .queries import NEWEST_FIRST, execution_conditions
 from .schema import (
     conversations,

@@ -27,7 +27,7 @@ from .micros import to_micros
 if TYPE_CHECKING:
     from ..models.session import Session
     from ..models.workflow import Conversation
-    from .base import ExecutionRecord
+    from .protocols import ExecutionRecord
 
 # A session an execution belongs to: created when missing, its last_active moved forward (as
 # SqlStore._touch_sessions does through SQLAlchemy).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parsec.cli import rc_file
+from parsec.cli.shell import rc_file
 
 
 def test_uninstall_finds_the_login_block_after_a_bash_profile_appeared(tmp_path, monkeypatch):

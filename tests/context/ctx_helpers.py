@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from parsec.config import Settings
-from parsec.models.base import new_id
 from parsec.models.context import ArtifactInfo, EnvironmentChange
+from parsec.models.parsec_model import new_id
 from parsec.models.text import TruncatedText
 from parsec.models.workflow import CommandAttempt, Conversation, StepStatus, WorkflowPlan
 

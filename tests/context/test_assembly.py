@@ -9,7 +9,7 @@ from parsec.context.tokens import CharCounter, TiktokenCounter, get_token_counte
 from parsec.errors import NotFound
 from parsec.models.chat import ChatMessage
 from parsec.models.session import DirectCommandExecution
-from parsec.providers.base import ModelLimits
+from parsec.providers.provider import ModelLimits
 
 from .ctx_helpers import attempt, conversation, finish_step, fixed_clock, settings
 

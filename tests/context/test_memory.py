@@ -9,8 +9,8 @@ from pathlib import Path
 from parsec.context.engine import ContextEngine
 from parsec.context.excerpt import excerpt
 from parsec.context.tokens import LazyCounter, get_token_counter
-from parsec.models.base import new_id
-from parsec.providers.base import ModelLimits
+from parsec.models.parsec_model import new_id
+from parsec.providers.provider import ModelLimits
 from tests.workflow.conftest import env, run_unattended, stub, work  # noqa: F401 (fixtures)
 
 from .ctx_helpers import attempt, conversation, finish_step, fixed_clock, settings

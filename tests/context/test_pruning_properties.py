@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from parsec.context.engine import ContextEngine
 from parsec.context.pruning import ContextOverflow
 from parsec.context.tokens import get_token_counter
-from parsec.providers.base import ModelLimits
+from parsec.providers.provider import ModelLimits
 
 from .ctx_helpers import attempt, conversation, fixed_clock, settings
 

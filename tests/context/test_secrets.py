@@ -8,7 +8,7 @@ from parsec import trust
 from parsec.config import ContextCommand
 from parsec.context.engine import ContextEngine
 from parsec.errors import NotFound
-from parsec.models.base import new_id
+from parsec.models.parsec_model import new_id
 from parsec.models.session import DirectCommandExecution, Session
 from parsec.store import open_store
 

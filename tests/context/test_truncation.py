@@ -12,7 +12,7 @@ from parsec.context.engine import ContextEngine
 from parsec.context.tokens import get_token_counter
 from parsec.context.truncation import message_groups, tool_result_message, truncate
 from parsec.models.chat import ChatMessage
-from parsec.providers.base import ModelLimits
+from parsec.providers.provider import ModelLimits
 
 from .ctx_helpers import settings
 

@@ -7,7 +7,7 @@ import subprocess
 import time
 from datetime import timedelta
 
-from parsec.models.base import utcnow
+from parsec.models.parsec_model import utcnow
 from parsec.models.session import DirectCommandExecution, Session
 from parsec.models.text import TruncatedText
 from parsec.store import open_store

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from other_user import attacker_ids, shared_tmp
 
-from parsec.cli.hook_relay import HookRelay
+from parsec.cli.shell.hook_relay import HookRelay
 from parsec.errors import UnsafeRuntimeDir
 from parsec.protocol import current_session, endpoints
 from parsec.protocol.client import DaemonClient

@@ -365,7 +365,7 @@ def test_the_protocol_version_is_written_in_one_place():
     import re
     from pathlib import Path
 
-    from parsec.cli.hook_scripts import VERSION_SLOT
+    from parsec.cli.shell.hook_scripts import VERSION_SLOT
 
     repo = Path(__file__).resolve().parents[2]
     writers = [*(repo / "shell-hooks").glob("parsec.*"), *(repo / "parsec").rglob("*.py")]

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ulid import ULID
 
-from parsec.cli.import_cmd import _ulid
+from parsec.cli.history.import_cmd import _ulid
 from parsec.models.session import DirectCommandExecution
 
 

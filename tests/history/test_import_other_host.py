@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from parsec.cli.import_cmd import import_history
+from parsec.cli.history.import_cmd import import_history
 from parsec.config import PrivacyConfig
 from parsec.models.session import DirectCommandExecution, Session
 from parsec.privacy.filters import PrivacyFilter
 from parsec.store import open_store
-from parsec.store.base import ExecutionQuery
+from parsec.store.protocols import ExecutionQuery
 
 
 def test_live_records_of_another_host_do_not_hide_this_hosts_lines(tmp_path) -> None:

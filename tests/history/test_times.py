@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from parsec.cli.history_common import human_duration, one_line, parse_when
+from parsec.cli.history.history_common import human_duration, one_line, parse_when
 from parsec.errors import UsageError
 
 NOW = datetime(2024, 5, 10, 15, 30, tzinfo=UTC)

@@ -130,7 +130,7 @@ class Daemon:
 def executions(sandbox: Sandbox, daemon: Daemon | None, cwd: Path, want: int, timeout: float = 30.0) -> list:
     """The store's executions run in `cwd` (and below), oldest first, once at least `want` exist."""
     from parsec.store import open_store
-    from parsec.store.base import ExecutionQuery
+    from parsec.store.protocols import ExecutionQuery
 
     deadline = time.monotonic() + timeout
     while True:

@@ -30,7 +30,7 @@ def _hook_file(sandbox, kind: str) -> Path:
 
 
 def _source_line(kind: str, path: Path) -> str:
-    from parsec.cli.rc_file import source_line
+    from parsec.cli.shell.rc_file import source_line
 
     return source_line(kind, path)
 
@@ -80,7 +80,7 @@ def test_the_file_is_sourced_as_is_until_the_config_changes(kind, sandbox):
 @pytest.mark.parametrize("kind", SHELLS)
 def test_nothing_is_loaded_or_said_once_parsec_is_gone(kind, sandbox, tmp_path, monkeypatch):
     need(kind)
-    from parsec.cli import hook_file, hook_scripts
+    from parsec.cli.shell import hook_file, hook_scripts
 
     monkeypatch.setenv("XDG_DATA_HOME", sandbox.env["XDG_DATA_HOME"])
     installed = tmp_path / f"installed.{kind}"  # stands for the hook script inside the package
@@ -115,7 +115,7 @@ def _quiet_start(kind: str, sandbox, load: str) -> tuple[str, str, str]:
 @pytest.mark.parametrize("kind", SHELLS)
 def test_install_adds_the_lines_once_and_uninstall_removes_them(kind, sandbox):
     need(kind)
-    from parsec.cli.rc_file import BEGIN, END
+    from parsec.cli.shell.rc_file import BEGIN, END
 
     sandbox.env["PATH"] = "/usr/bin:/bin"  # the parsec command's directory is not on PATH
     rc = {

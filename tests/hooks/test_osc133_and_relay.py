@@ -12,9 +12,9 @@ import time
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsec.cli.hook_relay import HookRelay
-from parsec.cli.osc133 import AltScreen, Mark, MarkScanner, strip_ansi
-from parsec.cli.output_capture import OutputCapture
+from parsec.cli.shell.hook_relay import HookRelay
+from parsec.cli.shell.osc133 import AltScreen, Mark, MarkScanner, strip_ansi
+from parsec.cli.shell.output_capture import OutputCapture
 
 from .fake_daemon import FakeDaemon, read_spool
 from .harness import REPO
@@ -106,7 +106,7 @@ def test_init_prints_the_hook_without_heavy_imports(tmp_path):
     # (XDG_DATA_HOME: `parsec init` also writes the hook file there, not in the real ~)
     no_config = {**os.environ, "PARSEC_CONFIG": str(REPO / "no-such-config.toml"), "XDG_DATA_HOME": str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=no_config)
-    from parsec.cli.hook_scripts import hook_script, parsec_command  # the hook as served; the autostart's command
+    from parsec.cli.shell.hook_scripts import hook_script, parsec_command  # the hook as served; the autostart's command
 
     state_changing = (REPO / "parsec" / "routing" / "state_changing.txt").read_text().split()
     settings = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pickle
 
 from parsec.privacy.memory import SecretValues, SessionMasker
-from parsec.workflow.results import environment_changes
+from parsec.workflow.execution.results import environment_changes
 
 VALUE = "Hunter2secret"
 

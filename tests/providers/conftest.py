@@ -13,7 +13,7 @@ if str(REPO) not in sys.path:  # `tests.stubs` importable however pytest was sta
     sys.path.insert(0, str(REPO))
 
 from parsec.config import Settings  # noqa: E402
-from parsec.providers.base import Provider, UsageEvent  # noqa: E402
+from parsec.providers.provider import Provider, UsageEvent  # noqa: E402
 from parsec.providers.select import resolve_provider  # noqa: E402
 from parsec.providers.transport import RetryPolicy  # noqa: E402
 from tests.stubs.llm_server import LLMStub  # noqa: E402

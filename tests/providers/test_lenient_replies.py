@@ -8,11 +8,11 @@ import json
 import pytest
 
 from parsec.models.chat import ChatMessage
-from parsec.providers.errors import StructuredOutputError
-from parsec.workflow.planner import make_plan
-from parsec.workflow.reply_checks import first_word, plan_problem, step_problem
-from parsec.workflow.schemas import StepReply
-from parsec.workflow.stepgen import ask_step
+from parsec.providers.provider_errors import StructuredOutputError
+from parsec.workflow.planning.planner import make_plan
+from parsec.workflow.planning.reply_checks import first_word, plan_problem, step_problem
+from parsec.workflow.planning.schemas import StepReply
+from parsec.workflow.planning.stepgen import ask_step
 
 MESSAGES = [ChatMessage(role="system", content="You plan."), ChatMessage(role="user", content="count the lines")]
 PLAN = {"name": "count lines", "steps": ["Count the lines of every Python file", "Show the total"]}
@@ -98,6 +98,6 @@ class Shown:
 
 
 def make_plan_reply(steps):
-    from parsec.workflow.schemas import PlanReply
+    from parsec.workflow.planning.schemas import PlanReply
 
     return PlanReply(name="n", steps=steps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 
-from parsec.cli.providers_cmd import FOUND_LOCALLY, collect
+from parsec.cli.ai.providers_cmd import FOUND_LOCALLY, collect
 from parsec.config import Settings
 from parsec.providers.discover import check_replies, find_local_servers
 from tests.stubs.llm_server import LLMStub

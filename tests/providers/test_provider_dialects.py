@@ -14,8 +14,8 @@ from parsec.config import Settings
 from parsec.errors import ConfigError
 from parsec.models.chat import ChatMessage
 from parsec.providers.dialects import strict_schema
-from parsec.providers.errors import ProviderResponseError
-from parsec.workflow.schemas import PlanReply, StepReply
+from parsec.providers.provider_errors import ProviderResponseError
+from parsec.workflow.planning.schemas import PlanReply, StepReply
 
 
 class Plan(BaseModel):

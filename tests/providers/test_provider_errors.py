@@ -11,7 +11,7 @@ import pytest
 
 from parsec.config import Settings
 from parsec.models.chat import ChatMessage
-from parsec.providers.errors import (
+from parsec.providers.provider_errors import (
     ContextLengthExceeded,
     EndpointUnreachable,
     ModelNotFound,

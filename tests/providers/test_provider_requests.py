@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from parsec.models.chat import ChatMessage
-from parsec.providers.base import CHAT_MAX_TOKENS
-from parsec.providers.errors import UnknownMessagePart
+from parsec.providers.provider import CHAT_MAX_TOKENS
+from parsec.providers.provider_errors import UnknownMessagePart
 
 from .conftest import KEY
 
@@ -180,8 +180,8 @@ def test_masking_follows_the_privacy_settings(stub, make_provider):
 
 def test_api_openai_com_gets_max_completion_tokens():
     """Newer OpenAI models refuse `max_tokens`; compatible servers only know it (checked above)."""
-    from parsec.providers.base import ModelLimits, ProviderOptions
     from parsec.providers.openai import DEFAULT_BASE_URL, OpenAIProvider
+    from parsec.providers.provider import ModelLimits, ProviderOptions
 
     provider = OpenAIProvider(ProviderOptions(model="gpt-5", base_url=DEFAULT_BASE_URL, limits=ModelLimits(1000, 100)))
     body = provider._body(MESSAGES, max_tokens=77, stream=False)

@@ -12,9 +12,9 @@ from parsec.config import ModelOverride, Settings, load_config
 from parsec.errors import ConfigError
 from parsec.models.chat import ChatMessage
 from parsec.privacy.scrub import scrubbed_environment
-from parsec.providers.errors import NoProviderConfigured, ProviderAuthError
 from parsec.providers.keys import Secret, redact
 from parsec.providers.models_meta import DEFAULT_LIMITS, model_limits
+from parsec.providers.provider_errors import NoProviderConfigured, ProviderAuthError
 from parsec.providers.select import choose, ollama_host_url, resolve_provider
 
 from .conftest import KEY
@@ -339,7 +339,7 @@ def test_the_provider_gets_its_own_key_on_the_wire(tmp_path, stub):
     ],
 )
 def test_a_malformed_base_url_names_its_variable(provider, env, expected):
-    from parsec.providers.errors import InvalidEndpoint
+    from parsec.providers.provider_errors import InvalidEndpoint
 
     for named in (None, provider):  # auto-detected, and named by a flag
         with pytest.raises(InvalidEndpoint) as caught:
@@ -350,7 +350,7 @@ def test_a_malformed_base_url_names_its_variable(provider, env, expected):
 
 
 def test_a_malformed_config_base_url_names_where_it_was_set(tmp_path):
-    from parsec.providers.errors import InvalidEndpoint
+    from parsec.providers.provider_errors import InvalidEndpoint
 
     loaded = _settings(tmp_path, NOTHING, '[llm]\nprovider = "openai"\nbase_url = "gpu-box:8000"\n')
     with pytest.raises(InvalidEndpoint, match=r"^\[llm\] base_url in .*config\.toml 'gpu-box:8000' is not an http"):
@@ -361,7 +361,7 @@ def test_a_malformed_config_base_url_names_where_it_was_set(tmp_path):
 
 
 def test_a_key_inside_a_malformed_url_is_not_shown():
-    from parsec.providers.errors import InvalidEndpoint
+    from parsec.providers.provider_errors import InvalidEndpoint
 
     with pytest.raises(InvalidEndpoint) as caught:
         choose(Settings(), env={"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": f"{KEY}@notaurl"})
@@ -370,7 +370,7 @@ def test_a_key_inside_a_malformed_url_is_not_shown():
 
 def test_the_transport_turns_a_url_httpx_refuses_into_a_one_line_error():
     """A last line of defence behind `choose`: no `internal error: InvalidURL` / `UnsupportedProtocol`."""
-    from parsec.providers.errors import InvalidEndpoint
+    from parsec.providers.provider_errors import InvalidEndpoint
     from parsec.providers.select import Choice, build_provider
 
     for url in ("notaurl", "http://garbage:::"):

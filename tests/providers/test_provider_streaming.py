@@ -7,7 +7,7 @@ import json
 import pytest
 
 from parsec.models.chat import ChatMessage
-from parsec.providers.errors import ProviderResponseError, RateLimited
+from parsec.providers.provider_errors import ProviderResponseError, RateLimited
 
 from .conftest import PROVIDERS
 
@@ -98,7 +98,7 @@ def timeouts(first_token_s: float = 120.0, idle_s: float = 30.0):
 
 @pytest.mark.parametrize("name", PROVIDERS)
 def test_a_stream_that_stalls_trips_the_idle_timeout(stub, make_provider, usage_events, name):
-    from parsec.providers.errors import ProviderTimeout
+    from parsec.providers.provider_errors import ProviderTimeout
 
     stub.reply(REPLY, stream_delay=1.0)
     received = []
@@ -112,7 +112,7 @@ def test_a_stream_that_stalls_trips_the_idle_timeout(stub, make_provider, usage_
 @pytest.mark.parametrize("pings", [False, True])
 def test_a_slow_first_token_trips_the_first_token_timeout_keep_alives_or_not(stub, make_provider, pings):
     """Keep-alive comments are bytes, not tokens: they do not hold the deadline off."""
-    from parsec.providers.errors import ProviderTimeout
+    from parsec.providers.provider_errors import ProviderTimeout
 
     stub.reply(REPLY, first_delay=5.0, pings=pings)
     with pytest.raises(ProviderTimeout, match=r"no token within 0.5s.*first_token_timeout_s"):
@@ -137,7 +137,7 @@ def test_a_server_that_hangs_up_mid_stream_is_a_one_line_error(stub, make_provid
 
 def test_an_endless_structured_reply_is_cut_and_mended(stub, make_provider):
     """A server that ignores max_tokens: Parsec stops reading far past the limit and mends the end."""
-    from parsec.workflow.schemas import PlanReply
+    from parsec.workflow.planning.schemas import PlanReply
 
     stub.reply('{"name": "n", "steps": ["Do it"], "note": "' + "la" * 20, endless=True)
     provider = make_provider("openai")
@@ -148,7 +148,7 @@ def test_an_endless_structured_reply_is_cut_and_mended(stub, make_provider):
 
 @pytest.mark.parametrize("name", PROVIDERS)
 def test_structured_replies_stream_and_show_as_they_grow(stub, make_provider, name):
-    from parsec.workflow.schemas import PlanReply
+    from parsec.workflow.planning.schemas import PlanReply
 
     stub.reply(json={"name": "n", "steps": ["List the files", "Count them"]})
     seen: list[str] = []

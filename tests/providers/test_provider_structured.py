@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from parsec.models.chat import ChatMessage
-from parsec.providers.errors import StructuredOutputError
+from parsec.providers.provider_errors import StructuredOutputError
 
 from .conftest import KEY, PROVIDERS
 
@@ -121,7 +121,7 @@ def test_a_server_without_json_schema_support_gets_instructions_instead(stub, ma
 
 
 def test_an_unrelated_400_is_not_mistaken_for_missing_schema_support(stub, make_provider):
-    from parsec.providers.errors import ProviderResponseError
+    from parsec.providers.provider_errors import ProviderResponseError
 
     stub.reply(status=400, error="messages: text content blocks must be non-empty")
     with pytest.raises(ProviderResponseError, match="non-empty"):

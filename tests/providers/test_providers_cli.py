@@ -14,7 +14,7 @@ def _configured_rows(stdout: str) -> dict[str, dict]:
     """The rows of the providers Parsec knows, by name: a model server that happens to run on
     this machine's usual ports (`found on a local port`) adds a row of its own kind, which would
     otherwise stand in for the configured row of the same name."""
-    from parsec.cli.providers_cmd import FOUND_LOCALLY
+    from parsec.cli.ai.providers_cmd import FOUND_LOCALLY
 
     return {row["provider"]: row for row in json.loads(stdout) if row["reason"] != FOUND_LOCALLY}
 

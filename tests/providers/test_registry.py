@@ -8,8 +8,8 @@ import importlib
 import pytest
 
 from parsec.privacy.scrub import LLM_KEY_VARIABLES
-from parsec.providers.base import Provider
 from parsec.providers.keys import KEY_VARIABLES
+from parsec.providers.provider import Provider
 from parsec.providers.registry import SPECS
 from parsec.providers.select import PROVIDERS, provider_for_model
 from parsec.providers.transport import BASE_URL_VARIABLES

@@ -9,11 +9,11 @@ from datetime import timedelta
 
 import pytest
 
-from parsec.cli.search import source as search_source
-from parsec.cli.search.query import narrows, parse
-from parsec.cli.search.render import View, frame
-from parsec.cli.search.scope import Here
-from parsec.cli.search.source import ENOUGH, SLICE, STEP_ROWS, Source
+from parsec.cli.history.search import source as search_source
+from parsec.cli.history.search.frame import View, frame
+from parsec.cli.history.search.query import narrows, parse
+from parsec.cli.history.search.scope import Here
+from parsec.cli.history.search.source import ENOUGH, SLICE, STEP_ROWS, Source
 from parsec.models.session import DirectCommandExecution
 
 from .conftest import db_path
@@ -238,8 +238,8 @@ class KeysOnly:
 
 
 def test_a_query_typed_again_shows_its_kept_search_until_rows_are_forgotten(recorder, env, large) -> None:
-    from parsec.cli.search.app import SearchApp
-    from parsec.cli.search.settings import SearchSettings
+    from parsec.cli.history.search.search_loop import SearchApp
+    from parsec.cli.history.search.settings import SearchSettings
 
     with sqlite3.connect(db_path(env)) as connection:
         app = SearchApp(

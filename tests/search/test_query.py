@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from parsec.cli.search.query import matches, next_mode, parse
+from parsec.cli.history.search.query import matches, next_mode, parse
 from parsec.store.history import HistoryQuery
 from parsec.store.search import TextMatch, newest_seq, search_slice
 

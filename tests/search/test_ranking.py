@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from parsec.cli.search.query import parse
-from parsec.cli.search.scope import Here
-from parsec.cli.search.source import Source
+from parsec.cli.history.search.query import parse
+from parsec.cli.history.search.scope import Here
+from parsec.cli.history.search.source import Source
 
 from .conftest import db_path
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parsec.cli.search.settings import SearchSettings, load
+from parsec.cli.history.search.settings import SearchSettings, load
 from parsec.config import SearchConfig
 
 

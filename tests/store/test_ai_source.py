@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from parsec.models.base import new_id
+from parsec.models.parsec_model import new_id
 from parsec.models.session import DirectCommandExecution, Session
-from parsec.store.base import ExecutionQuery
 from parsec.store.history import HistoryQuery, fast_connection, history_sqlite, history_via_store
+from parsec.store.protocols import ExecutionQuery
 from parsec.store.sqlite_url import sqlite_file
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)

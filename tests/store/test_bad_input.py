@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from parsec.errors import StoreError, StoreUnavailable
-from parsec.models.base import new_id
+from parsec.models.parsec_model import new_id
 from parsec.models.session import DirectCommandExecution
 from parsec.models.text import TruncatedText
 from parsec.store import open_store
-from parsec.store.base import ExecutionQuery
+from parsec.store.protocols import ExecutionQuery
 
 
 def digest(path: Path) -> str:

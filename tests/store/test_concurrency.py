@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import multiprocessing
 
-from parsec.models.base import new_id
+from parsec.models.parsec_model import new_id
 from parsec.models.session import DirectCommandExecution
 from parsec.store import open_store
-from parsec.store.base import ExecutionQuery
+from parsec.store.protocols import ExecutionQuery
 
 WRITERS = 4
 ROWS_PER_WRITER = 3000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parsec.models.base import utcnow
+from parsec.models.parsec_model import utcnow
 from parsec.models.workflow import Conversation
 
 

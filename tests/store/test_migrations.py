@@ -12,8 +12,8 @@ from sqlalchemy import text
 from parsec.errors import SchemaTooNew
 from parsec.models.session import DirectCommandExecution
 from parsec.store import open_store
-from parsec.store.base import ExecutionQuery
 from parsec.store.migrate import HEAD_REVISION, MIGRATIONS_DIR, current_revision
+from parsec.store.protocols import ExecutionQuery
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "schema_0001.db"
 

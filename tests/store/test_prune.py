@@ -7,14 +7,14 @@ import threading
 import time
 from datetime import timedelta
 
-from parsec.models.base import utcnow
 from parsec.models.context import ArtifactInfo, ContextSummary
+from parsec.models.parsec_model import utcnow
 from parsec.models.retention import RetentionPolicy
 from parsec.models.session import DirectCommandExecution, GlobalContext, Session
 from parsec.models.text import TruncatedText
 from parsec.models.workflow import Conversation
 from parsec.store import open_store
-from parsec.store.base import ExecutionQuery
+from parsec.store.protocols import ExecutionQuery
 
 NOW = utcnow()
 

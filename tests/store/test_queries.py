@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from parsec.errors import UsageError
-from parsec.models.base import new_id
+from parsec.models.parsec_model import new_id
 from parsec.models.session import DirectCommandExecution
-from parsec.store.base import ExecutionQuery, ids_of
+from parsec.store.protocols import ExecutionQuery, ids_of
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 S1, S2 = new_id(), new_id()

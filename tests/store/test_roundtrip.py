@@ -17,7 +17,7 @@ from parsec.models.context import (
 from parsec.models.session import DirectCommandExecution, GlobalContext, ProjectType, Session, SessionSettings
 from parsec.models.text import TruncatedText
 from parsec.models.workflow import Approval, CommandAttempt, Conversation, WorkflowPlan
-from parsec.store.base import ContextStore, ExecutionQuery
+from parsec.store.protocols import ContextStore, ExecutionQuery
 
 T0 = datetime(2025, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)
 

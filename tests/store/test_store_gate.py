@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from parsec.models.base import new_id
+from parsec.models.parsec_model import new_id
 from parsec.models.session import DirectCommandExecution, GlobalContext, Session
 from parsec.models.text import TruncatedText
 from parsec.models.workflow import Conversation
@@ -59,7 +59,9 @@ def test_every_write_path_is_masked_at_the_store(store) -> None:
     stored = _dump(store)
     assert GH not in stored and PW not in stored
     assert "[REDACTED:" in stored
-    [execution] = store.query_executions(__import__("parsec.store.base", fromlist=["ExecutionQuery"]).ExecutionQuery())
+    [execution] = store.query_executions(
+        __import__("parsec.store.protocols", fromlist=["ExecutionQuery"]).ExecutionQuery()
+    )
     assert execution.command == "export GITHUB_TOKEN=[REDACTED:github_token]; mysql -u root -p[REDACTED:password] shop"
 
 

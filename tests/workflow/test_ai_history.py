@@ -36,10 +36,10 @@ def test_commands_a_workflow_ran_are_history_tagged_with_their_conversation(stub
 
 
 def test_ctrl_r_finds_the_workflows_command_once_and_names_its_conversation(stub, env, work: Path) -> None:
-    # Ctrl-R's own reads (store/search.py, cli/search/ranking.py) on the file the run wrote.
+    # Ctrl-R's own reads (store/search.py, cli/history/search/ranking.py) on the file the run wrote.
     import sqlite3
 
-    from parsec.cli.search.ranking import Candidate, Context, Pool, rank
+    from parsec.cli.history.search.ranking import Candidate, Context, Pool, rank
     from parsec.store.history import HistoryQuery
     from parsec.store.search import TextMatch, search_slice
 

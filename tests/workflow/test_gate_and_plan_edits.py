@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from parsec.workflow.gate import Choice, auto_decision, interpret
-from parsec.workflow.planner import edit_plan
+from parsec.workflow.approval.gate import Choice, auto_decision, interpret
+from parsec.workflow.planning.planner import edit_plan
 from parsec.workflow.risk import RiskVerdict
 
 
@@ -80,14 +80,14 @@ def test_last_step_cannot_be_dropped() -> None:
     [("", "accept"), ("y", "accept"), ("r", "run"), ("no", "run"), ("s", "skip"), ("q", "abort"), ("maybe", None)],
 )
 def test_a_step_judged_done_without_a_command(answer: str, choice: str | None) -> None:
-    from parsec.workflow.gate import interpret_done
+    from parsec.workflow.approval.gate import interpret_done
 
     assert interpret_done(answer) == choice
 
 
 def test_every_gate_answer_is_a_member_of_its_own_choice_type():
     # Outcomes are enums, not strings that could meet a command's text (issue 17 item 3).
-    from parsec.workflow.gate import (
+    from parsec.workflow.approval.gate import (
         DoneChoice,
         PlanChoice,
         Recovery,

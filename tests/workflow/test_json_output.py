@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from parsec.workflow.outcome import EXIT_CODES
+from parsec.workflow.run.outcome import EXIT_CODES
 
 from .conftest import finished_step, load_conversation, plan, queue, run_unattended, step
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from parsec.workflow.question import is_question, wants_answer
+from parsec.workflow.run.question import is_question, wants_answer
 
 from .conftest import plan, queue, run_unattended, spawn, step
 

@@ -1,4 +1,4 @@
-"""The start of `parsec ask` reads the planning context with sqlite3 (workflow/quickstart.py's
+"""The start of `parsec ask` reads the planning context with sqlite3 (workflow/run/quickstart.py's
 DeferredStore) before SQLAlchemy is loaded. It must answer exactly what the store answers on the
 same SQLite file: the same filters (store/execution_sql.py), the same order, the same rows."""
 
@@ -12,8 +12,8 @@ from history.test_queries import _reference as filtered_by_python
 
 from parsec.models.session import DirectCommandExecution, Session
 from parsec.store import open_store
-from parsec.store.base import ExecutionQuery
-from parsec.workflow.quickstart import DeferredStore
+from parsec.store.protocols import ExecutionQuery
+from parsec.workflow.run.quickstart import DeferredStore
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 DIRS = ["/home/me/app", "/home/me/app/src", "/home/me/apple", "/home/me", "/tmp", "/"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from parsec.workflow.handoff import append_history, write_final_directory
-from parsec.workflow.results import artifacts_between, environment_changes, take_snapshot
+from parsec.workflow.execution.results import artifacts_between, environment_changes, take_snapshot
+from parsec.workflow.run.handoff import append_history, write_final_directory
 
 
 def test_snapshot_outside_git(tmp_path) -> None:

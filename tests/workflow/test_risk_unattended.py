@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from parsec.workflow.outcome import EXIT_CODES
+from parsec.workflow.run.outcome import EXIT_CODES
 
 from .conftest import plan, queue, run_unattended, step
 

@@ -1,4 +1,4 @@
-"""The sandbox for unattended runs (parsec/workflow/sandbox.py), for real: bwrap confines the
+"""The sandbox for unattended runs (parsec/workflow/execution/sandbox.py), for real: bwrap confines the
 workflow's persistent shell, a blocked write is named in one line and reaches the model, and where
 no sandbox can start `--yes` approves low risk only."""
 
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from parsec.workflow import gate
-from parsec.workflow.gate import Choice
-from parsec.workflow.risk import RiskVerdict
-from parsec.workflow.sandbox import (
+from parsec.workflow.approval import gate
+from parsec.workflow.approval.gate import Choice
+from parsec.workflow.execution.persistent_shell import PersistentShell, SandboxFailed
+from parsec.workflow.execution.sandbox import (
     Sandbox,
     SandboxSettings,
     blocked_by,
@@ -25,7 +25,7 @@ from parsec.workflow.sandbox import (
     find_bwrap,
     probe,
 )
-from parsec.workflow.shell import PersistentShell, SandboxFailed
+from parsec.workflow.risk import RiskVerdict
 from tests.other_user import as_attacker, attacker_ids, shared_tmp
 from tests.workflow.conftest import conversation_json, finished_step, plan, queue, run_unattended, step, user_messages
 

@@ -12,7 +12,7 @@ import time
 import psutil
 import pytest
 
-from parsec.workflow.shell import PersistentShell
+from parsec.workflow.execution.persistent_shell import PersistentShell
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def test_detached_input_gives_end_of_file_and_keeps_state(shell, tmp_path) -> No
 
 def test_every_terminal_control_sequence_is_stripped_from_captured_output(tmp_path) -> None:
     """Issue 14 item 7: `less` writes ESC = / ESC > (keypad modes); none may reach the store or a model."""
-    from parsec.workflow.shell import PersistentShell
+    from parsec.workflow.execution.persistent_shell import PersistentShell
 
     with PersistentShell(str(tmp_path), {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}) as shell:
         result = shell.run(

@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pexpect
 
-from parsec.workflow.outcome import EXIT_CODES
+from parsec.workflow.run.outcome import EXIT_CODES
 
 from .conftest import PARSEC, finished_step, load_conversation, plan, queue, run_unattended, step
 

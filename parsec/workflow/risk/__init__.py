@@ -16,9 +16,9 @@ Levels: `low` — read-only or only changes the shell's own state (cd, export); 
 an empty answer and `--yes` approves it. `medium` — changes files or the system in an ordinary way;
 needs a `y`. `high` — destructive or hard to undo; needs an explicit `yes`, never auto-approved.
 
-The package: verdict.py (the levels and RiskVerdict), commands.py (what a command's name alone
-says), words.py (reading words, options and operands), syntax.py (bashlex's tree),
-paths.py (where paths point; protected places), walker.py (the walk over the line, cd included)
+The package: verdict.py (the levels and RiskVerdict), command_names.py (what a command's name alone
+says), words.py (reading words, options and operands), syntax_tree.py (bashlex's tree),
+path_danger.py (where paths point; protected places), walker.py (the walk over the line, cd included)
 runners.py and feeds.py (where the code a shell or interpreter runs comes from, and what a command
 prints into it), plain_code.py (whether a one-line program is plainly harmless), and rules/ (one
 module per family of commands: files, archives, git, search, text, processes, interpreters,
@@ -38,10 +38,10 @@ from .rules.downloads import DownloadRules
 from .rules.files import FileRules
 from .rules.git import GitRules
 from .rules.interpreters import InterpreterRules
+from .rules.per_match import SearchRules
 from .rules.processes import ProcessRules
-from .rules.search import SearchRules
+from .rules.sed_awk import TextRules
 from .rules.system import SystemRules
-from .rules.text import TextRules
 from .verdict import HIGH, LOW, MEDIUM, RiskVerdict
 from .walker import UNANALYSED
 

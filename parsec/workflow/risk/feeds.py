@@ -8,12 +8,12 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .commands import DOWNLOADERS
-from .syntax import SUBSTITUTIONS, command_words, has_download_substitution
+from .command_names import DOWNLOADERS
+from .syntax_tree import SUBSTITUTIONS, command_words, has_download_substitution
 from .words import command_name, is_dynamic, operands_of, unwrapped
 
 if TYPE_CHECKING:
-    from .syntax import Node
+    from .syntax_tree import Node
 
 TEXT, DECODED, DOWNLOADED, FILES, PROGRAM = "text", "decoded", "downloaded", "files", "program"
 # Programs whose output is their input transformed: code that passes through them is unreadable.

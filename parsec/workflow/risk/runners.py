@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .commands import SH_LIKE
+from .command_names import SH_LIKE
 from .words import is_option, option_values, word_roles
 
 # Each language's interpreters and the options that take its code as their value.

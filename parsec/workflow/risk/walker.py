@@ -1,6 +1,6 @@
 """The walk over a command line's syntax tree: every simple command, pipeline, redirection, command
 substitution and function definition, with `cd` followed along the way. A simple command goes to
-its rule (a `_cmd_NAME` method, see rules/) or else is judged by its name (commands.py).
+its rule (a `_cmd_NAME` method, see rules/) or else is judged by its name (command_names.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING
 
-from .commands import (
+from .command_names import (
     CODE_VARIABLES,
     DISK_TOOLS,
     DOWNLOADERS,
@@ -25,9 +25,9 @@ from .commands import (
     WRITERS,
 )
 from .feeds import DECODED, DOWNLOADED, FILES, TEXT, Output, output_of, piped_into, stdin_of
-from .paths import PathChecks
+from .path_danger import PathChecks
 from .runners import code_source
-from .syntax import (
+from .syntax_tree import (
     SUBSTITUTIONS,
     assignment_words,
     child_nodes,
@@ -43,7 +43,7 @@ from .verdict import HIGH, MEDIUM, RiskVerdict
 from .words import command_name, first_word, is_assignment, is_dynamic, operands_of, quote_word, unwrapped
 
 if TYPE_CHECKING:
-    from .syntax import Node
+    from .syntax_tree import Node
 
 UNANALYSED = "could not be analysed; check it by eye"
 _FORK_BOMB = re.compile(r"(\S+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&")

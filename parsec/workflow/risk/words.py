@@ -9,7 +9,7 @@ import os
 import re
 from collections.abc import Collection, Iterator
 
-from .commands import WRAPPER_VALUE_OPTIONS, WRAPPERS
+from .command_names import WRAPPER_VALUE_OPTIONS, WRAPPERS
 
 HOME_VARIABLE = re.compile(r"^\$(HOME|\{HOME\})(?=/|$)")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..paths import SYSTEM_DIRS, is_under
+from ..path_danger import SYSTEM_DIRS, is_under
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
 from ..words import option_values

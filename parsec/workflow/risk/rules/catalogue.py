@@ -20,9 +20,9 @@ import pathlib
 import re
 from typing import Any
 
-from ..commands import DISK_TOOLS, DOWNLOADERS, HANDLER_NAMES, HARMLESS_PAGERS, POWER, READ_ONLY, SHELLS, WRITERS
+from ..command_names import DISK_TOOLS, DOWNLOADERS, HANDLER_NAMES, HARMLESS_PAGERS, POWER, READ_ONLY, SHELLS, WRITERS
 from ..feeds import DECODED, DOWNLOADED, TEXT, Output
-from ..syntax import assignment_words, command_words
+from ..syntax_tree import assignment_words, command_words
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
 from ..words import command_name, is_assignment, word_roles

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..paths import SYSTEM_DIRS, is_device, is_under
+from ..path_danger import SYSTEM_DIRS, is_device, is_under
 from ..verdict import HIGH, MEDIUM, RiskVerdict
 from ..walker import Walker
 from ..words import operands_of, option_values, path_operands

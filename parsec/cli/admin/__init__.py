@@ -1,0 +1,1 @@
+"""Keeping Parsec itself running: `parsec config`, `daemon` and `doctor`."""

@@ -1,0 +1,2 @@
+"""The model-facing commands: `parsec ask`/`resume`, `conversations`, `context`, `providers`, `risk`,
+`trust` and `classify`."""

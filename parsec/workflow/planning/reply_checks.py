@@ -1,0 +1,86 @@
+"""What a reply that fits its schema must also mean: a plan of sentences, commands that exist, a
+step reply that gives a command or says the step is done. Each check returns "" when the reply
+makes sense, else the reason sent back to the model (and told the user in one line)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable
+
+from .schemas import PlanReply, StepReply
+
+# Replies that fit the schema but mean nothing, as small local models give them: a plan step that
+# is an identifier ("code", "list_files") or a command that is a made-up name ("count_lines").
+_BARE_WORD = re.compile(r"^[\w.-]+$")
+# One word that reads as a name, not an imperative: lower case, or with _ . ( as code has them.
+# ("Deploy" or "Reset" alone is a terse but real step.)
+_IDENTIFIER = re.compile(r"^(?:[a-z][\w.-]*|\w*[_.]\w*|\w+\(\))$")
+
+
+def plan_problem(reply: PlanReply) -> str:
+    """Why a plan makes no sense ("" when it does): no step may be an identifier."""
+    words = [step for step in reply.steps if _IDENTIFIER.match(step)]
+    if words:
+        return f"steps must be sentences saying what to achieve, not bare words like {words[0]!r}"
+    return ""
+
+
+def step_problem(reply: StepReply, is_command: Callable[[str], bool]) -> str:
+    """Why a step reply makes no sense ("" when it does): it gives no command and does not say the
+    step is done, or a command's first word is no command here (`is_command` decides)."""
+    if not reply.done and not reply.candidates:
+        return "it gives no command and does not say the step is done"
+    for candidate in reply.candidates:
+        word = first_word(candidate.command)
+        if word and not is_command(word):
+            return f"`{word}` is not a command on this system: give a real shell command line"
+    return ""
+
+
+# A step said to be done when no command of the conversation has run: only the model's word.
+# It is sent back once with this reason (and the user told why); said again, the step is
+# not achieved under --yes (executor.py), and up to the user otherwise.
+DONE_WITH_NOTHING_RUN = "it says the step is done, but no command has run in this conversation to show it"
+ASK_AGAIN_NOTHING_RUN = (
+    "You said this step is done, but no command has run in this conversation, so nothing shows "
+    "it: give a command that carries it out, or one that checks it is already done."
+)
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def first_word(command: str) -> str:
+    """The program a command line starts with (after VAR=value assignments), or "" when that is
+    not a plain word (a path, a quote the lexer cannot close, a subshell)."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return ""
+    for word in words:
+        if not _ASSIGNMENT.match(word):
+            return "" if "/" in word or not _BARE_WORD.match(word) else word
+    return ""
+
+
+def command_check(path: str, shell: str | None) -> Callable[[str], bool]:
+    """Whether a word names a command in `shell` (a keyword, a builtin, or a program on `path`);
+    PATH is listed on the first call."""
+    from ...routing.shell_facts import PathIndex, resolve
+
+    index: list[PathIndex] = []
+    name = os.path.basename(shell or "bash")
+
+    def is_command(word: str) -> bool:
+        if not index:
+            index.append(PathIndex(path))
+        return resolve(word, index[0], name) != "none"
+
+    return is_command
+
+
+def unusable_reply_notice(say: Callable[..., None]) -> Callable[[str], None]:
+    """What tells the user, in one line, that a reply is sent back and why."""
+    return lambda reason: say(f"The model's reply was unusable ({reason}): asking again.", style="yellow")

@@ -1,0 +1,64 @@
+"""What the model must answer, as pydantic models handed to `Provider.structured`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, field_validator
+
+from ...models.limits import MAX_PLAN_STEPS
+
+
+class PlanReply(BaseModel):
+    """The planning call's answer: a short name and 1–12 imperative steps, no commands."""
+
+    name: str = Field("", description="a short human name for the workflow, at most 6 words")
+    steps: list[str] = Field(
+        min_length=1, max_length=MAX_PLAN_STEPS, description="imperative step descriptions, in order"
+    )
+
+    @field_validator("steps")
+    @classmethod
+    def _no_blank_steps(cls, steps: list[str]) -> list[str]:
+        cleaned = [s.strip() for s in steps if s and s.strip()]
+        if not cleaned:
+            raise ValueError("at least one non-empty step")
+        return cleaned
+
+
+CONTRACT_VERSION = 2  # docs/workflow.md § The model contract: bump with any change of these shapes
+
+
+class Expectation(BaseModel):
+    """What a command's result looks like when it achieves the step: a command that meets it
+    completes the step without another model call."""
+
+    exit_status: int = Field(0, description="the exit status that means success")
+    output_contains: str = Field("", description="text the output must contain, or empty for any output")
+
+
+class CommandCandidate(BaseModel):
+    command: str = Field(min_length=1, description="one shell command line")
+    explanation: str = Field("", description="one sentence: what it does and why")
+    expect: Expectation | None = Field(
+        None,
+        description="when success can be read from the exit status and output: that result; a command "
+        "meeting it completes the step. Omit when the result needs judging",
+    )
+
+
+class StepReply(BaseModel):
+    """The per-step call's answer: candidate commands, or `done` when the step is achieved."""
+
+    done: bool = Field(False, description="true, with no candidates, when the results so far achieve the step")
+    candidates: list[CommandCandidate] = Field(default_factory=list, max_length=5)
+    summary: str = Field(
+        "",
+        description="one line saying what the step achieved (when done), or will have "
+        "achieved when the first candidate meets its expect",
+    )
+
+
+def meets(expect: Expectation | None, exit_status: int, output: str) -> bool:
+    """Whether a finished command's result is the one its expectation describes."""
+    if expect is None or exit_status != expect.exit_status:
+        return False
+    return not expect.output_contains or expect.output_contains in output

@@ -42,6 +42,9 @@ def spooled_commands(directories: list[Path] | None = None) -> int:
 # before it lands shows no command at all (3 s was too short: issue 28 item 7 came back). Past
 # this the store counts as not answering (the daemon's own bound is the writer's 30 s).
 FLUSH_WAIT_S = 10.0
+# Ctrl-R opens on a key the user is waiting on: a daemon that does not answer within this only
+# means the newest spooled command may be missing from this search, never a frozen key.
+SEARCH_FLUSH_WAIT_S = 1.0
 
 
 def stranded_commands(timeout: float = FLUSH_WAIT_S) -> int:

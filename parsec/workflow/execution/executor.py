@@ -211,16 +211,21 @@ class ExecutionSteps(RunnerParts):
             choice = gate.interpret_recovery(self.ui.ask(f"{problem} [r]etry  [s]kip  [q] abort > "))
             if choice is not None:
                 break
-        if choice == gate.Recovery.skip:
-            state.transition(StepStatus.skipped, by_user=True)
-        elif choice == gate.Recovery.abort:
-            state.transition(StepStatus.aborted, by_user=True)
-            self.conversation.error = "aborted by the user"
-            self.conversation.transition(ConversationStatus.aborted)
+        if choice in (gate.Recovery.skip, gate.Recovery.abort):
+            self._user_ends_step(state, aborted=choice == gate.Recovery.abort)
         else:
             state.retries = 0
         self.save()
         return on_retry if choice == gate.Recovery.retry else ""
+
+    def _user_ends_step(self, state: WorkflowStepState, aborted: bool) -> None:
+        """The user's [s]kip or [q] abort at a step's question (a failure's or a done step's)."""
+        if not aborted:
+            state.transition(StepStatus.skipped, by_user=True)
+            return
+        state.transition(StepStatus.aborted, by_user=True)
+        self.conversation.error = "aborted by the user"
+        self.conversation.transition(ConversationStatus.aborted)
 
     def _done_without_command(
         self, state: WorkflowStepState, summary: str, asked_again: bool
@@ -245,13 +250,8 @@ class ExecutionSteps(RunnerParts):
             choice = gate.interpret_done(self.ui.ask("[Enter] agree  [r]un it anyway  [s]kip  [q] abort > "))
             if choice is not None:
                 break
-        if choice == gate.DoneChoice.skip:
-            state.transition(StepStatus.skipped, by_user=True)
-        elif choice == gate.DoneChoice.abort:
-            state.transition(StepStatus.aborted, by_user=True)
-            self.conversation.error = "aborted by the user"
-            self.conversation.transition(ConversationStatus.aborted)
         if choice in (gate.DoneChoice.skip, gate.DoneChoice.abort):
+            self._user_ends_step(state, aborted=choice == gate.DoneChoice.abort)
             self.save()
         run = "The user disagrees that this step is already done: give a command that carries it out."
         return choice, run if choice == gate.DoneChoice.run else ""

@@ -227,20 +227,12 @@ class PersistentShell:
             ended = self.pid
             self._restart()
             code = EXIT_CODES.pop(ended, 1) if ended is not None else 1
-            return ShellResult(
-                exit_status=130 if interrupted else (124 if timed_out else code),
-                output=output,
-                duration_ms=duration_ms,
-                cwd=self.cwd,
-                env=dict(self.env),
-                interrupted=interrupted,
-                timed_out=timed_out,
-                shell_died=True,
-            )
-        status, cwd, env = self._read_state()
-        self.cwd, self.env = cwd or self.cwd, env or self.env
-        if timed_out and status == 0:
-            status = 124
+            status = 130 if interrupted else (124 if timed_out else code)
+        else:
+            status, cwd, env = self._read_state()
+            self.cwd, self.env = cwd or self.cwd, env or self.env
+            if timed_out and status == 0:
+                status = 124
         return ShellResult(
             exit_status=status,
             output=output,
@@ -249,6 +241,7 @@ class PersistentShell:
             env=dict(self.env),
             interrupted=interrupted,
             timed_out=timed_out,
+            shell_died=not done,
         )
 
     def _pump(

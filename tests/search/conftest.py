@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from parsec.models.session import DirectCommandExecution, Session
 from parsec.store import open_store
-
-
-@pytest.fixture
-def env(tmp_path) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
-    clean.update(
-        XDG_CONFIG_HOME=str(tmp_path / "c"),
-        XDG_DATA_HOME=str(tmp_path / "d"),
-        XDG_STATE_HOME=str(tmp_path / "s"),
-        XDG_RUNTIME_DIR=str(tmp_path / "r"),
-        HOME=str(tmp_path),
-    )
-    return clean
 
 
 def db_path(env: dict) -> str:

@@ -54,6 +54,7 @@ import psutil  # noqa: E402
 
 from parsec.daemon.process_tree import cpu_seconds, rss_bytes, tree  # noqa: E402
 from parsec.protocol.client import DaemonClient  # noqa: E402
+from parsec.protocol.version import PROTOCOL_VERSION as V  # noqa: E402 - the lines the hooks write carry it
 
 
 def sandbox_env(root: Path) -> dict[str, str]:
@@ -91,12 +92,12 @@ async def one_shell(
         seq += 1
         now = time.time()
         started = (
-            b'{"v":1,"type":"command_started","session":"%s","seq":%d,"command":"make test -j4 %d","started_at":%f,"cwd":"/home/me/src/project"}\n'
-            % (key.encode(), seq, seq, now)
+            b'{"v":%d,"type":"command_started","session":"%s","seq":%d,"command":"make test -j4 %d","started_at":%f,"cwd":"/home/me/src/project"}\n'
+            % (V, key.encode(), seq, seq, now)
         )
         finish = (
-            b'{"v":1,"type":"command_finished","session":"%s","seq":%d,"exit_status":0,"pipeline_statuses":[0],"finished_at":%f,"cwd_after":"/home/me/src/project"}\n'
-            % (key.encode(), seq, now + 0.002)
+            b'{"v":%d,"type":"command_finished","session":"%s","seq":%d,"exit_status":0,"pipeline_statuses":[0],"finished_at":%f,"cwd_after":"/home/me/src/project"}\n'
+            % (V, key.encode(), seq, now + 0.002)
         )
         # command_started replies at once; command_finished waits for the journal's fsync.
         for line, into in ((started, latencies[0]), (finish, latencies[1])):
@@ -114,17 +115,17 @@ async def one_shell(
 def record_line(key: str, seq: int, now: float) -> bytes:
     """A `command_finished` as the bash hook writes it at the prompt (one line, fire and forget)."""
     return (
-        b'{"v":1,"type":"command_finished","noreply":true,"session":"%s","seq":%d,"command":"make test -j4 %d",'
+        b'{"v":%d,"type":"command_finished","noreply":true,"session":"%s","seq":%d,"command":"make test -j4 %d",'
         b'"started_at":%f,"finished_at":%f,"duration_ms":2,"exit_status":0,"pipeline_statuses":[0],'
         b'"cwd":"/home/me/src/project","cwd_after":"/home/me/src/project"}\n'
-        % (key.encode(), seq, seq, now - 0.002, now)
+        % (V, key.encode(), seq, seq, now - 0.002, now)
     )
 
 
 def session_line(key: str) -> bytes:
     return (
-        b'{"v":1,"type":"session_start","noreply":true,"session":"%s","shell":"bash","pid":%d,"tty":null,'
-        b'"user":"me","host":"box","cwd":"/home/me/src/project","env":{}}\n' % (key.encode(), os.getpid())
+        b'{"v":%d,"type":"session_start","noreply":true,"session":"%s","shell":"bash","pid":%d,"tty":null,'
+        b'"user":"me","host":"box","cwd":"/home/me/src/project","env":{}}\n' % (V, key.encode(), os.getpid())
     )
 
 
@@ -193,9 +194,9 @@ async def fifo_shell(
             seq += 1
             # The question a two-word line asks (`git status`): sent even past 4 unread lines.
             question = (
-                b'{"id":%d,"reply_to":"%s","v":1,"type":"classify","session":"%s","text":"git status",'
+                b'{"id":%d,"reply_to":"%s","v":%d,"type":"classify","session":"%s","text":"git status",'
                 b'"first_word":"file","parses":true,"cwd":"/home/me/src/project","shell":"bash"}\n'
-                % (seq, key.encode(), key.encode())
+                % (seq, key.encode(), V, key.encode())
             )
             t0 = clock()
             if not select.select([fifo_fd], [], [], 0)[0]:

@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,6 +72,22 @@ def sandbox_env(root: Path) -> dict[str, str]:
     return env
 
 
+async def paced(key: str, deadline: float, interval: float) -> AsyncIterator[int]:
+    """One shell's command numbers until the deadline: one every `interval` seconds (open loop,
+    like real shells; each shell starts at its own point of the first interval), or with 0 the
+    next as soon as the caller asks (closed loop: maximum throughput)."""
+    next_at = time.monotonic() + interval * (hash(key) % 1000) / 1000
+    seq = 0
+    while time.monotonic() < deadline:
+        if interval:
+            delay = next_at - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            next_at += interval
+        seq += 1
+        yield seq
+
+
 async def one_shell(
     sock_path: str, key: str, deadline: float, latencies: tuple[list[int], list[int]], interval: float
 ) -> int:
@@ -80,16 +97,8 @@ async def one_shell(
     with 0 the next pair follows the last reply at once (closed loop: maximum throughput)."""
     reader, writer = await asyncio.open_unix_connection(sock_path)
     acked = 0
-    seq = 0
     clock = time.perf_counter_ns
-    next_at = time.monotonic() + interval * (hash(key) % 1000) / 1000  # spread the shells out
-    while time.monotonic() < deadline:
-        if interval:
-            delay = next_at - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            next_at += interval
-        seq += 1
+    async for seq in paced(key, deadline, interval):
         now = time.time()
         started = (
             b'{"v":%d,"type":"command_started","session":"%s","seq":%d,"command":"make test -j4 %d","started_at":%f,"cwd":"/home/me/src/project"}\n'
@@ -182,16 +191,8 @@ async def fifo_shell(
     clock = time.perf_counter_ns
     unread = 4  # as a hook that has just opened the FIFO: until it is seen empty
     started = False
-    seq = 0
-    next_at = time.monotonic() + interval * (hash(key) % 1000) / 1000
     try:
-        while time.monotonic() < deadline:
-            if interval:
-                delay = next_at - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                next_at += interval
-            seq += 1
+        async for seq in paced(key, deadline, interval):
             # The question a two-word line asks (`git status`): sent even past 4 unread lines.
             question = (
                 b'{"id":%d,"reply_to":"%s","v":%d,"type":"classify","session":"%s","text":"git status",'
@@ -244,15 +245,7 @@ async def spool_shell(
     """One shell with no daemon to write to: every record appended to its spool file."""
     spool = runtime / "spool"
     clock = time.perf_counter_ns
-    seq = 0
-    next_at = time.monotonic() + interval * (hash(key) % 1000) / 1000
-    while time.monotonic() < deadline:
-        if interval:
-            delay = next_at - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            next_at += interval
-        seq += 1
+    async for seq in paced(key, deadline, interval):
         line = record_line(key, seq, time.time())
         if seq == 1:
             line = session_line(key) + line

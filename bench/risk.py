@@ -73,7 +73,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
-    import bashlex
+    from parsec.bashlex_tables import load_bashlex
+
+    bashlex = load_bashlex()
 
     from parsec.workflow.risk import assess
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..bashlex_tables import load_bashlex
 from .lexer import Word
 
 MAX_PARSE_CHARS = 1000  # bashlex is pure Python; past this the lexer's evidence is enough
@@ -53,9 +54,7 @@ _CASE = re.compile(r"\bcase\s.*?\besac\b", re.DOTALL)
 
 def _bashlex(line: str) -> list | None:
     try:
-        import bashlex
-
-        return bashlex.parse(line)
+        return load_bashlex().parse(line)
     except Exception:  # bashlex raises its own errors, and occasionally others, on bad input
         return None
 

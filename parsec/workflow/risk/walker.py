@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING
 
+from ...bashlex_tables import load_bashlex
 from .command_names import (
     CODE_VARIABLES,
     DISK_TOOLS,
@@ -61,8 +62,7 @@ _QUOTED_HEREDOC = re.compile(r"""(<<-?\s*)(['"])(\w+)\2""")  # <<'EOF': bashlex 
 
 def parse(command: str) -> list[Node]:
     """bashlex's trees for `command`; raises what bashlex raises when it cannot be parsed."""
-    import bashlex
-
+    bashlex = load_bashlex()
     try:
         return bashlex.parse(command)
     except Exception:

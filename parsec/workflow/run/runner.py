@@ -12,6 +12,7 @@ import contextlib
 import os
 from typing import Any
 
+from ...bashlex_tables import load_bashlex
 from ...errors import ParsecError
 from ...models.parsec_model import utcnow
 from ...models.session import Session
@@ -44,7 +45,6 @@ AFTER_PLAN_MODULES = (
     "parsec.workflow.risk",
     "parsec.workflow.execution.results",
     "parsec.workflow.run.handoff",
-    "bashlex",
     "rich.console",
 )
 
@@ -199,7 +199,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         self._launch_shell()  # executor.py: the sandbox starts while the model plans
         claim = getattr(self.store, "claim_opening", None)  # first: the plan's reply writes next
         jobs: list[Any] = [claim()] if claim is not None else []
-        run_later(REQUEST_SETTLE_S, [*jobs, lambda: _import_quietly(*AFTER_PLAN_MODULES)])
+        run_later(REQUEST_SETTLE_S, [*jobs, lambda: _import_quietly(*AFTER_PLAN_MODULES), load_bashlex])
 
     def _review_plan(self) -> None:
         conversation = self.conversation

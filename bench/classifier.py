@@ -1,6 +1,7 @@
 """Classifier quality and speed on a labelled corpus.
 
     python bench/classifier.py [--corpus PATH ...] [--errors 20] [--runs 3] [--by-source]
+    python bench/classifier.py --long-lines   # 100 KB lines: time each, against 1 KB of the same
 
 By default it measures three corpora: the evaluation corpus's TUNING part, its FROZEN part (never
 tuned on; see tests/data/SOURCES.md) and the older classifier_corpus.jsonl. Each corpus is JSONL with "text", "label" (command | prompt), optional "hard" and "first_word".
@@ -200,14 +201,48 @@ def languages(classifier: Classifier) -> None:
         print(f"  {path.stem:9} {len(lines):3} lines  {shares}")
 
 
+LONG_LINE_UNITS = {  # tests/classifier/test_properties.py checks these are judged right
+    "prose": "please summarise the following text for me ",
+    "shell": "echo $(cat a | grep b) && ls -la /tmp; ",
+    "one letter": "x",
+    "quotes": "'",
+    "open substitutions": "$(",
+}
+
+
+def long_lines(classifier: Classifier, runs: int) -> None:
+    """A 100 KB line of each shape, median of `runs`, against 1 KB of the same shape in this
+    process: a ratio near 1 is bounded work (a long line is judged on its first
+    routing.lexer.MAX_CHARS), near 100 linear, near 10,000 quadratic."""
+    import os
+
+    def median_ms(text: str) -> float:
+        times = []
+        for _ in range(runs):
+            parses_as_shell.cache_clear()
+            start = time.perf_counter()
+            classifier.classify(text)
+            times.append((time.perf_counter() - start) * 1000)
+        return statistics.median(times)
+
+    print(f"100 KB lines, median of {runs} runs (load average {os.getloadavg()[0]:.1f})")
+    for name, unit in LONG_LINE_UNITS.items():
+        long, short = median_ms((unit * 100_000)[:100_000]), median_ms((unit * 1_000)[:1_000])
+        print(f"  {name:19} 100 KB {long:8.1f} ms   1 KB {short:6.2f} ms   ratio {long / max(short, 1e-6):6.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", type=Path, action="append", help="a JSONL corpus (repeatable); default: all three")
     parser.add_argument("--errors", type=int, default=0, help="print this many misrouted lines per kind")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--by-source", action="store_true", help="break the figures down by source")
+    parser.add_argument("--long-lines", action="store_true", help="only time 100 KB lines against 1 KB ones")
     args = parser.parse_args()
     classifier = Classifier()
+    if args.long_lines:
+        long_lines(classifier, max(args.runs, 5))
+        return
     for path in args.corpus or [ROOT / name for name in CORPORA]:
         report(path, classifier, args)
     if not args.corpus:

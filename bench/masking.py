@@ -43,6 +43,13 @@ def worst_case_inputs(seed: int = 13) -> dict[str, str]:
         "--password line": _fill("--password hunter2 "),
         "NAME=value lines": _fill("DB_PASSWORD=abc123xyz\n"),
         "curl -u words": _fill("curl -u user:'pw' "),
+        # and the rest of tests/privacy/test_masking_speed.py's hostile shapes
+        "mysql -u": _fill("mysql -u root x "),
+        "curl -u, no value": _fill("curl -u "),
+        "A=A=…": _fill("A=" * 60 + " "),
+        "a-a-…password": _fill("a-" * 50 + "password "),
+        "Bearer, no token": _fill("Authorization: Bearer "),
+        "quotes then -p": _fill("'" * 10 + "-p"),
         "random base64": base64.b64encode(rnd.randbytes(SIZE * 3 // 4)).decode(),
         # `base64` output: 76-character lines, each a random-looking token (entropy.py's worst case)
         "random base64 lines": "\n".join(base64.b64encode(rnd.randbytes(57)).decode() for _ in range(SIZE // 77 + 1))[

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
-
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsec.routing import Classifier, reads_like_prose
 from parsec.routing.decision import LABELS
+from parsec.routing.lexer import MAX_CHARS
 
 CLASSIFIER = Classifier()
 FALLBACK_REASON = "classifier error"
@@ -51,13 +51,15 @@ def test_empty_and_whitespace_go_to_the_shell() -> None:
     assert CLASSIFIER.classify("   ").decision == "command"
 
 
-def test_100_kb_lines_are_judged_quickly() -> None:
+@pytest.mark.timeout(120)  # a hang guard (a quadratic parse of 100 KB); the figures: bench/classifier.py --long-lines
+def test_100_kb_lines_are_judged() -> None:
     prose = "please summarise the following text for me " * 2400
     shell = "echo $(cat a | grep b) && ls -la /tmp; " * 2600
     for text in (prose, shell, "x" * 100_000, "'" * 100_000, "$(" * 50_000):
-        started = time.perf_counter()
-        check(CLASSIFIER.classify(text))
-        assert time.perf_counter() - started < 2.0  # a sanity bound, not a benchmark
+        decision = CLASSIFIER.classify(text)
+        check(decision)
+        start = CLASSIFIER.classify(text[:MAX_CHARS])  # what bounds the work: the line is judged on its start
+        assert (decision.decision, decision.reason) == (start.decision, start.reason)
     assert CLASSIFIER.classify(prose).decision == "prompt"
     assert CLASSIFIER.classify(shell).decision == "command"
 

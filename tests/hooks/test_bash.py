@@ -137,14 +137,13 @@ def test_overrides(sandbox, fake_daemon):
 
 def test_daemon_down_spools_then_replays(sandbox):
     sh = Shell("bash", sandbox)
-    start = time.monotonic()
+    # A hook stuck on the missing daemon fails sh.run's own wait for the prompt; what the spool
+    # path costs per command is bench/hooks.py's "parsec (daemon down)" figure.
     for i in range(5):
         assert f"offline {i}" in sh.run(f"echo offline {i}")
-    elapsed = time.monotonic() - start
     sh.exit()
     spooled = [m for m in read_spool(sandbox.runtime) if m["type"] == "command_finished"]
     assert [m["command"] for m in spooled] == [f"echo offline {i}" for i in range(5)]
-    assert elapsed < 5  # no waiting on the missing daemon (generous: this is not a benchmark)
     daemon = Daemon(sandbox).start()
     try:
         found = executions(sandbox, daemon, sandbox.work, want=5)

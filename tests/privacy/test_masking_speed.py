@@ -1,13 +1,11 @@
-"""Masking is linear in its input: the shapes that made the old patterns backtrack.
+"""The shapes that made the old patterns backtrack: masked whole, with nothing leaked.
 
 Before RE2, 20 KB of `sshpass ssh host …` took 0.85 s and grew with the square of the length (a
-160 KB line stalled the daemon 33 s); these 300 KB inputs would have taken minutes. The bound
-here is generous for a loaded machine; bench/masking.py prints the real figures.
+160 KB line stalled the daemon 33 s); these 300 KB inputs would have taken minutes, which the
+hang guard below catches. bench/masking.py prints the figures (1 MB of each shape).
 """
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
@@ -20,33 +18,33 @@ def _fill(unit: str) -> str:
     return (unit * (SIZE // len(unit) + 1))[:SIZE]
 
 
+WITHHELD = "[REDACTED:masking_limit]"
+
+
+@pytest.mark.timeout(60)  # a hang guard: backtracking took minutes on these
 @pytest.mark.parametrize(
-    "unit",
+    ("unit", "outcome"),
     [
-        "sshpass ssh host ",
-        "--password",
-        "mysql -u root x ",
-        "curl -u ",
-        "A=" * 60 + " ",
-        "a-" * 50 + "password ",
-        "Authorization: Bearer ",
-        "'" * 10 + "-p",
+        ("sshpass ssh host ", "unchanged"),
+        ("--password", "unchanged"),
+        ("mysql -u root x ", "withheld"),  # too many candidates for the budget: withheld, not half-masked
+        ("curl -u ", "withheld"),
+        ("A=" * 60 + " ", "unchanged"),
+        ("a-" * 50 + "password ", "unchanged"),
+        ("Authorization: Bearer ", "withheld"),
+        ("'" * 10 + "-p", "unchanged"),
     ],
 )
-def test_hostile_line_masks_in_linear_time(unit: str) -> None:
-    mask("warm-up DB_PASSWORD=x")
+def test_hostile_line_comes_back_whole_or_withheld_whole(unit: str, outcome: str) -> None:
     text = _fill(unit)
-    start = time.perf_counter()
-    masked = mask(text)
-    assert time.perf_counter() - start < 3.0
-    assert len(masked) > 0
+    assert mask(text) == (text if outcome == "unchanged" else WITHHELD)
 
 
 def test_secret_dense_text_is_withheld_past_the_budget_not_leaked() -> None:
     text = "".join(f"--password pw{i:06d}x\n" for i in range(20_000))
     masked = mask(text)
     assert "pw000000x" not in masked and "pw019999x" not in masked
-    assert "[REDACTED:masking_limit]" in masked
+    assert WITHHELD in masked
 
 
 def test_keyword_dense_text_runs_only_the_patterns_that_can_match() -> None:

@@ -11,7 +11,8 @@
 # - emits OSC 133 marks when running inside `parsec shell` (PARSEC_OSC133=1).
 #
 # The normal path forks nothing: the line comes from READLINE_LINE, the start time from a PS0
-# expansion, the clock from EPOCHREALTIME; the FIFOs stay open.
+# expansion, the clock from EPOCHREALTIME; the daemon's FIFO stays open (close-on-exec where bash
+# can set it: __parsec_cloexec).
 # Every name starts with __parsec_ (or PARSEC_ for the user's settings).
 
 # Aliases are expanded when a function is defined: ours are defined with none, so an `alias
@@ -27,7 +28,6 @@ __parsec_loaded=1
 __parsec_session="$$-${EPOCHREALTIME/,/.}"
 __parsec_seq=0
 __parsec_fd=                 # the daemon's FIFO (hooks.fifo), opened read-write
-__parsec_rfd=                # this shell's reply FIFO
 __parsec_qid=0               # the id of the last question
 __parsec_unanswered=0        # 1: the last question timed out
 __parsec_unread=0            # lines written since the FIFO was last seen empty
@@ -83,8 +83,9 @@ __parsec_json() {
 # PIPE_BUF bytes, so the kernel never interleaves lines. While lines wait in the FIFO (the daemon
 # has not read them yet) a shell adds at most 4 more, then spools: a hung, slow or gone daemon
 # holds at most 4 lines of ours, the FIFO never fills and no write blocks.
-# __parsec_rfd, this shell's reply/<session>, made on the first question: the daemon answers
-# there; a reply carries the question's id, so a late answer is never taken for the next one.
+# reply/<session>, this shell's, made on the first question: the daemon answers there; open
+# (fd 9) only while a question waits for its answer, so no command the user runs inherits it;
+# a reply carries the question's id, so a late answer is never taken for the next one.
 
 __parsec_close() {
     [[ -z $__parsec_fd ]] || builtin exec {__parsec_fd}>&-
@@ -135,6 +136,7 @@ __parsec_ready() {
             return 1
         fi
         { builtin exec {__parsec_fd}<>"$__parsec_fifo"; } 2>/dev/null || { __parsec_fd=; return 1; }
+        __parsec_cloexec "$__parsec_fd"
         __parsec_unread=4 # until it is seen empty: a daemon killed with -9 may have left lines
     fi
     if ! builtin read -t 0 -u "$__parsec_fd" 2>/dev/null; then
@@ -143,6 +145,24 @@ __parsec_ready() {
         __parsec_autostart
         return 1
     fi
+}
+
+# Marks descriptor $1 close-on-exec, so the commands the user runs do not inherit it (a program
+# such as `lvs` complains of a leaked descriptor). bash cannot do it itself; its loadable
+# `fdflags` builtin (bash >= 5.1, Debian's bash-builtins) can: loaded from an absolute directory
+# only (never `.`), used and unloaded again, once per FIFO the shell opens. Without it, the
+# commands inherit this one descriptor.
+__parsec_cloexec() {
+    local dir dirs
+    IFS=: builtin read -ra dirs <<<"${BASH_LOADABLES_PATH-}:/usr/local/lib/bash:/usr/lib/bash:/usr/lib64/bash"
+    for dir in "${dirs[@]}"; do
+        [[ $dir == /* && -f $dir/fdflags ]] || continue
+        builtin enable -f "$dir/fdflags" fdflags 2>/dev/null || continue
+        builtin fdflags -s +cloexec "$1" 2>/dev/null
+        builtin enable -d fdflags 2>/dev/null
+        return 0
+    done
+    return 1
 }
 
 # True when $1 and its newline fit one atomic FIFO write (PIPE_BUF: 4096 bytes).
@@ -226,16 +246,10 @@ __parsec_spool_text() {
     __parsec_spool_line "$2"
 }
 
-# Opens this shell's reply FIFO (made on the first question: one fork per shell).
+# True when this shell's reply FIFO is there (made on the first question: one fork per shell).
 __parsec_reply_ready() {
-    if [[ -n $__parsec_rfd ]]; then
-        [[ $__parsec_reply -ef /dev/fd/$__parsec_rfd ]] && return 0
-        builtin exec {__parsec_rfd}>&-
-        __parsec_rfd=
-    fi
     [[ -e $__parsec_reply || -L $__parsec_reply ]] || command mkfifo -m 600 -- "$__parsec_reply" 2>/dev/null
-    [[ -p $__parsec_reply && ! -L $__parsec_reply && -O $__parsec_reply ]] || return 1
-    { builtin exec {__parsec_rfd}<>"$__parsec_reply"; } 2>/dev/null || { __parsec_rfd=; return 1; }
+    [[ -p $__parsec_reply && ! -L $__parsec_reply && -O $__parsec_reply ]]
 }
 
 # A request that needs an answer (classify). Sets REPLY to the reply line; fails fast: it gets
@@ -246,21 +260,33 @@ __parsec_request() {
     REPLY=
     __parsec_fits "$1" && __parsec_ready q && __parsec_reply_ready || return 1
     if ((__parsec_unanswered && __parsec_unread)); then return 1; fi
-    local id=$((++__parsec_qid))
-    { builtin printf '%s\n' "{\"id\":$id,\"reply_to\":\"${__parsec_reply##*/}\",${1#\{}" >&"$__parsec_fd"; } 2>/dev/null || { __parsec_close; return 1; }
-    ((++__parsec_unread))
-    # Answers to earlier questions that timed out come first: skip them. `read -t` costs about
-    # 2 us a byte (bash sets a timer per byte read from a pipe), so only the first byte is read
-    # with the timeout: the daemon writes each answer whole in one write, the rest is there.
-    while builtin read -r -t "$__parsec_reply_timeout" -N 1 -u "$__parsec_rfd" 2>/dev/null; do
-        [[ $REPLY != $'\n' ]] || continue
-        local first=$REPLY
-        builtin read -r -u "$__parsec_rfd" 2>/dev/null || break
-        REPLY=$first$REPLY
-        [[ ! $REPLY =~ \"id\":\ ?${id}[,}] ]] || { __parsec_unanswered=0; return 0; }
-    done
+    # The reply FIFO is open before the question leaves, so the answer finds its reader.
+    if __parsec_exchange "$1" 2>/dev/null 9<>"$__parsec_reply"; then
+        __parsec_unanswered=0
+        return 0
+    fi
+    [[ -n $__parsec_fd ]] || return 1 # the question was not sent
     __parsec_unanswered=1
     REPLY=
+    return 1
+}
+
+# Sends question $1 and waits for its answer on fd 9 (the reply FIFO). An answer that comes
+# after the FIFO is closed again finds no reader and is dropped by the daemon; one to an earlier
+# question that timed out, written while a later one waits, is skipped. `read -t` costs about 2
+# us a byte (bash sets a timer per byte read from a pipe), so only the first byte is read with
+# the timeout: the daemon writes each answer whole in one write, the rest is there.
+__parsec_exchange() {
+    local id=$((++__parsec_qid)) first
+    builtin printf '%s\n' "{\"id\":$id,\"reply_to\":\"${__parsec_reply##*/}\",${1#\{}" >&"$__parsec_fd" || { __parsec_close; return 1; }
+    ((++__parsec_unread))
+    while builtin read -r -t "$__parsec_reply_timeout" -N 1 -u 9; do
+        [[ $REPLY != $'\n' ]] || continue
+        first=$REPLY
+        builtin read -r -u 9 || break
+        REPLY=$first$REPLY
+        [[ ! $REPLY =~ \"id\":\ ?${id}[,}] ]] || return 0
+    done
     return 1
 }
 
@@ -462,15 +488,17 @@ __parsec_ask_key() {
     esac
 }
 
-# True when a key arrives within the grace time (15 naps of 20 ms), without reading it. The
-# naps are reads from a pipe nobody writes to (made on the first question: one fork per shell),
-# as bash has no sleep builtin.
+# True when a key arrives within the grace time (15 naps of 20 ms), without reading it. bash
+# has no sleep builtin: the naps are reads from the reply FIFO (there: a question was just
+# answered), open only for them.
 __parsec_key_within_grace() {
-    [[ -n ${__parsec_nap_fd-} ]] || { builtin exec {__parsec_nap_fd}<> <(:); } 2>/dev/null || return 1
+    __parsec_naps 2>/dev/null 9<>"$__parsec_reply"
+}
+__parsec_naps() {
     local naps=15
     while ((naps--)); do
-        builtin read -r -t 0.02 -u "$__parsec_nap_fd" 2>/dev/null
-        builtin read -t 0 -u 0 2>/dev/null && return 0
+        builtin read -r -t 0.02 -u 9
+        builtin read -t 0 -u 0 && return 0
     done
     return 1
 }

@@ -2,7 +2,8 @@
 hook tests.
 
 It records every message it receives and answers `classify` from a fixed rule, so the tests can
-check exactly what a hook sent and steer routing (a line with "slowly" is answered late). Tests against the real daemon live alongside.
+check exactly what a hook sent and steer routing ("please": prose, "maybe": ambiguous, "kindly":
+prose after exit status 127, the exit-127 offer; a line with "slowly" is answered late). Tests against the real daemon live alongside.
 It makes its FIFOs and answers the way the real one does (parsec/daemon/hook_channel.py).
 """
 
@@ -22,11 +23,13 @@ from parsec.protocol.version import PROTOCOL_VERSION
 SLOW_ANSWER_S = 0.5  # a line with "slowly" is answered this late: longer than PARSEC_HOOK_TIMEOUT
 
 
-def classify_rule(text: str) -> str:
+def classify_rule(text: str, after_127: bool = False) -> str:
     if "please" in text:
         return "prompt"
     if "maybe" in text:
         return "ambiguous"
+    if "kindly" in text and after_127:  # prose only once the shell said "command not found"
+        return "prompt"
     return "command"
 
 
@@ -128,7 +131,7 @@ class FakeDaemon:
         if "id" in msg:
             reply["id"] = msg["id"]
         if msg.get("type") == "classify":
-            reply.update(decision=classify_rule(msg["text"]), confidence=0.9, reason="rule")
+            reply.update(decision=classify_rule(msg["text"], bool(msg.get("after_127"))), confidence=0.9, reason="rule")
         return reply
 
     def of_type(self, kind: str) -> list[dict]:

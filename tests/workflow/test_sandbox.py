@@ -275,10 +275,20 @@ def test_cd_and_exports_carry_over_between_confined_steps(stub, yes_env, work: P
     assert "No sandbox" not in result.stderr
 
 
-@pytest.mark.parametrize("how", ["missing bwrap", "sandbox never"])
-def test_without_a_sandbox_yes_runs_low_risk_only_and_says_so_once(stub, yes_env, work: Path, how: str) -> None:
+FAILING_BWRAP = "bwrap: No permissions to create a new namespace"
+
+
+@pytest.mark.parametrize("how", ["missing bwrap", "failing bwrap", "sandbox never"])
+def test_without_a_sandbox_yes_runs_low_risk_only_and_says_so_once(
+    stub, yes_env, work: Path, tmp_path: Path, how: str
+) -> None:
     if how == "missing bwrap":
         yes_env = {**yes_env, "PARSEC_BWRAP": str(work / "no-such-bwrap")}
+    elif how == "failing bwrap":  # started as found, it fails: the probe then says why
+        failing = tmp_path / "bwrap"
+        failing.write_text(f"#!/bin/sh\necho '{FAILING_BWRAP}' >&2\nexit 1\n")
+        failing.chmod(0o755)
+        yes_env = {**yes_env, "PARSEC_BWRAP": str(failing)}
     else:
         _config(yes_env, '[workflow]\nsandbox = "never"\n')
     queue(stub, plan("Look", "Change"), step("ls"), finished_step(), step("touch made-here"), finished_step())
@@ -286,7 +296,12 @@ def test_without_a_sandbox_yes_runs_low_risk_only_and_says_so_once(stub, yes_env
     assert result.returncode == 3, result.stderr  # declined
     assert result.stderr.count("No sandbox:") == 1
     assert "--yes approves low-risk commands only" in result.stderr
-    assert ("no-such-bwrap: not an executable file" if how == "missing bwrap" else 'sandbox = "never"') in result.stderr
+    expected = {
+        "missing bwrap": "no-such-bwrap: not an executable file",
+        "failing bwrap": FAILING_BWRAP,
+        "sandbox never": 'sandbox = "never"',
+    }[how]
+    assert expected in result.stderr
     steps = conversation_json(result)["steps"]
     assert steps[0]["command_attempts"][0]["exit_status"] == 0  # ls: low risk, ran
     touch = steps[1]["command_attempts"][0]

@@ -15,7 +15,7 @@ from ..planning.reply_checks import ASK_AGAIN_NOTHING_RUN, DONE_WITH_NOTHING_RUN
 from ..run.outcome import NOT_ACHIEVED
 from ..run.quickstart import REQUEST_SETTLE_S
 from ..run.runner_parts import RunnerParts
-from .persistent_shell import PersistentShell, ShellResult
+from .persistent_shell import PersistentShell, SandboxFailed, ShellResult
 
 ERROR_TAIL_BYTES = 2000
 
@@ -80,15 +80,25 @@ class ExecutionSteps(RunnerParts):
         from .sandbox import confinement_for
 
         cwd, env = resume_point(self.conversation, dict(self.options.env))
-        confinement = confinement_for(
-            self.options.sandbox,
-            unattended=self.options.auto_yes,
-            workdir=self.conversation.working_directory,
-            home=env.get("HOME"),
-        )
-        shell = PersistentShell(cwd, env, shell=self.options.shell, sandbox=confinement.sandbox)
-        shell.start()
-        return shell, confinement.reason or ""
+
+        def started(probe_first: bool) -> tuple[PersistentShell, str]:
+            confinement = confinement_for(
+                self.options.sandbox,
+                unattended=self.options.auto_yes,
+                workdir=self.conversation.working_directory,
+                home=env.get("HOME"),
+                probe_first=probe_first,
+            )
+            shell = PersistentShell(cwd, env, shell=self.options.shell, sandbox=confinement.sandbox)
+            shell.start()
+            return shell, confinement.reason or ""
+
+        # The first bwrap found is started as it is (a probe first cost every run a second
+        # sandbox); only when it fails are the bwraps probed, to use another or say why none works.
+        try:
+            return started(probe_first=False)
+        except SandboxFailed:
+            return started(probe_first=True)
 
     def _execute(self, state: WorkflowStepState, attempt: CommandAttempt) -> ShellResult:
         from .results import artifacts_between, environment_changes, take_snapshot

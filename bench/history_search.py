@@ -12,7 +12,10 @@ Figures:
   partial results, "… found"); measured inside (key read → that frame written, --trace) and
   outside (key sent → that frame read from the pty), against `atuin search -i` typed the same
   letters and backspaces in the same run (its query runs before it draws); the first frame after
-  a key, partial or not, is printed too;
+  a key, partial or not, is printed too; `--key-rounds N` types them N times (a fresh search each
+  round; with 100 keys, one round's p99 is its second-slowest key), `--baseline-tree DIR` types
+  them into another checkout's search too, in the same rounds, and `--details N` prints the N
+  slowest keys with what each searched (mode, filter presses, query);
 - `parsec history --search X --limit 50` against `atuin search --limit 50 X`, end to end; with
   `--venv DIR` (repeatable) also with the Parsec installed in each venv, as a user installs it
   (installed_parsec), all in the same interleaved rounds.
@@ -48,6 +51,24 @@ TYPED = [
     "\x7f" * 16,
     "-test ssh",
 ]
+
+
+def key_labels() -> list[str]:
+    """What each key of TYPED searches once it is read: `mode filter-presses 'query'`, for --details."""
+    modes = ("fuzzy", "prefix", "fulltext")
+    query, mode, filters, labels = "", 0, 0, []
+    for key in "".join(TYPED):
+        if key == "\x7f":
+            query = query[:-1]
+        elif key == "\x13":
+            mode = (mode + 1) % len(modes)
+        elif key == "\x12":
+            filters += 1
+        else:
+            query += key
+        shown = {"\x7f": "⌫", "\x13": "^S", "\x12": "^R"}.get(key, key)
+        labels.append(f"{shown:>2} → {modes[mode]}{' ^R' * filters} {query!r}")
+    return labels
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -177,6 +198,27 @@ def atuin_keystrokes(env: dict) -> list[float]:
     return samples
 
 
+def print_details(complete: dict[str, list[list[float]]], slowest: int) -> None:
+    """The `slowest` keys of this tree (by their median over the rounds), each with what it searched
+    and its median and slowest time (key sent → complete results), the baseline tree's beside it."""
+    labels = key_labels()
+
+    def figures(rounds: list[list[float]], i: int) -> str:
+        times = [one[i] for one in rounds]
+        return f"median {statistics.median(times):6.1f} max {max(times):6.1f}"
+
+    ours = complete["parsec"]
+    worst = sorted(range(len(labels)), key=lambda i: statistics.median(one[i] for one in ours), reverse=True)
+    print(
+        f"the {min(slowest, len(worst))} slowest keys of this tree (ms over {len(ours)} rounds, key sent → complete):"
+    )
+    for i in worst[:slowest]:
+        line = f"  #{i:<3} {labels[i]:<40} {figures(ours, i)}"
+        if "baseline" in complete:
+            line += f"   baseline {figures(complete['baseline'], i)}"
+        print(line)
+
+
 def time_e2e(commands: dict[str, tuple[list[str], dict]], runs: int) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
@@ -212,6 +254,9 @@ def run(
     workdir: Path,
     atuin_home: Path | None = None,
     venvs: tuple[Path, ...] = (),
+    key_rounds: int = 1,
+    baseline_tree: Path | None = None,
+    details: int = 0,
 ) -> None:  # e2e_rows 0: skip the end-to-end comparison
     """Print the three figures. `db` holds the large store (its size is the open/keystroke row count);
     the end-to-end search also runs Parsec installed in each of `venvs` (installed_parsec)."""
@@ -245,32 +290,57 @@ def run(
         f"python printing one line {statistics.median(base) * 1000:.0f} ms (parsec over python: "
         f"+{(statistics.median(ours) - statistics.median(base)) * 1000:.0f} ms)"
     )
+    if baseline_tree is not None:
+        baseline_env = dict(env, PYTHONPATH=str(baseline_tree))
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(baseline_tree / "parsec")], env=env, capture_output=True
+        )
+        older = first_frame([*parsec, "search"], baseline_env, "esc cancel", runs)
+        print(f"  the baseline tree's parsec search: median {statistics.median(older) * 1000:.0f} ms")
 
-    inside, first, complete = keystrokes(parsec, env, workdir / "trace")
-    theirs_keys = atuin_keystrokes(atuin_env(atuin_big))
-    print(
-        f"keystroke to complete results on {total:,} rows ({len(complete)} keys, each once the last search "
-        f"finished): parsec search through the pty median {statistics.median(complete):.1f} ms p99 "
-        f"{pct(complete, 0.99):.1f} ms max {max(complete):.1f} ms (inside, key read to complete frame: median "
-        f"{statistics.median(inside):.1f} ms p99 {pct(inside, 0.99):.1f} ms); atuin search -i ({len(theirs_keys)} "
-        f"keys: letters and backspace) median {statistics.median(theirs_keys):.1f} ms p99 "
-        f"{pct(theirs_keys, 0.99):.1f} ms max {max(theirs_keys):.1f} ms; ratio of medians "
-        f"{statistics.median(complete) / statistics.median(theirs_keys):.2f}x, of p99s "
-        f"{pct(complete, 0.99) / pct(theirs_keys, 0.99):.2f}x"
-    )
-    print(
-        f'keystroke to the first frame after it (may still be partial, "… found"): parsec median '
-        f"{statistics.median(first):.1f} ms p99 {pct(first, 0.99):.1f} ms"
-    )
+    # Each round types TYPED into a fresh search of each tree (this one, --baseline-tree) and of
+    # Atuin, one after the other, so that the machine's load falls on all of them alike.
+    trees = {"parsec": env}
+    if baseline_tree is not None:
+        trees["baseline"] = baseline_env
+    timed: dict[str, list[tuple[list[float], list[float], list[float]]]] = {name: [] for name in trees}
+    theirs_rounds: list[list[float]] = []
+    for round_number in range(key_rounds):
+        for name, tree_env in trees.items():
+            timed[name].append(keystrokes(parsec, tree_env, workdir / f"trace-{name}-{round_number}"))
+        theirs_rounds.append(atuin_keystrokes(atuin_env(atuin_big)))
+    theirs_keys = [ms for one in theirs_rounds for ms in one]
     # The keys after the filter key (Ctrl-R) search the directory the bench runs in, which holds no
     # history; those before it search everywhere, as Atuin does: their figures on their own.
     everywhere = len("".join(TYPED[: TYPED.index("\x12")]).replace("\x13", ""))
-    mine, theirs_first = complete[:everywhere], theirs_keys[:everywhere]
-    print(
-        f"  the first {everywhere} keys (filter everywhere, fuzzy; Atuin the same letters): parsec median "
-        f"{statistics.median(mine):.1f} ms p99 {pct(mine, 0.99):.1f} ms, atuin median "
-        f"{statistics.median(theirs_first):.1f} ms p99 {pct(theirs_first, 0.99):.1f} ms"
-    )
+    theirs_first = [ms for one in theirs_rounds for ms in one[:everywhere]]
+    for name in trees:
+        inside = [ms for one in timed[name] for ms in one[0]]
+        first = [ms for one in timed[name] for ms in one[1]]
+        complete = [ms for one in timed[name] for ms in one[2]]
+        mine = [ms for one in timed[name] for ms in one[2][:everywhere]]
+        tree = "this tree" if name == "parsec" else f"baseline {baseline_tree}"
+        print(
+            f"keystroke to complete results on {total:,} rows, {tree} ({len(complete)} keys in {key_rounds} "
+            f"round(s), each once the last search finished): parsec search through the pty median "
+            f"{statistics.median(complete):.1f} ms p99 {pct(complete, 0.99):.1f} ms max {max(complete):.1f} ms "
+            f"(inside, key read to complete frame: median {statistics.median(inside):.1f} ms p99 "
+            f"{pct(inside, 0.99):.1f} ms); atuin search -i ({len(theirs_keys)} keys: letters and backspace) median "
+            f"{statistics.median(theirs_keys):.1f} ms p99 {pct(theirs_keys, 0.99):.1f} ms max {max(theirs_keys):.1f} "
+            f"ms; ratio of medians {statistics.median(complete) / statistics.median(theirs_keys):.2f}x, of p99s "
+            f"{pct(complete, 0.99) / pct(theirs_keys, 0.99):.2f}x"
+        )
+        print(
+            f'  keystroke to the first frame after it (may still be partial, "… found"): parsec median '
+            f"{statistics.median(first):.1f} ms p99 {pct(first, 0.99):.1f} ms"
+        )
+        print(
+            f"  the first {everywhere} keys (filter everywhere, fuzzy; Atuin the same letters): parsec median "
+            f"{statistics.median(mine):.1f} ms p99 {pct(mine, 0.99):.1f} ms, atuin median "
+            f"{statistics.median(theirs_first):.1f} ms p99 {pct(theirs_first, 0.99):.1f} ms"
+        )
+    if details:
+        print_details({name: [one[2] for one in rounds] for name, rounds in timed.items()}, details)
 
     if not e2e_rows:
         return
@@ -323,7 +393,22 @@ def main() -> None:
     parser.add_argument("--e2e-rows", type=int, default=200_000)
     parser.add_argument("--atuin-home", type=Path, help="Keep Atuin's copy of the history here (imported once).")
     parser.add_argument("--venv", type=Path, action="append", default=[], help=VENV_HELP)
+    parser.add_argument(
+        "--key-rounds", type=int, default=1, help="Type the keys this many times (a fresh search each round)."
+    )
+    parser.add_argument(
+        "--baseline-tree",
+        type=Path,
+        help="Also type the keys into the search of this checkout (another tree of Parsec), in the same rounds.",
+    )
+    parser.add_argument(
+        "--details", type=int, default=0, metavar="N", help="Print the N slowest keys, with what each searched."
+    )
     args = parser.parse_args()
+    if args.baseline_tree is not None and not (args.baseline_tree / "parsec" / "cli").is_dir():
+        parser.error(f"--baseline-tree {args.baseline_tree}: not a checkout of Parsec (no parsec/cli in it)")
+    if args.key_rounds < 1:
+        parser.error("--key-rounds must be 1 or more")
     root = Path(__file__).resolve().parent.parent
     workdir = Path(tempfile.mkdtemp(prefix="parsec-bench-search-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PARSEC_")}
@@ -344,6 +429,9 @@ def main() -> None:
             workdir,
             args.atuin_home,
             tuple(args.venv),
+            args.key_rounds,
+            args.baseline_tree,
+            args.details,
         )
     finally:
         import shutil

@@ -19,7 +19,12 @@
 # printf=...` made before cannot reach into them; functions that shadow a builtin cannot either
 # (every builtin is called as `builtin ...`, external commands as `command ...`).
 if \builtin shopt -q expand_aliases; then __parsec_aliases=1; \builtin shopt -u expand_aliases; else __parsec_aliases=0; fi
-if [[ $- == *i* && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
+# This file is a template: a message without the version `parsec init` writes in is refused by the
+# daemon, so the file sourced as it is says so, once, and installs nothing.
+if [[ $- == *i* && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} && @PROTOCOL_VERSION@ != [0-9]* ]]; then
+    # shellcheck disable=SC2016 # the backquotes and `$(` are the text shown
+    \builtin printf 'parsec: load the hook with `eval "$(parsec init bash)"`, not %s directly: nothing is recorded\n' "${BASH_SOURCE[0]-the template}" >&2
+elif [[ $- == *i* && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
     && ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
 __parsec_loaded=1
 [[ -n ${__parsec_exclude+x} ]] || __parsec_exclude=() # set by `parsec init` from the config

@@ -14,6 +14,12 @@
 if not status is-interactive; or set -q __parsec_loaded; or test "$PARSEC_DISABLE" = 1
     return 0
 end
+# This file is a template: a message without the version `parsec init` writes in is refused by the
+# daemon, so the file sourced as it is says so, once, and installs nothing.
+if string match -qr '^@' -- '@PROTOCOL_VERSION@'
+    builtin printf 'parsec: load the hook with `parsec init fish | source`, not %s directly: nothing is recorded\n' (status filename) >&2
+    return 0
+end
 set -g __parsec_loaded 1
 test -e "$__parsec_hook_file"; or set -g __parsec_hook_file '' # no file to watch (__parsec_installed)
 

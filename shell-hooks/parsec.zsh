@@ -7,7 +7,11 @@
 # line at Enter (a wrapper around the accept-line widget); emits OSC 133 marks inside
 # `parsec shell`. docs/hooks.md has the details. Every name starts with __parsec_.
 
-if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
+# This file is a template: a message without the version `parsec init` writes in is refused by the
+# daemon, so the file sourced as it is says so, once, and installs nothing.
+if [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} && @PROTOCOL_VERSION@ != [0-9]* ]]; then
+    builtin print -ru2 -- "parsec: load the hook with \`eval \"\$(parsec init zsh)\"\`, not ${${(%):-%x}:-the template} directly: nothing is recorded"
+elif [[ -o interactive && ${PARSEC_DISABLE:-0} != 1 && -z ${__parsec_loaded-} ]] \
     && builtin zmodload zsh/datetime zsh/system zsh/zselect zsh/parameter 2>/dev/null \
     && builtin zmodload -F zsh/stat b:zstat 2>/dev/null; then # only zstat: a `stat` builtin would shadow the user's
 typeset -g __parsec_loaded=1

@@ -10,7 +10,8 @@ it is in the journal. A crash in between re-reads the file; derived ids keep tha
 
 A flush request (`parsec history`, Ctrl-R) first catches up: the complete lines of every file
 are handled at once and remembered by offset, and the pass deletes the file later as before
-(fish always spools: its last command would otherwise reach the store 2–4 s late).
+(fish always spools: its last command would otherwise reach the store 2–4 s late). The catch-up
+counts the spooled commands the daemon refused, so the flush's reply can say so.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import re
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from ..protocol.endpoints import SPOOLED_COMMAND
 
 if TYPE_CHECKING:
     from .journal import Journal
@@ -48,14 +51,18 @@ class HookSpool:
         self.directories = directories
         self.daemon = daemon
         self.ingested = 0
-        self._handled: dict[tuple[int, int], int] = {}  # (device, inode): bytes already handled
+        # (device, inode): (bytes, lines) already handled; the lines keep "line N" the file's own
+        self._handled: dict[tuple[int, int], tuple[int, int]] = {}
         self._lock = asyncio.Lock()  # a catch-up and a pass never read the same lines twice
 
-    async def catch_up(self) -> None:
-        """Handle the complete lines every spool file holds now; the files stay for the pass."""
+    async def catch_up(self) -> int:
+        """Handle the complete lines every spool file holds now; the files stay for the pass.
+        Returns how many spooled commands (command_finished records) were refused."""
+        refused = 0
         async with self._lock:
             for path in self._files(f"*{TAKEN}") + self._files("*.jsonl"):
-                await self._replay(path, final=False)
+                refused += await self._replay(path, final=False)
+        return refused
 
     async def ingest(self) -> None:
         """Replay files taken on the previous pass, then take the ones written since."""
@@ -89,15 +96,15 @@ class HookSpool:
                 continue
         return [path for _, path in sorted(found)]
 
-    async def _replay(self, path: Path, final: bool) -> None:
+    async def _replay(self, path: Path, final: bool) -> int:
         """Handle the lines of `path` not handled yet. `final`: all of them, then delete the file;
         else only complete lines, and none from a `command_file` record on (the pass does those,
-        so a text file is deleted with its spool file)."""
+        so a text file is deleted with its spool file). Returns the commands refused."""
         journal = self.daemon.journal
         if journal.write_error is not None:
-            return  # the journal cannot be written: the file is the only durable copy, keep it
+            return 0  # the journal cannot be written: the file is the only durable copy, keep it
         conn = {"transport": "spool", "sees_refusals": True}
-        count = bad = 0
+        count = bad = refused_commands = 0
         limit = self.daemon.limit
         text_files: list[Path] = []
         key: tuple[int, int] | None = None
@@ -105,14 +112,15 @@ class HookSpool:
             with path.open("rb") as handle:
                 info = os.fstat(handle.fileno())
                 key = (info.st_dev, info.st_ino)
-                offset = self._handled.get(key, 0)
+                offset, number = self._handled.get(key, (0, 0))
                 handle.seek(offset)
-                for number, line in enumerate(handle, 1):
+                for line in handle:
                     if not final and (not line.endswith(b"\n") or b'"command_file"' in line):
                         break
                     size = len(line)
                     offset += size
-                    self._handled[key] = offset
+                    number += 1
+                    self._handled[key] = (offset, number)
                     if len(line) > limit or not line.strip():
                         continue
                     if b'"command_file"' in line:
@@ -123,9 +131,10 @@ class HookSpool:
                         reply = {"ok": False, "error": {"code": "internal", "message": f"{type(err).__name__}: {err}"}}
                     if reply is not None and not reply["ok"]:
                         if reply["error"]["code"] == "unavailable":
-                            self._handled[key] = offset - size
-                            return  # the journal cannot be written: keep the file for later
+                            self._handled[key] = (offset - size, number - 1)
+                            return refused_commands  # the journal cannot be written: keep the file for later
                         bad += 1
+                        refused_commands += SPOOLED_COMMAND in line
                         log.warning(
                             "spool file %s line %d refused (%s); the rest is ingested",
                             path.name,
@@ -136,19 +145,20 @@ class HookSpool:
                     count += 1
         except OSError as err:
             log.warning("cannot read spool file %s: %s", path, err)
-            return
+            return refused_commands
         self.ingested += count
         if not final:
-            return
+            return refused_commands
         if journal.write_error is not None:
-            return  # some of it is only in memory: keep the file until the journal holds it
+            return refused_commands  # some of it is only in memory: keep the file until the journal holds it
         await journal.sync()  # fdatasynced before the spool copy is deleted
         path.unlink(missing_ok=True)
         if key is not None:
             self._handled.pop(key, None)
         for text in text_files:
             text.unlink(missing_ok=True)
-        log.info("ingested %d spooled messages from %s", count, path.name)
+        log.info("ingested %d spooled messages from %s (%d refused)", count, path.name, bad)
+        return refused_commands
 
 
 def _with_command_text(line: bytes, directory: Path, seen: list[Path]) -> bytes:

@@ -347,13 +347,14 @@ class Daemon:
         return r.CurrentSessionReply(id=req.id, session_id=self.recorder.session_id(key=req.session, pid=req.pid))
 
     async def _flush(self, req: m.Flush, conn: dict[str, Any]) -> r.FlushReply | r.ErrorReply:
-        await self.hook_spool.catch_up()  # fish's last commands wait there (hook_spool.py)
+        refused = await self.hook_spool.catch_up()  # fish's last commands wait there (hook_spool.py)
         in_store = await self.writer.flush_within(self.writer.hung_after_s)
         return r.FlushReply(
             id=req.id,
             in_store=in_store,
             queue_depth=self.journal.depth,
             store_problem=None if in_store else self.writer.problem,
+            spool_refused=refused,
         )
 
     # --- helpers ---------------------------------------------------------------------------

@@ -52,6 +52,11 @@ def runtime_spool_dir(runtime: Path) -> Path:
     return runtime / "spool"
 
 
+# A recorded command's line in a spool file (the hooks write compact JSON): what the CLI counts as
+# waiting and the daemon as refused.
+SPOOLED_COMMAND = b'"type":"command_finished"'
+
+
 def check_runtime_dir(runtime: Path) -> Path:
     """`runtime` when it is a real directory (not a symlink) of this user's, mode 0700; else
     UnsafeRuntimeDir. Every client of the directory goes through here (the hooks say the same in

@@ -69,6 +69,7 @@ class FlushReply(Reply):
     in_store: bool  # every record so far is in the store
     queue_depth: int
     store_problem: str | None = None  # why not, when not
+    spool_refused: int = 0  # spooled commands refused while taking the spool in: dropped (the log says which line)
 
 
 class Job(BaseModel):

@@ -78,15 +78,16 @@ def run_history(
                 row["stdout"], row["stderr"] = captured.get(row["id"], (None, None))
         return rows
 
-    from .spool_count import stranded_commands
+    from .spool_count import take_in_spool
 
-    stranded = stranded_commands()  # before the read: a running daemon takes the spool in first
+    spool = take_in_spool()  # before the read: a running daemon takes the spool in first
     rows = read_fast_or_store(fast, lambda s: history_via_store(s, query, output or as_json), overrides or {})
     if output or as_json:
         for row in rows:
             describe_output(row)
     print_executions(rows, as_json=as_json, fmt=fmt, output=output)
-    _say_spooled(stranded)
+    for note in spool.notes():  # commands not in the store: where they are
+        sys.stderr.write(f"parsec: {note}\n")
 
 
 def describe_output(row: dict[str, Any]) -> None:
@@ -100,16 +101,6 @@ def describe_output(row: dict[str, Any]) -> None:
     row["output_streams"] = (
         None if not (stdout or stderr) else "separate" if (stdout and stderr) else ("merged" if stdout else "stderr")
     )
-
-
-def _say_spooled(waiting: int) -> None:
-    """With the daemon down, recorded commands wait in the spool and are not in the store yet."""
-    from .spool_count import waiting_note
-
-    if waiting:
-        sys.stderr.write(
-            f"parsec: {waiting_note(waiting)}, not shown here: is the daemon running? (`parsec daemon start`)\n"
-        )
 
 
 def _failed(value: str | None) -> bool | None:

@@ -3,16 +3,17 @@
 The hooks append to a spool file when the daemon is down (fish always does; the daemon takes its
 files every 2 s), so a count above zero for long means the daemon is not running. Read without
 the daemon: `parsec history` and the search say it, so a missing command is not a mystery.
-When the daemon answers, it is asked to take the spool in first (`stranded_commands`): fish's
+When the daemon answers, it is asked to take the spool in first (`take_in_spool`): fish's
 last command is then shown, and nothing is said (fish said "is the daemon running?" after
-nearly every command while it was).
+nearly every command while it was). What the daemon refuses, it says: a refused flush leaves the
+spool where it was, and a refused spooled command is dropped; either is reported, never counted
+as taken in.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-
-RECORD = b'"type":"command_finished"'
 
 
 def spooled_commands(directories: list[Path] | None = None) -> int:
@@ -21,6 +22,8 @@ def spooled_commands(directories: list[Path] | None = None) -> int:
     if directories is None:
         directories = [endpoints.runtime_spool_dir(endpoints.runtime_dir())]
     import os
+
+    from ...protocol.endpoints import SPOOLED_COMMAND
 
     count = 0
     for directory in directories:
@@ -31,7 +34,7 @@ def spooled_commands(directories: list[Path] | None = None) -> int:
         for name in names:
             try:
                 with open(os.path.join(directory, name), "rb") as handle:
-                    count += sum(1 for line in handle if RECORD in line)
+                    count += sum(1 for line in handle if SPOOLED_COMMAND in line)
             except OSError:
                 continue
     return count
@@ -47,26 +50,60 @@ FLUSH_WAIT_S = 10.0
 SEARCH_FLUSH_WAIT_S = 1.0
 
 
-def stranded_commands(timeout: float = FLUSH_WAIT_S) -> int:
-    """Spooled commands that no running daemon takes in: 0 once a daemon answered a flush (which
-    puts what the spool holds into the store first: parsec/daemon/hook_spool.py)."""
+@dataclass(frozen=True)
+class SpoolState:
+    """What became of the spooled commands when the daemon was asked to take them in."""
+
+    waiting: int = 0  # no running daemon took them in: they are not in the store yet
+    refused: int = 0  # the daemon refused them (all the spool held, when it refused the flush)
+    reason: str = ""  # its error code, for a refused flush
+
+    def notes(self) -> list[str]:
+        """What `parsec history` says, one line each."""
+        notes = []
+        if self.waiting:
+            notes.append(
+                f"{waiting_note(self.waiting)}, not shown here: is the daemon running? (`parsec daemon start`)"
+            )
+        if self.refused:
+            from ... import paths
+
+            notes.append(f"{self._refused_note()}: not in the store; see {paths.state_dir() / 'daemon.log'}")
+        return notes
+
+    def status(self) -> str:
+        """What the search's status line says (short: it is one line of the screen)."""
+        parts = [f"{waiting_note(self.waiting)} (is the daemon running?)"] if self.waiting else []
+        return "; ".join(parts + ([self._refused_note()] if self.refused else []))
+
+    def _refused_note(self) -> str:
+        what = f"{self.refused} spooled {'command' if self.refused == 1 else 'commands'}"
+        return f"the daemon refused {what}" + (f" ({self.reason})" if self.reason else "")
+
+
+def take_in_spool(timeout: float = FLUSH_WAIT_S) -> SpoolState:
+    """Ask a running daemon to put what the spool holds into the store (a flush catches the spool
+    up first: parsec/daemon/hook_spool.py). Nothing waits once it answered; what it refused is
+    counted as refused."""
     waiting = spooled_commands()
     if not waiting:
-        return 0
+        return SpoolState()
     from ...protocol import endpoints
-    from ...protocol.client import DaemonClient
+    from ...protocol.client import DaemonClient, DaemonError
     from ...protocol.messages import Flush
 
     try:
         client = DaemonClient.connect(endpoints.runtime_dir(), timeout=timeout)
     except Exception:  # no daemon: the spool is stranded
-        return waiting
+        return SpoolState(waiting=waiting)
     try:
         with client:
-            client.call(Flush())
+            reply = client.call(Flush())
+    except DaemonError as err:  # it answered no: the spool was not taken in
+        return SpoolState(refused=waiting, reason=err.code)
     except Exception:
-        pass  # a daemon that is running but slow to answer (a busy store) takes the spool in later
-    return 0
+        return SpoolState()  # running but slow to answer (a busy store): it takes the spool in later
+    return SpoolState(refused=reply.spool_refused)
 
 
 def waiting_note(count: int) -> str:

@@ -99,7 +99,7 @@ def main(args: list[str]) -> int:
 def _search(options, settings) -> int:
     from ....store.history import FastPathUnavailable, fast_connection
     from ..history_common import fast_sqlite_target
-    from ..spool_count import SEARCH_FLUSH_WAIT_S, stranded_commands
+    from ..spool_count import SEARCH_FLUSH_WAIT_S, take_in_spool
     from .search_loop import SearchApp, answer, current_here
     from .source import Source
     from .tty import Terminal
@@ -115,7 +115,7 @@ def _search(options, settings) -> int:
         sys.stderr.write(f"parsec: no terminal to search on ({err.strerror})\n")
         answer("cancel", options.query)
         return 1
-    spooled = stranded_commands(SEARCH_FLUSH_WAIT_S)  # before the search reads: the daemon takes the spool in
+    spool = take_in_spool(SEARCH_FLUSH_WAIT_S)  # before the search reads: the daemon takes the spool in
     trace = open(options.trace, "a") if options.trace else None  # noqa: SIM115 - closed below
     action, line = "cancel", options.query
     try:
@@ -126,7 +126,7 @@ def _search(options, settings) -> int:
                 Source(connection, current_here()),
                 settings,
                 options.query,
-                spooled=spooled,
+                spool_status=spool.status(),
                 trace=trace,
                 session_key=options.session_key,
             )

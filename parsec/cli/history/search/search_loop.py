@@ -39,7 +39,7 @@ class SearchApp:
         source: Source,
         settings: SearchSettings,
         query: str,
-        spooled: int = 0,
+        spool_status: str = "",
         trace=None,
         session_key: str = "",
     ) -> None:
@@ -47,10 +47,8 @@ class SearchApp:
         self.session_key = session_key
         start_filter = settings.filter if scope_query(settings.filter, source.here) is not None else "everywhere"
         self.state = State(query=query, cursor=len(query), mode=settings.mode, filter=start_filter)
-        if spooled:
-            from ..spool_count import waiting_note
-
-            self.state.status = f"{waiting_note(spooled)} (is the daemon running?)"
+        if spool_status:  # spooled commands not in the store (spool_count.SpoolState.status)
+            self.state.status = spool_status
         self.trace = trace
         self.search: Search = self._new_search()
         self.results: list = []

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import socket
 import sqlite3
 import sys
+import threading
 from pathlib import Path
 
 import pexpect
@@ -126,6 +129,55 @@ def test_works_without_the_daemon_and_counts_the_spool(recorder, env, tmp_path) 
     child.expect("2 recorded commands wait in the spool")
     child.send("\x1b")
     answer(child)
+
+
+class HungDaemon:
+    """A real socket where the daemon's would be: it accepts, reads, and never answers."""
+
+    def __init__(self, runtime: Path) -> None:
+        runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.server = socket.socket(socket.AF_UNIX)
+        self.server.bind(str(runtime / "daemon.sock"))
+        self.server.listen(8)
+        self.received = b""
+        self.hung_up = threading.Event()  # the client gave up and closed its end
+        threading.Thread(target=self._hold, daemon=True).start()
+
+    def _hold(self) -> None:
+        conn, _ = self.server.accept()
+        with conn:
+            while chunk := conn.recv(65536):
+                self.received += chunk
+        self.hung_up.set()
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def test_a_hung_daemon_does_not_hold_the_search(recorder, env, tmp_path) -> None:
+    """Ctrl-R first asks a running daemon to take the spool in, waiting at most
+    SEARCH_FLUSH_WAIT_S for its answer: one that never answers must not freeze the key. The
+    search gives up on it, opens and shows what the store holds; nothing is said of the spool
+    (the daemon is running: it takes the spool in later)."""
+    recorder.add("make deploy", str(tmp_path), minutes_ago=5)
+    runtime = Path(env["XDG_RUNTIME_DIR"]) / "parsec"
+    hung = HungDaemon(runtime)
+    try:
+        (runtime / "spool").mkdir(mode=0o700)
+        (runtime / "spool" / "bash-1-2.jsonl").write_text(
+            '{"v":1,"type":"command_finished","noreply":true,"session":"1-2","seq":1,"command":"make test"}\n'
+        )
+        child = spawn(env, "--query", "make", cwd=str(tmp_path))  # its 30 s timeout: a hang guard
+        child.logfile_read = screen = io.StringIO()
+        child.expect("1 found")
+        child.expect_exact("make deploy")
+        assert b'"type":"flush"' in hung.received  # it did ask the daemon
+        assert hung.hung_up.wait(timeout=30)  # and gave up on it (a hang guard, not a speed figure)
+        child.send("\x1b")
+        answer(child)
+    finally:
+        hung.close()
+    assert "spool" not in screen.getvalue()
 
 
 def test_full_screen_uses_the_alternate_screen(recorder, env, tmp_path) -> None:

@@ -385,13 +385,9 @@ class Daemon:
 
     def _build_classifier(self) -> Classifier | None:
         try:
-            from ..store import open_store
+            from ..store import open_store_from
 
-            store = open_store(
-                self.settings.store_url(),
-                busy_timeout_ms=self.settings.store.busy_timeout_ms,
-                connect_timeout_s=self.settings.store.connect_timeout_s,
-            )
+            store = open_store_from(self.settings)
         except Exception as err:  # learned choices are a bonus; classification works without them
             log.warning("the classifier runs without learned choices: %s", err)
             store = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the hook path imports this)
 
 if TYPE_CHECKING:
+    from ..config import Settings
     from .sql_store import SqlStore
 
 
@@ -40,4 +41,15 @@ def open_store(
         connect_timeout_s=connect_timeout_s,
         migrate=migrate,
         durable=durable,
+    )
+
+
+def open_store_from(settings: Settings) -> SqlStore:
+    """open_store with the store `settings` name: its URL and timeouts ([store]). The one place
+    the configuration becomes an open store: the CLI, `parsec ask`, the daemon's classifier and
+    `parsec doctor` all come through here (the caller closes it)."""
+    return open_store(
+        settings.store_url(),
+        busy_timeout_ms=settings.store.busy_timeout_ms,
+        connect_timeout_s=settings.store.connect_timeout_s,
     )

@@ -43,12 +43,10 @@ def run_checks() -> Iterator[Check]:
 def _check_store(settings) -> Check:
     url = settings.store_url()
     try:
-        from ...store import open_store
+        from ...store import open_store_from
         from ...store.health import damage, probe_write
 
-        store = open_store(
-            url, busy_timeout_ms=settings.store.busy_timeout_ms, connect_timeout_s=settings.store.connect_timeout_s
-        )
+        store = open_store_from(settings)
         try:
             damaged = damage(store)
             if damaged:  # and no probe write: writing into damaged pages can spread the damage

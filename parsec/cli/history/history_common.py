@@ -128,17 +128,12 @@ def read_fast_or_store(fast: Callable[[Any], T], slow: Callable[[Any], T], overr
 
 
 def configured_store(settings: Settings | None = None) -> SqlStore:
-    """The store the full config (or `settings`, already loaded) names, through store.open_store
-    (SQLAlchemy; the caller closes it)."""
-    from ...store import open_store
+    """The store the full config (or `settings`, already loaded) names, through
+    store.open_store_from (SQLAlchemy; the caller closes it)."""
+    from ...store import open_store_from
     from ..app import load_settings
 
-    settings = settings or load_settings().settings
-    return open_store(
-        settings.store_url(),
-        busy_timeout_ms=settings.store.busy_timeout_ms,
-        connect_timeout_s=settings.store.connect_timeout_s,
-    )
+    return open_store_from(settings or load_settings().settings)
 
 
 @contextmanager

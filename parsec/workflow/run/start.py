@@ -33,25 +33,15 @@ def warm_up(settings: Settings) -> tuple[DeferredStore, LazyCounter]:
     """(store, counter) for `parsec ask`: neither SQLAlchemy nor tiktoken is loaded before the
     planning request goes out (see quickstart.py). `store.result()` is the open store."""
     from ...context.tokens import LazyCounter
-    from ...store import default_url
+    from ...store import default_url, open_store_from
     from .quickstart import DeferredStore
 
     store = DeferredStore(
-        lambda: open_workflow_store(settings),
+        lambda: open_store_from(settings),
         settings.store_url() or default_url(),
         busy_timeout_ms=settings.store.busy_timeout_ms,
     )
     return store, LazyCounter()
-
-
-def open_workflow_store(settings: Settings) -> ContextStore:
-    from ...store import open_store
-
-    return open_store(
-        settings.store_url(),
-        busy_timeout_ms=settings.store.busy_timeout_ms,
-        connect_timeout_s=settings.store.connect_timeout_s,
-    )
 
 
 def current_session(store: HistoryStore, env: Mapping[str, str], cwd: str) -> Session:

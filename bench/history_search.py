@@ -291,23 +291,26 @@ def run(
         f"+{(statistics.median(ours) - statistics.median(base)) * 1000:.0f} ms)"
     )
     if baseline_tree is not None:
+        # -P: `python -m` puts the working directory first on sys.path, which would run the
+        # checkout the bench is started from instead of PYTHONPATH's
+        baseline = [sys.executable, "-P", "-m", "parsec.cli.entry"]
         baseline_env = dict(env, PYTHONPATH=str(baseline_tree))
         subprocess.run(
             [sys.executable, "-m", "compileall", "-q", str(baseline_tree / "parsec")], env=env, capture_output=True
         )
-        older = first_frame([*parsec, "search"], baseline_env, "esc cancel", runs)
+        older = first_frame([*baseline, "search"], baseline_env, "esc cancel", runs)
         print(f"  the baseline tree's parsec search: median {statistics.median(older) * 1000:.0f} ms")
 
     # Each round types TYPED into a fresh search of each tree (this one, --baseline-tree) and of
     # Atuin, one after the other, so that the machine's load falls on all of them alike.
-    trees = {"parsec": env}
+    trees = {"parsec": (parsec, env)}
     if baseline_tree is not None:
-        trees["baseline"] = baseline_env
+        trees["baseline"] = (baseline, baseline_env)
     timed: dict[str, list[tuple[list[float], list[float], list[float]]]] = {name: [] for name in trees}
     theirs_rounds: list[list[float]] = []
     for round_number in range(key_rounds):
-        for name, tree_env in trees.items():
-            timed[name].append(keystrokes(parsec, tree_env, workdir / f"trace-{name}-{round_number}"))
+        for name, (argv, tree_env) in trees.items():
+            timed[name].append(keystrokes(argv, tree_env, workdir / f"trace-{name}-{round_number}"))
         theirs_rounds.append(atuin_keystrokes(atuin_env(atuin_big)))
     theirs_keys = [ms for one in theirs_rounds for ms in one]
     # The keys after the filter key (Ctrl-R) search the directory the bench runs in, which holds no
@@ -423,7 +426,7 @@ def main() -> None:
         run(
             args.data_home / "parsec" / "parsec.db",
             env,
-            [sys.executable, "-m", "parsec.cli.entry"],
+            [sys.executable, "-P", "-m", "parsec.cli.entry"],  # -P: this tree (PYTHONPATH), not the cwd's
             args.runs,
             args.e2e_rows,
             workdir,

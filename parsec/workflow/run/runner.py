@@ -258,7 +258,6 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
 
     def _run_step(self, index: int) -> None:
         state = self.conversation.steps[index]
-        shell = self._shell()
         self._recover_after_crash(state)
         pending: list[CommandCandidate] = []
         extra = ""
@@ -268,11 +267,12 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         while not state.is_terminal and self.conversation.status == ConversationStatus.in_progress:
             self.ui.status(self.conversation, self.provider_label)
             if not pending:
-                shell_name, extra = os.path.basename(shell.shell), " ".join(filter(None, [declined_note(state), extra]))
+                program, cwd, env = self._where_commands_run()  # executor.py: the shell need not be up yet
+                shell_name, extra = os.path.basename(program), " ".join(filter(None, [declined_note(state), extra]))
                 messages, step_context, report = self.context.step_messages(
                     self.conversation,
                     index,
-                    environment=self._environment(),
+                    environment={"working_directory": cwd, "virtual_env": env.get("VIRTUAL_ENV")},
                     adds=request_adds(shell_name, extra, self.provider),
                 )
                 state.context_used = step_context
@@ -408,10 +408,6 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         if self.shell is None:
             self.shell = self._open_shell()  # executor.py
         return self.shell
-
-    def _environment(self) -> dict[str, Any]:
-        shell = self._shell()
-        return {"working_directory": shell.cwd, "virtual_env": shell.env.get("VIRTUAL_ENV")}
 
 
 def _import_quietly(*modules: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from parsec.workflow.execution.results import artifacts_between, environment_changes, take_snapshot
+from parsec.workflow.execution.results import _work_tree_top, artifacts_between, environment_changes, take_snapshot
 from parsec.workflow.run.handoff import append_history, write_final_directory
 
 
@@ -35,6 +35,34 @@ def test_git_status_inside_a_repository(tmp_path) -> None:
     (tmp_path / "added.txt").write_text("new")
     found = {(a.path.rsplit("/", 1)[-1], a.change) for a in artifacts_between(before, take_snapshot(str(tmp_path)), 1)}
     assert found == {("tracked.txt", "modified"), ("added.txt", "created")}
+
+
+def test_the_work_tree_found_without_git_is_the_one_git_finds(tmp_path, monkeypatch) -> None:
+    """results.py looks for `.git` itself (a snapshot runs before and after every command); its
+    answer, against `git rev-parse --show-toplevel`, from a repository, a subdirectory, a linked
+    worktree (a `.git` file), a symlink into a repository and a plain directory."""
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    git = lambda *args: subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True)  # noqa: E731
+    repo, plain = tmp_path / "repo", tmp_path / "plain"
+    (repo / "sub" / "deeper").mkdir(parents=True)
+    plain.mkdir()
+    git("init", "-q", str(repo))
+    (repo / "f").write_text("1")
+    git("-C", str(repo), "add", "f")
+    git("-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init")
+    git("-C", str(repo), "worktree", "add", "-q", str(tmp_path / "linked"))
+    (tmp_path / "linked" / "inner").mkdir()
+    (tmp_path / "link").symlink_to(repo / "sub")
+    places = [repo, repo / "sub" / "deeper", tmp_path / "linked" / "inner", tmp_path / "link", plain]
+    for place in places:
+        asked = git("-C", str(place), "rev-parse", "--show-toplevel")
+        expected = asked.stdout.strip() if asked.returncode == 0 else None
+        assert _work_tree_top(str(place)) == expected, place
+    assert take_snapshot(str(plain)).git is None
+    assert take_snapshot(str(tmp_path / "linked" / "inner")).git == {}
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))  # git alone knows where that leads
+    assert _work_tree_top(str(plain)) == ""
 
 
 def test_environment_changes_mask_secrets() -> None:

@@ -86,6 +86,10 @@ def _git_artifacts(before: FileSnapshot, after: FileSnapshot, step_index: int) -
 
 
 def _git_status(root: str) -> dict[str, str] | None:
+    """Each changed path's porcelain status (absolute paths), or None outside a work tree."""
+    toplevel = _work_tree_top(root)
+    if toplevel is None:
+        return None
     try:
         result = subprocess.run(
             ["git", "-C", root, "status", "--porcelain=v1", "-z", "--untracked-files=all"],
@@ -93,14 +97,15 @@ def _git_status(root: str) -> dict[str, str] | None:
             timeout=5,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )
-        if result.returncode != 0:  # not a repository: no second git process (two per command)
+        if result.returncode != 0:  # not a work tree after all (a bare repository, an unsafe owner…)
             return None
-        top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"], capture_output=True, timeout=5)
+        if not toplevel:
+            top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"], capture_output=True, timeout=5)
+            if top.returncode != 0:
+                return None
+            toplevel = top.stdout.decode().strip()
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if top.returncode != 0:
-        return None
-    toplevel = top.stdout.decode().strip()
     entries: dict[str, str] = {}
     fields = result.stdout.decode("utf-8", "replace").split("\0")
     i = 0
@@ -113,6 +118,23 @@ def _git_status(root: str) -> dict[str, str] | None:
                 i += 1  # the next field is the rename's source
         i += 1
     return entries
+
+
+def _work_tree_top(root: str) -> str | None:
+    """The directory holding the `.git` that git would find from `root` (its porcelain paths are
+    relative to it), None when there is none, "" when only git can tell ($GIT_DIR or
+    $GIT_WORK_TREE set). Looked up here, not by git: a snapshot is taken before and after every
+    command, and outside a repository this spares both git processes."""
+    if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
+        return ""
+    path = os.path.realpath(root)
+    while True:
+        if os.path.lexists(os.path.join(path, ".git")):  # a directory, or a worktree's or submodule's file
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
 
 
 def environment_changes(

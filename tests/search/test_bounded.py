@@ -270,3 +270,20 @@ def test_reading_on_below_leaves_the_kept_search_as_it_was(recorder, env) -> Non
         run_to_end(narrower)
         assert {c.command: c.runs for c in narrower.ranked()}["ls -la dir1"] == SLICE // 400
         assert {c.command: c.runs for c in first.ranked()} == runs_before
+
+
+def test_backspacing_to_the_opening_query_shows_the_opening_search(recorder, env, large) -> None:
+    """The search the window opened with is kept like any other: emptying the query is no new read."""
+    from parsec.cli.history.search.search_loop import SearchApp
+    from parsec.cli.history.search.settings import SearchSettings
+
+    with sqlite3.connect(db_path(env)) as connection:
+        app = SearchApp(
+            KeysOnly(), Source(connection, Here(cwd=large, session_id=None, host="laptop")), SearchSettings(), ""
+        )
+        opening = app.search
+        run_to_end(opening)  # as the app's loop does while no key waits
+        app.handle("t")
+        assert app.search is not opening
+        app.handle("backspace")
+        assert app.search is opening

@@ -8,7 +8,7 @@ import pytest
 
 from parsec.cli.history.search.query import matches, next_mode, parse
 from parsec.store.history import HistoryQuery
-from parsec.store.search import TextMatch, newest_seq, search_slice
+from parsec.store.search import TextMatch, full_text_match, full_text_walk, newest_seq, search_slice
 
 from .conftest import db_path
 
@@ -47,12 +47,18 @@ COMMANDS = [
     "echo 100%_done",
     "ls *.py",
     "gpo",
+    "GIT PUSH origin",
+    "  git push",  # a leading space: not a prefix match, in SQL, in Python and in the index's `^`
+    "xgit push",
 ]
 QUERIES = [
     ("gpo", "fuzzy"),
     ("gpo", "fulltext"),
     ("git", "prefix"),
     ("git p", "prefix"),
+    ("git push", "prefix"),
+    ("GIT PUSH", "prefix"),
+    ("git push", "fulltext"),
     ('"push origin"', "fuzzy"),
     (":git -force", "fulltext"),
     ("git -force", "fulltext"),
@@ -75,6 +81,8 @@ def test_sql_and_python_agree(recorder, env, typed, mode) -> None:
     text = parse(typed, mode)
     with sqlite3.connect(db_path(env)) as connection:
         rows = search_slice(connection, HistoryQuery(), text, 0, newest_seq(connection))
+        if full_text_match(text) is not None:  # the index's walk (newest first, one query): the same rows
+            assert full_text_walk(connection, HistoryQuery(), text, 0, newest_seq(connection), 1000) == rows
     by_sql = sorted(row[3] for row in rows)
     by_python = sorted(c for c in COMMANDS if matches(text, c))
     assert by_sql == by_python

@@ -50,15 +50,16 @@ class SearchApp:
         if spool_status:  # spooled commands not in the store (spool_count.SpoolState.status)
             self.state.status = spool_status
         self.trace = trace
+        # (query, mode, filter) → its search: the history does not change under an open search
+        # (Source.top), so a query seen before (after a backspace) shows its finished results again,
+        # the one the search opened with too
         self.search: Search = self._new_search()
+        self._searches: dict[tuple[str, str, str], Search] = {self._key(): self.search}
         self.results: list = []
         self.output_for: tuple[str, str | None] | None = None
         self._forget_target = ""  # Ctrl-D: the pattern asked about, and the store it was counted in
         self._pending_store = None
         self._drawn_at = 0.0  # perf_counter() of the last frame
-        # (query, mode, filter) → its search: the history does not change under an open search
-        # (Source.top), so a query seen before (after a backspace) shows its finished results again
-        self._searches: dict[tuple[str, str, str], Search] = {}
         columns, lines = terminal.size()
         self.width = columns
         self.height = lines if settings.full_screen else min(settings.inline_height, lines - 1)
@@ -67,10 +68,13 @@ class SearchApp:
     def _new_search(self, previous: Search | None = None) -> Search:
         return self.source.search(parse(self.state.query, self.state.mode), self.state.filter, previous=previous)
 
+    def _key(self) -> tuple[str, str, str]:
+        return self.state.query, self.state.mode, self.state.filter
+
     def _restart(self, reuse: bool = True) -> None:
         """A new search for the current query. `reuse`: the last search's matches may be filtered
         instead of read again (Source.search says when); not after rows were forgotten."""
-        key = (self.state.query, self.state.mode, self.state.filter)
+        key = self._key()
         if not reuse or len(self._searches) >= KEPT_SEARCHES:
             self._searches.clear()
         kept = self._searches.get(key)

@@ -12,15 +12,17 @@ from .query import matches, narrows
 from .ranking import Candidate, Context, Pool, rank
 from .scope import Here, repo_root, scope_query
 
-# One step reads at most SLICE rows (by seq) and takes at most STEP_ROWS matches: a few
+# A step without the full-text index (fuzzy words) reads at most SLICE rows (by seq): a few
 # milliseconds, so a key pressed during a step waits for little (a slice of 320,000 rows took up to
 # a second on a loaded machine, when a rare word matched nothing).
 SLICE = 20_000
 FIRST_SLICE = 5_000  # the redraw right after a key reads less: typical queries match plenty here
+# The first step of a search takes up to STEP_ROWS matches (the runs the frequency signal counts);
+# a step that reads on below asks only for the distinct commands still missing, at least
+# READ_ON_ROWS rows: a rare fuzzy match then stops scanning once it has them instead of reading the
+# rest of its slice for matches no one needs (`do`, `gi`, `git p`: 14-18 ms a key at load 8).
 STEP_ROWS = 1_000
-# With the full-text index (a query holding a substring of 3 characters or more) a slice costs
-# what it matches, not its rows: each slice is this many times the last (1,000,000 rows in 5).
-FULL_TEXT_GROWTH = 4
+READ_ON_ROWS = 100
 ENOUGH = 300  # distinct commands: older rows add nothing a person scrolls to
 # A directory, subtree, session or host with at most this many rows is read through its index
 # (store/search.scope_index), not by slices of the whole history: a directory with no history
@@ -114,7 +116,7 @@ class Search:
             case_sensitive=text.case_sensitive,
         )
         self.high = source.top
-        self.slice = FIRST_SLICE
+        self.first_step = narrowing is None  # a narrowing search reads on below the rows it reuses
         self.index: str | None = None  # read the scope through this index (a small scope), in one go
         self.full_text = store_search.full_text_match(text) is not None
         # exhausted: every row of the scope was read, so the pool holds every match; a search that
@@ -123,7 +125,7 @@ class Search:
         self.pool: Pool
         if narrowing is not None:  # its pool holds every match of its query in the rows above its `high`
             self.pool = narrowing.pool.narrowed(lambda command: matches(text, command))
-            self.high, self.index, self.slice = narrowing.high, narrowing.index, SLICE
+            self.high, self.index = narrowing.high, narrowing.index
             self.exhausted = narrowing.exhausted
             self.done = self.exhausted or len(self.pool) >= ENOUGH
             if not self.done:  # it reads on: its runs must not change the kept search's
@@ -158,16 +160,28 @@ class Search:
                     )
 
     def step(self) -> None:
-        """Search the next slice of older rows, or finish."""
+        """Search the next slice of older rows, or finish. A small scope is read through its index
+        in one go; a text the full-text index serves, through that index (store_search.
+        full_text_walk): the first FIRST_SLICE rows, then every older row in one query stopped
+        at the rows asked for."""
         if self.done:
             return
-        low = 0 if self.index else max(0, self.high - self.slice)
-        self.slice = self.slice * FULL_TEXT_GROWTH if self.full_text else SLICE
         assert self.scope is not None
         connection = self.source.connection
-        rows = store_search.search_slice(connection, self.scope, self.text, low, self.high, STEP_ROWS, self.index)
+        limit = STEP_ROWS if self.first_step else max(ENOUGH - len(self.pool), READ_ON_ROWS)
+        if self.index:
+            low = 0
+        elif self.first_step:
+            low = max(0, self.high - FIRST_SLICE)
+        else:  # the index walks all the older rows in one query; slices bound the scans
+            low = 0 if self.full_text else max(0, self.high - SLICE)
+        if self.full_text and not self.index:
+            rows = store_search.full_text_walk(connection, self.scope, self.text, low, self.high, limit)
+        else:
+            rows = store_search.search_slice(connection, self.scope, self.text, low, self.high, limit, self.index)
+        self.first_step = False
         self.pool.add_rows(rows, self.context)
-        if len(rows) == STEP_ROWS:
+        if len(rows) == limit:
             self.high = rows[-1][0] - 1  # the slice holds more: continue below the last row taken
         else:
             self.high = low

@@ -95,3 +95,16 @@ def test_typing_one_key_at_a_time_holds_the_newest_matches(seeded, env, mode) ->
             search = source.search(parse(typed, mode), "everywhere", previous=search)
             run_to_end(search)
             assert_newest_rows(connection, search)
+
+
+def test_a_history_that_repeats_itself_is_read_on_in_few_steps(recorder, env) -> None:
+    """Reading on asks for the rows the missing commands take here (each ran 8 times in a row),
+    not one row a command: three steps, not one for every few commands."""
+    commands = [f"make target{i // 8}" for i in range(8 * 2 * ENOUGH)]
+    add_many(recorder, commands, "/w", minutes_ago=10)
+    with sqlite3.connect(db_path(env)) as connection:
+        source = Source(connection, Here(cwd="/elsewhere", session_id=None, host="laptop"))
+        for mode in ("fuzzy", "fulltext"):  # slices of rows; the full-text index's walk
+            search = source.search(parse("make", mode), "everywhere")
+            assert run_to_end(search) <= 3
+            assert_newest_rows(connection, search)

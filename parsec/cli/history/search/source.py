@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import time
 
@@ -18,9 +19,10 @@ from .scope import Here, repo_root, scope_query
 SLICE = 20_000
 FIRST_SLICE = 5_000  # the redraw right after a key reads less: typical queries match plenty here
 # The first step of a search takes up to STEP_ROWS matches (the runs the frequency signal counts);
-# a step that reads on below asks only for the distinct commands still missing, at least
-# READ_ON_ROWS rows: a rare fuzzy match then stops scanning once it has them instead of reading the
-# rest of its slice for matches no one needs (`do`, `gi`, `git p`: 14-18 ms a key at load 8).
+# a step that reads on below asks only for about the rows that hold the distinct commands still
+# missing (Search.rows_wanted), at least READ_ON_ROWS: a rare fuzzy match then stops scanning once
+# it has them instead of reading the rest of its slice for matches no one needs (`do`, `gi`,
+# `git p`: 14-18 ms a key at load 8).
 STEP_ROWS = 1_000
 READ_ON_ROWS = 100
 ENOUGH = 300  # distinct commands: older rows add nothing a person scrolls to
@@ -168,7 +170,7 @@ class Search:
             return
         assert self.scope is not None
         connection = self.source.connection
-        limit = STEP_ROWS if self.first_step else max(ENOUGH - len(self.pool), READ_ON_ROWS)
+        limit = STEP_ROWS if self.first_step else self.rows_wanted()
         if self.index:
             low = 0
         elif self.first_step:
@@ -189,6 +191,16 @@ class Search:
             self.done = self.exhausted = True
         elif len(self.pool) >= ENOUGH:
             self.done = True
+
+    def rows_wanted(self) -> int:
+        """The rows to ask for to reach ENOUGH distinct commands: those missing, times the rows a
+        command took so far (a history that repeats itself needs more rows than commands), a tenth
+        more (a step that falls a few short costs a whole query more: 2 ms of the full-text index
+        for the last five of `git push`), between READ_ON_ROWS and STEP_ROWS."""
+        commands = self.pool.by_command.values()
+        rows_per_command = sum(c.runs for c in commands) / len(commands) if commands else 1.0
+        wanted = math.ceil((ENOUGH - len(self.pool)) * rows_per_command * 1.1)
+        return min(STEP_ROWS, max(READ_ON_ROWS, wanted))
 
     def ranked(self) -> list[Candidate]:
         return rank(self.pool, self.context, self.source.previous)

@@ -457,29 +457,18 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
     __parsec_feedback "$1" "$REPLY" "$2"
 }
 
-# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Only a
-# key typed after the question is shown answers it: keys typed before, or within the grace time
-# after (nobody reads a question that fast; docs/hooks.md), are type-ahead, and the line runs as
-# it would without Parsec, the keys left unread for the next prompt. Not a line whose command
-# changes state (`rm the old logs`): it never runs unasked, so its type-ahead is read and
-# dropped until the keyboard is quiet for the grace time, and then it asks. The keys' legend
-# appears when they start to count. The question shows the line (readline took it off the screen).
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Type-ahead
+# (__parsec_one_key) leaves the line to run as it would without Parsec, the keys unread for the
+# next prompt. Not a line whose command changes state (`rm the old logs`): it never runs unasked,
+# so its type-ahead is dropped and the question waits. The question shows the line (readline
+# took it off the screen).
 __parsec_ask_key() {
-    local key='' shown=${1//$'\n'/ } changes_state=
-    [[ ${__parsec_state_changing-} == *" $__parsec_word "* ]] && changes_state=1
-    [[ -z $changes_state ]] && builtin read -t 0 -u 0 2>/dev/null && return 0
+    local shown=${1//$'\n'/ } drop=
+    [[ ${__parsec_state_changing-} == *" $__parsec_word "* ]] && drop=drop
     ((${#shown} <= 60)) || shown="${shown:0:57}..."
-    builtin printf '\r\n\e[2mparsec: %s\n  command or question?\e[0m' "$shown" >&2
-    if [[ -n $changes_state ]]; then
-        while builtin read -rsn1 -t 0.3 2>/dev/null; do builtin :; done # type-ahead: dropped
-    elif __parsec_key_within_grace; then
-        builtin printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
-        return 0
-    fi
-    builtin printf '\e[2m  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' >&2
-    builtin read -rsn1 key
-    builtin printf '\r\e[2K\e[1A\r\e[2K\e[1A' >&2
-    case $key in
+    __parsec_one_key $'\r\n\e[2mparsec: '"$shown"$'\n  command or question?\e[0m' \
+        $'\e[2m  [Enter] run  [a] ask Parsec  [e] edit\e[0m ' $'\r\e[2K\e[1A\r\e[2K\e[1A' "$drop" || return 0
+    case $REPLY in
     '' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
     a | A | '?')
         __parsec_feedback "$1" "$__parsec_kind" prompt
@@ -491,6 +480,29 @@ __parsec_ask_key() {
         __parsec_accept_bound=0
         ;;
     esac
+}
+
+# The one-key question (an ambiguous line's, the exit-127 offer): shows $1, then, once keys
+# count, the legend $2, and reads one key into REPLY ('' for Enter); $3 takes it off the screen.
+# Only a key typed after the question is shown answers it: keys typed before, or within the grace
+# time after (nobody reads a question that fast; docs/hooks.md), are type-ahead: it fails, with
+# the question gone and the keys left unread for the shell. With $4 = drop, type-ahead is read
+# and dropped until the keyboard is quiet for the grace time, and then it asks.
+__parsec_one_key() {
+    local key=
+    REPLY=
+    [[ ${4-} == drop ]] || ! builtin read -t 0 -u 0 2>/dev/null || return 1
+    builtin printf '%s' "$1" >&2
+    if [[ ${4-} == drop ]]; then
+        while builtin read -rsn1 -t 0.3 2>/dev/null; do builtin :; done # type-ahead: dropped
+    elif __parsec_key_within_grace; then
+        builtin printf '%s' "$3" >&2
+        return 1
+    fi
+    builtin printf '%s' "$2" >&2
+    builtin read -rsn1 key
+    builtin printf '%s' "$3" >&2
+    REPLY=$key
 }
 
 # True when a key arrives within the grace time (15 naps of 20 ms), without reading it. bash
@@ -600,11 +612,8 @@ __parsec_offer_ask() {
     __parsec_json "$1"
     __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
     [[ $REPLY =~ \"decision\":\ *\"prompt\" ]] || return 0
-    local key=
-    builtin printf '\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
-    builtin read -rsn1 key
-    builtin printf '\r\e[2K' >&2
-    [[ $key == [yY] ]] || return 0
+    __parsec_one_key $'\e[2mparsec: ask Parsec instead?' $' [y/N]\e[0m ' $'\r\e[2K' || return 0
+    [[ $REPLY == [yY] ]] || return 0
     __parsec_feedback "$1" none prompt
     __parsec_ask_line "$1"
     local cmd=$REPLY

@@ -278,6 +278,25 @@ function __parsec_overridden --argument-names line chosen
     __parsec_feedback $line (builtin type -t -- $word 2>/dev/null; or builtin echo none)[1] $chosen
 end
 
+# The one-key question (an ambiguous line's, the exit-127 offer): shows $question, then, once
+# keys count, the legend after it, and prints the key read ('' for Enter). Only a key typed after
+# the question is shown answers it: keys typed before, or within the grace time after (nobody
+# reads a question that fast; docs/hooks.md), are type-ahead: it fails, with the question taken
+# off by $erase and the keys left unread for the shell. With $drop = drop, type-ahead is read and
+# dropped until the keyboard is quiet for the grace time, and then it asks.
+function __parsec_one_key --argument-names question legend erase drop
+    test "$drop" = drop; or not __parsec_input_pending; or return 1
+    builtin printf '%s' $question >&2
+    if test "$drop" = drop
+        command bash --noprofile --norc -c 'while read -rsn1 -t 0.3; do :; done' 2>/dev/null # type-ahead: dropped
+    else if __parsec_key_within_grace
+        builtin printf '%s' $erase >&2
+        return 1
+    end
+    read -n 1 -P (string trim -l -c \n -- $question)"$legend " -l key
+    builtin printf '%s' $key
+end
+
 # True when keys are waiting on the terminal. fish cannot poll its input, so one bash does
 # (only before the one-key question, which is rare).
 function __parsec_input_pending
@@ -341,22 +360,12 @@ function __parsec_route --argument-names line parses
         case prompt
             __parsec_make_ask $line
         case ambiguous
-            # Only a key typed after the question is shown answers it: keys typed before, or within
-            # the grace time after (docs/hooks.md), are type-ahead, and the line runs as without
-            # Parsec, the keys left unread for the next prompt. Not a line whose command changes
-            # state (`rm the old logs`): it never runs unasked, so its type-ahead is read and
-            # dropped until the keyboard is quiet for the grace time, and then it asks. The keys'
-            # legend appears when they start to count.
-            set -l changes_state (builtin contains -- $word $__parsec_state_changing; and builtin echo 1)
-            test -z "$changes_state"; and __parsec_input_pending; and return 0
-            builtin printf '\nparsec: command or question?'
-            if test -n "$changes_state"
-                command bash --noprofile --norc -c 'while read -rsn1 -t 0.3; do :; done' 2>/dev/null # type-ahead: dropped
-            else if __parsec_key_within_grace
-                builtin printf '\r\e[2K\e[1A'
-                return 0
-            end
-            read -n 1 -P 'parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit ' -l key
+            # Type-ahead (__parsec_one_key) leaves the line to run as without Parsec, the keys
+            # unread for the next prompt. Not a line whose command changes state (`rm the old
+            # logs`): it never runs unasked, so its type-ahead is dropped and the question waits.
+            set -l drop (builtin contains -- $word $__parsec_state_changing; and builtin echo drop)
+            set -l key (__parsec_one_key \n'parsec: command or question?' '  [Enter] run  [a] ask Parsec  [e] edit' \r\e'[2K'\e'[1A' "$drop")
+            or return 0
             switch "$key" # (quoted: `?` alone is a wildcard even in a case)
                 case '' r R
                     __parsec_feedback $line $__parsec_kind command
@@ -475,7 +484,8 @@ function __parsec_offer_ask --argument-names line
         $__parsec_session (__parsec_json "$line"))
     set -l decision (__parsec_ask_daemon $request)
     test "$decision" = prompt; or return 0
-    read -n 1 -P 'parsec: ask Parsec instead? [y/N] ' -l key
+    set -l key (__parsec_one_key 'parsec: ask Parsec instead?' ' [y/N]' \r\e'[2K')
+    or return 0
     string match -qr '^[yY]$' -- "$key"; or return 0
     __parsec_feedback $line none prompt
     set -l ask parsec ask

@@ -395,28 +395,15 @@ __parsec_overridden() { # $1 the line without its override, $2 what the user for
     __parsec_feedback "$1" "$REPLY" "$2"
 }
 
-# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Only a
-# key typed after the question is shown answers it: keys typed before, or within the grace time
-# after (nobody reads a question that fast; docs/hooks.md), are type-ahead, and the line runs as
-# it would without Parsec, the keys left unread for the next prompt. Not a line whose command
-# changes state (`rm the old logs`): it never runs unasked, so its type-ahead is read and
-# dropped until the keyboard is quiet for the grace time, and then it asks. The keys' legend
-# appears when they start to count.
+# One key for an ambiguous line: Enter/r runs it, a asks Parsec, anything else edits it. Type-ahead
+# (__parsec_one_key) leaves the line to run as it would without Parsec, the keys unread for the
+# next prompt. Not a line whose command changes state (`rm the old logs`): it never runs unasked,
+# so its type-ahead is dropped and the question waits.
 __parsec_ask_key() {
-    local key= changes_state=
-    [[ ${__parsec_state_changing-} == *" $__parsec_word "* ]] && changes_state=1
-    [[ -n $changes_state ]] || (( PENDING == 0 && KEYS_QUEUED_COUNT == 0 )) || return 0
-    builtin zle -R "parsec: command or question?"
-    if [[ -n $changes_state ]]; then
-        while __parsec_key_within_grace; do builtin read -k 1 key; done # type-ahead: dropped
-    elif __parsec_key_within_grace; then
-        builtin zle -R ""
-        return 0
-    fi
-    builtin zle -R "parsec: command or question?  [Enter] run  [a] ask Parsec  [e] edit"
-    builtin read -k 1 key
-    builtin zle -R ""
-    case $key in
+    local drop=
+    [[ ${__parsec_state_changing-} == *" $__parsec_word "* ]] && drop=drop
+    __parsec_one_key "parsec: command or question?" "  [Enter] run  [a] ask Parsec  [e] edit" $drop || return 0
+    case $REPLY in
     ($'\r' | $'\n' | r | R) __parsec_feedback "$1" "$__parsec_kind" command ;;
     (a | A | '?') __parsec_feedback "$1" "$__parsec_kind" prompt; __parsec_make_ask "$1" ;;
     (*) return 1 ;;
@@ -424,13 +411,63 @@ __parsec_ask_key() {
     return 0
 }
 
-# True when a key arrives within the grace time (15 naps of 20 ms), without reading it: a
-# widget's stdin is /dev/null, so zle's $PENDING is the look at the terminal.
+# The one-key question (an ambiguous line's, in zle; the exit-127 offer's, before the prompt):
+# shows $1, then, once keys count, the legend $2 after it, and reads one key into REPLY. Only a
+# key typed after the question is shown answers it: keys typed before, or within the grace time
+# after (nobody reads a question that fast; docs/hooks.md), are type-ahead: it fails, with the
+# question gone and the keys left unread for the shell. With $3 = drop, type-ahead is read and
+# dropped until the keyboard is quiet for the grace time, and then it asks.
+__parsec_one_key() {
+    local key=
+    REPLY=
+    [[ ${3-} == drop ]] || ! __parsec_key_pending || return 1
+    __parsec_show "$1"
+    if [[ ${3-} == drop ]]; then
+        while __parsec_key_within_grace; do builtin read -s -k 1 key; done # type-ahead: dropped
+    elif __parsec_key_within_grace; then
+        __parsec_show ""
+        return 1
+    fi
+    __parsec_show "$1$2"
+    builtin read -s -k 1 key
+    __parsec_show ""
+    REPLY=$key
+}
+
+# The question under the line being edited (in zle), or on the terminal's line (before the
+# prompt); "" takes it away.
+__parsec_show() {
+    if builtin zle; then
+        builtin zle -R "$1"
+    elif [[ -n $1 ]]; then
+        builtin print -rn -- $'\r\e[2K\e[2m'"$1"$'\e[0m ' >&2
+    else
+        builtin print -rn -- $'\r\e[2K' >&2
+    fi
+}
+
+# True when a key is waiting: in zle its $PENDING (a widget's stdin is /dev/null). Before the
+# prompt the terminal on stdin is in line mode, where a key shows only once its line is ended:
+# a key of a line being typed is seen only by reading it (-k: one key, raw), and it is put back
+# for the next prompt (print -z: the line editor starts with it; the keys after it follow).
+__parsec_key_pending() {
+    if builtin zle; then
+        (( PENDING || KEYS_QUEUED_COUNT ))
+    else
+        builtin zselect -t 0 -r 0 2>/dev/null && return 0
+        local key=
+        builtin read -s -t 0 -k 1 key 2>/dev/null || return 1
+        [[ $key == [$'\r\n'] ]] || builtin print -z -- "$key"
+        return 0
+    fi
+}
+
+# True when a key arrives within the grace time (15 naps of 20 ms), without reading it.
 __parsec_key_within_grace() {
     local nap
     for nap in {1..15}; do
         builtin zselect -t 2 2>/dev/null
-        (( PENDING || KEYS_QUEUED_COUNT )) && return 0
+        __parsec_key_pending && return 0
     done
     return 1
 }
@@ -532,11 +569,8 @@ __parsec_offer_ask() {
     __parsec_json "$1"
     __parsec_request "{\"v\":@PROTOCOL_VERSION@,\"type\":\"classify\",\"session\":\"$__parsec_session\",\"text\":$REPLY,\"first_word\":\"none\",\"after_127\":true}" || return 0
     [[ $REPLY =~ '"decision": *"prompt"' ]] || return 0
-    local key=
-    builtin print -rn -- $'\e[2mparsec: ask Parsec instead? [y/N]\e[0m ' >&2
-    builtin read -s -k 1 key
-    builtin print -rn -- $'\r\e[2K' >&2
-    [[ $key == [yY] ]] || return 0
+    __parsec_one_key "parsec: ask Parsec instead?" " [y/N]" || return 0
+    [[ $REPLY == [yY] ]] || return 0
     __parsec_feedback "$1" none prompt
     __parsec_ask_line "$1"
     local cmd=$REPLY

@@ -216,6 +216,7 @@ def test_command_not_found_prose_offers_parsec_but_a_typo_does_not(sandbox, daem
     sh = Shell(shell, sandbox, env={"PARSEC_HOOKS_ROUTE_PROMPTS": "0"})  # every line reaches the shell
     sh.child.sendline("summarise the latest logs")
     sh.child.expect_exact("ask Parsec instead?")
+    sh.child.expect_exact("[y/N]")  # keys count once it shows (a key before is type-ahead)
     sh.child.send("y")
     assert "ASKED<summarise the latest logs>" in sh.expect_prompt()
     typo = sh.run("gti status")  # the daemon says: a mistyped command, not a sentence

@@ -21,7 +21,7 @@ from .conftest import need
 from .harness import Shell
 
 QUESTION_LEGEND = "[a] ask Parsec"
-OFFER = "ask Parsec instead?"
+OFFER = "[y/N]"  # the offer's legend: keys count once it shows
 LINK = re.compile(r" (\d+) -> (.*?)\r?$", re.M)
 
 

@@ -106,10 +106,12 @@ TYPING = [
         "backspace",
         "type-ahead",
         "type-ahead after maybe",
+        "type-ahead after not found prose",
         "bracketed paste",
     ),
     case("bracketed paste function", "\x1b[200~function pf\recho pasted\rend\x1b[201~\r", "pf"),
     case("history last arg", "touch first-file", "echo $history[1] > out"),
+    *posix.TYPING_LINE_MODE,
 ]
 
 ROUTED = pick(posix.ROUTED, "prose", "prose question mark", "command prefix")

@@ -140,12 +140,31 @@ TYPING = [
         screen=False,
     ),
     case("type-ahead continuation", Step('echo "maybe\r', wait=None), Step('x" > out\r', wait="ps1"), screen=False),
+    # The exit-127 offer (the stand-in calls a "kindly" line prose after 127) with keys typed ahead
+    # in the same write: they are the next command, never the offer's answer (its `y` would be).
+    case(
+        "type-ahead after not found prose",
+        Step("kindly list files\ryes | head -n 1 > typed\r", wait=None),
+        Step("echo ty''ped-done\r", wait=started("typed-done")),
+        screen=False,
+    ),
     case("read from terminal", Step("read -r v\r", wait=EDITOR_DONE, cooked=True), "typed input", vars="v"),
     case("bracketed paste", "\x1b[200~echo one > p1\recho two > p2\x1b[201~\r"),
     case("bracketed paste function", "\x1b[200~pf() {\recho pasted\r}\x1b[201~\r", "pf"),
     case("history bang bang", "echo one > h1", "!!"),
     case("history last arg", "touch first-file", "echo !$ > out"),
     case("history caret", "echo aaa > h", "^aaa^bbb"),
+]
+
+# Keys of the next line typed ahead, their Enter only after the offer's grace time: not in bash's
+# table (a known limit there: docs/hooks.md, the exit-127 offer).
+TYPING_LINE_MODE = [
+    case(
+        "type-ahead keys then enter after not found prose",
+        Step("kindly list files\rtouch typed; echo ty''ped-done", wait=None, pause=0.6),
+        Step("\r", wait=started("typed-done")),
+        screen=False,
+    ),
 ]
 
 ROUTED = [

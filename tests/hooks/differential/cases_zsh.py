@@ -54,7 +54,7 @@ FZF = "source /usr/share/doc/fzf/examples/key-bindings.zsh"
 GROUPS = [
     Group("simple", posix.SIMPLE),
     Group("continuations", posix.CONTINUATIONS),
-    Group("typing", posix.TYPING),
+    Group("typing", [*posix.TYPING, *posix.TYPING_LINE_MODE]),
     Group("routed", posix.ROUTED),
     Group("unparsable", posix.UNPARSABLE),
     Group("zsh-only", ZSH_ONLY),

@@ -88,6 +88,7 @@ class Step:
     # line editor prints its last escape before it restores the terminal's modes, and keys sent
     # in between are read without being echoed (it failed that way once in CI, for zsh).
     cooked: bool = False
+    pause: float = 0.0  # seconds to wait after sending the keys (keys typed later, without waiting for anything)
 
 
 @dataclass
@@ -209,6 +210,7 @@ class Side:
         shown, waits = child.after, []
         for step in c.steps:
             child.send(step.keys)
+            time.sleep(step.pause)
             if step.wait is None:
                 continue
             patterns = [self.ps1, self.ps2, QUESTION_RE, pexpect.EOF, pexpect.TIMEOUT]

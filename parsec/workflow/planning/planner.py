@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 PLAN_INSTRUCTIONS = (
     "Plan how to carry out the user's request in their shell. Reply with a short name for the "
     "workflow and 1 to {max_steps} steps. Each step is one imperative sentence saying what to "
-    "achieve (no commands). A simple request is a single step; do not pad the plan."
+    "achieve (no commands). Commands already run in the working directory: no step goes there. "
+    "What one command line can do (a pipeline counts) is a single step; do not pad the plan."
 )
 
 

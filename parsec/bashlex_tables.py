@@ -20,6 +20,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -28,21 +29,34 @@ from typing import Any
 from .paths import cache_dir
 
 _FORMAT = 1  # bump when the file's layout changes
+_TABLE_FILES = "bashlex-tables-*.json"
+# `parsec ask` imports bashlex in a background thread while the risk check may need it: the package
+# sits half-made in sys.modules while its __init__ runs, so a second caller waits for the first.
+_IMPORTING = threading.Lock()
 
 
 def load_bashlex() -> ModuleType:
     """The bashlex package, imported (once per process) with cached tables where possible."""
-    module = sys.modules.get("bashlex")
-    if module is not None and getattr(module, "parse", None) is not None:
+    module = _imported()
+    if module is not None:
         return module
-    try:
-        return _import_with_cached_tables()
-    except Exception:  # any surprise in bashlex's layout: its own import, unchanged
-        for name in [name for name in sys.modules if name == "bashlex" or name.startswith("bashlex.")]:
-            del sys.modules[name]
-        import bashlex
+    with _IMPORTING:
+        module = _imported()
+        if module is not None:
+            return module
+        try:
+            return _import_with_cached_tables()
+        except Exception:  # any surprise in bashlex's layout: its own import, unchanged
+            for name in [name for name in sys.modules if name == "bashlex" or name.startswith("bashlex.")]:
+                del sys.modules[name]
+            import bashlex
 
-        return bashlex
+            return bashlex
+
+
+def _imported() -> ModuleType | None:
+    module = sys.modules.get("bashlex")
+    return module if module is not None and getattr(module, "parse", None) is not None else None
 
 
 def _import_with_cached_tables() -> ModuleType:
@@ -89,7 +103,7 @@ def _table_file(grammar: ModuleType, yacc_module: ModuleType) -> Path:
     digest = hashlib.sha256(f"{_FORMAT} {sys.version_info[:2]}".encode())
     for source in (grammar.__file__, yacc_module.__file__):
         digest.update(Path(str(source)).read_bytes())
-    return cache_dir() / f"bashlex-tables-{digest.hexdigest()[:20]}.json"
+    return cache_dir() / _TABLE_FILES.replace("*", digest.hexdigest()[:20])
 
 
 def _tables_of(parser: Any) -> dict[str, object]:  # noqa: ANN401 - bashlex's LRParser is untyped
@@ -120,9 +134,14 @@ def _parser_from(tables: dict[str, Any], names: dict[str, Any], yacc_module: Mod
 
 
 def _read(path: Path) -> dict[str, Any] | None:
-    """The saved tables, or None when the file is missing or not the whole file written."""
+    """The saved tables, or None when the file is missing, not the whole file written, or one
+    that someone else could have written (the risk check reads commands with these tables)."""
     try:
-        digest, _, body = path.read_bytes().partition(b"\n")
+        with open(path, "rb") as handle:
+            owner = os.fstat(handle.fileno())
+            if owner.st_uid != os.getuid() or owner.st_mode & 0o022:
+                return None
+            digest, _, body = handle.read().partition(b"\n")
         if hashlib.sha256(body).hexdigest().encode() != digest:
             return None
         tables: dict[str, Any] = json.loads(body)
@@ -145,5 +164,8 @@ def _write(path: Path, tables: dict[str, object]) -> None:
         except BaseException:
             os.unlink(temporary)
             raise
+        for stale in path.parent.glob(_TABLE_FILES):  # an earlier bashlex's (or Python's) tables
+            if stale != path:
+                stale.unlink(missing_ok=True)
     except (OSError, TypeError, ValueError):
         pass

@@ -155,9 +155,13 @@ __parsec_ready() {
 # Marks descriptor $1 close-on-exec, so the commands the user runs do not inherit it (a program
 # such as `lvs` complains of a leaked descriptor). bash cannot do it itself; its loadable
 # `fdflags` builtin (bash >= 5.1, Debian's bash-builtins) can: loaded from an absolute directory
-# only (never `.`), used and unloaded again, once per FIFO the shell opens. Without it, the
-# commands inherit this one descriptor.
+# only (never `.`), used and unloaded again, once per FIFO the shell opens; a `fdflags` the user
+# loaded is used and left loaded. Without it, the commands inherit this one descriptor.
 __parsec_cloexec() {
+    if builtin enable fdflags 2>/dev/null; then # already loaded (by the user): theirs stays
+        builtin fdflags -s +cloexec "$1" 2>/dev/null
+        return 0
+    fi
     local dir dirs
     IFS=: builtin read -ra dirs <<<"${BASH_LOADABLES_PATH-}:/usr/local/lib/bash:/usr/lib/bash:/usr/lib64/bash"
     for dir in "${dirs[@]}"; do

@@ -105,3 +105,59 @@ def test_an_unwritable_cache_only_costs_the_build(tmp_path: Path) -> None:
     blocked.write_text("a file where the cache directory would be\n")
     corpus = _one_line(tmp_path, "echo $(date) && cat <<EOF\nhi\nEOF")
     assert _run("cached", blocked, corpus) == _run("plain", tmp_path / "unused", corpus)
+
+
+# Four threads ask for bashlex at once, as `parsec ask`'s warm-up thread and its risk check can.
+RACE = """
+import threading
+from parsec.bashlex_tables import load_bashlex
+failures = []
+start = threading.Barrier(4)
+def parse():
+    start.wait()
+    try:
+        load_bashlex().parse("ls -l | wc -l")
+    except Exception as err:
+        failures.append(repr(err))
+threads = [threading.Thread(target=parse) for _ in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(failures)
+"""
+
+
+@pytest.mark.parametrize("cache", ["cold", "warm"])
+def test_threads_asking_at_once_all_get_the_parser(tmp_path: Path, cache: str) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    if cache == "warm":
+        _run("cached", tmp_path, _one_line(tmp_path, "true"))
+    for _ in range(10):  # without the lock, 2 runs in 20 failed (cold)
+        done = subprocess.run([sys.executable, "-c", RACE], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+        if cache == "cold":
+            for table_file in (tmp_path / "parsec").glob("bashlex-tables-*.json"):
+                table_file.unlink()
+
+
+def test_a_file_others_could_have_written_is_not_read(tmp_path: Path) -> None:
+    corpus = _one_line(tmp_path, "ls -l | grep x")
+    _run("cached", tmp_path / "cache", corpus)
+    table_file = _table_file(tmp_path / "cache")
+    tables = json.loads(table_file.read_bytes().partition(b"\n")[2])
+    tables["action"]["0"] = {}  # planted: the start state accepts nothing
+    body = json.dumps(tables).encode()
+    table_file.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    table_file.chmod(0o666)  # as another local user could have left it
+    assert _run("cached", tmp_path / "cache", corpus) != ["ParsingError"]
+    assert (_table_file(tmp_path / "cache").stat().st_mode & 0o022) == 0  # replaced by a good one
+
+
+def test_another_bashlex_s_tables_are_removed_when_new_ones_are_written(tmp_path: Path) -> None:
+    stale = tmp_path / "cache" / "parsec" / "bashlex-tables-0123456789abcdef0123.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("from an earlier bashlex\n")
+    _run("cached", tmp_path / "cache", _one_line(tmp_path, "true"))
+    assert not stale.exists()
+    assert _table_file(tmp_path / "cache").name != stale.name

@@ -14,6 +14,11 @@ from pathlib import Path
 import pytest
 from daemon.harness import Sandbox, finished
 
+# protocol.client and .messages: what take_in_spool imports at its first call, imported now. On a
+# busy machine those imports ate into the 2 s before the daemon's own pass replays a spool file
+# these tests have just written.
+import parsec.protocol.client
+import parsec.protocol.messages  # noqa: F401
 from parsec.cli.history.spool_count import SpoolState, take_in_spool
 
 

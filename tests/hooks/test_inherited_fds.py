@@ -72,3 +72,24 @@ def test_commands_inherit_no_descriptor_of_the_hook(sandbox, fake_daemon, shell)
         # Without fdflags bash cannot keep its one held descriptor from the commands: only that.
         extra = {item for item in extra if not item.endswith("/parsec/hooks.fifo")}
     assert (extra, bare - hooked) == (set(), set()), f"bare {sorted(bare)} hooked {sorted(hooked)}"
+
+
+def test_a_fdflags_the_user_loaded_stays_loaded(sandbox, fake_daemon):
+    """The bash hook loads `fdflags` for a moment and unloads it; one the user's rc loaded is
+    theirs: still a builtin after the hook has used it, as in the bare shell."""
+    need("bash")
+    if not bash_can_set_cloexec():
+        pytest.skip("no loadable fdflags here (Debian: bash-builtins)")
+    found = next(
+        str(Path(d) / "fdflags")
+        for d in ["/usr/local/lib/bash", "/usr/lib/bash", "/usr/lib64/bash"]
+        if (Path(d) / "fdflags").is_file()
+    )
+    answers = {}
+    for hooked in (False, True):
+        sh = Shell("bash", sandbox, before=f"enable -f {found} fdflags", load_hook=None if hooked else "")
+        sh.run("echo one")  # the hook opens the daemon's FIFO and marks it close-on-exec
+        answers[hooked] = sh.run("type -t fdflags").strip().splitlines()[-1]
+        sh.exit()
+    assert fake_daemon.of_type("command_finished"), "the hook never wrote to the daemon's FIFO"
+    assert answers == {False: "builtin", True: "builtin"}

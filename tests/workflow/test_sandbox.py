@@ -171,7 +171,7 @@ def test_a_sandbox_that_cannot_start_runs_nothing(tmp_path: Path, bwrap: str) ->
     with pytest.raises(SandboxFailed, match=r"^the sandbox could not start, so nothing ran: .*gone"):
         shell.start()
     assert shell.pid is None
-    shell.close()
+    assert not os.path.exists(shell._dir)  # its private directory went with it (no close() needed)
 
 
 def test_no_network_when_asked(tmp_path: Path, bwrap: str) -> None:

@@ -161,6 +161,7 @@ class PersistentShell:
             lines = strip_ansi(bytes(said)).strip().splitlines()
             self._stop_reaper()
             self._end_shell(signal.SIGKILL)
+            shutil.rmtree(self._dir, ignore_errors=True)  # nothing started: nothing of it stays
             reason = lines[-1] if lines else "bwrap did not report the sandbox up"
             raise SandboxFailed(f"the sandbox could not start, so nothing ran: {reason}") from None
 

@@ -33,7 +33,7 @@ PLAN = {"name": "count lines", "steps": ["Count the lines of every Python file",
 )
 def test_sloppy_json_is_read_without_another_call(stub, make_provider, reply):
     stub.reply(reply)
-    _, plan = make_plan(make_provider("openai"), MESSAGES)
+    _, plan = make_plan(make_provider("openai"), MESSAGES, request="plan it")
     assert [s.description.split()[0] for s in plan.steps] == ["Count", "Show"]
     assert len(stub.model_requests()) == 1
 
@@ -42,7 +42,7 @@ def test_bare_word_steps_are_sent_back_with_the_reason_and_the_user_told(stub, m
     stub.reply(json={"name": "x", "steps": ["code", "list_files"]})
     stub.reply(json=PLAN)
     ui = Shown()
-    _, plan = make_plan(make_provider("openai"), MESSAGES, shown_on=ui)
+    _, plan = make_plan(make_provider("openai"), MESSAGES, request="plan it", shown_on=ui)
     assert len(plan.steps) == 2
     first, again = stub.model_requests()
     assert "bare words like 'code'" in again.body["messages"][-1]["content"]

@@ -331,13 +331,46 @@ def test_invalid_json_is_repaired_once(stub, env, work: Path) -> None:
 
 
 def test_invalid_json_twice_is_a_clean_error(stub, env, work: Path) -> None:
-    queue(stub, {"text": "no json here"}, {"text": "still no json"})
+    """No plan even after the repair request: the request becomes the one step (said in one line);
+    no valid step reply either: one line, and the conversation can be resumed."""
+    queue(stub, *({"text": text} for text in ("no json here", "still no json", "nor here", "nor now")))
     result = run_unattended(["ask", "--yes", "say hi"], env, work)
     assert result.returncode != 0
+    assert (
+        "valid PlanReply even after a repair request: the reply is not a JSON object; the request is its one step"
+        in (result.stderr)
+    )
     lines = [line for line in result.stderr.splitlines() if line.startswith("parsec:")]
-    assert len(lines) == 1 and "PlanReply" in lines[0]
+    assert len(lines) == 1 and "StepReply" in lines[0] and "parsec resume" in lines[0]
     assert "Traceback" not in result.stderr
-    assert load_conversation(env).status.value == "error"
+    assert load_conversation(env).status.value == "in_progress"  # a step failed: resumable
+    assert [s.step.description for s in load_conversation(env).steps] == ["say hi"]
+
+
+def test_a_plan_of_bare_words_twice_makes_the_request_its_one_step(stub, env, work: Path) -> None:
+    bare = {"json": {"name": "x", "steps": ["ls"]}}
+    queue(stub, bare, bare, step("echo hi"), finished_step("said hi"))
+    result = run_unattended(["ask", "--yes", "--json=full", "say hi"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert "bare words like 'ls'; the request is its one step" in result.stderr
+    data = conversation_json(result)
+    assert data["status"] == "finished"
+    assert [s["step"]["description"] for s in data["steps"]] == ["say hi"]
+    assert "say hi" in user_messages(stub)[2]  # the step's request names it
+
+
+def test_a_replan_the_model_cannot_write_is_an_error_not_the_request_alone(stub, env, work: Path) -> None:
+    bare = {"json": {"name": "x", "steps": ["ls"]}}
+    queue(stub, plan("Say hi", "Say bye"), bare, bare)
+    child = spawn(["ask", "say hi then bye"], env, work)
+    child.expect_exact("e-plan with a remark")
+    child.sendline("r")
+    child.expect("What should change")
+    child.sendline("only say hi")
+    child.expect("valid PlanReply even after a repair request")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus != 0
 
 
 def test_without_a_provider_one_line_says_how_to_configure_one(env, work: Path) -> None:

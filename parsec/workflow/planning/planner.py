@@ -10,6 +10,7 @@ from ...models.chat import ChatMessage
 from ...models.limits import MAX_PLAN_STEPS
 from ...models.workflow import ModelExchange, WorkflowPlan
 from ...providers.json_reply import partial_object
+from ...providers.provider_errors import StructuredOutputError
 from .reply_checks import plan_problem, unusable_reply_notice
 from .schemas import PlanReply
 
@@ -47,6 +48,7 @@ def make_plan(
     provider: RunnerProvider,
     messages: list[ChatMessage],
     *,
+    request: str,
     max_steps: int = MAX_PLAN_STEPS,
     remark: str | None = None,
     previous: WorkflowPlan | None = None,
@@ -56,17 +58,26 @@ def make_plan(
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
     and answered, is appended to `exchanges`. On `shown_on` (a WorkflowUI): each step as soon as the
     model has written it, while the rest streams in; and why a plan that makes no sense is asked
-    again (once)."""
-    request = with_instructions(messages, plan_instructions(max_steps, remark, previous))
+    again (once). A first plan the model cannot write even then is `request` as the one step: a
+    small local model (steps like 'ls') may still carry it out, its step replies checked as ever;
+    a re-plan answers the user's remark, which the request alone would not."""
+    asked = with_instructions(messages, plan_instructions(max_steps, remark, previous))
     on_text = StepsAsTheyArrive(shown_on.plan_step) if shown_on is not None else None
     notice = unusable_reply_notice(shown_on.say) if shown_on is not None else None
-    reply, result = provider.structured(
-        request, PlanReply, purpose="plan", check=plan_problem, notice=notice, on_text=on_text
-    )
+    try:
+        reply, result = provider.structured(
+            asked, PlanReply, purpose="plan", check=plan_problem, notice=notice, on_text=on_text
+        )
+    except StructuredOutputError as err:
+        if previous is not None:
+            raise
+        if shown_on is not None:
+            shown_on.say(f"{err}; the request is its one step", style="yellow")
+        return "", WorkflowPlan.from_descriptions([request])
     steps = reply.steps[:max_steps]
     revision = previous.revision + 1 if previous is not None else 1
     if exchanges is not None:
-        sent = list(getattr(result, "sent", ()) or request)  # as the adapter sent it
+        sent = list(getattr(result, "sent", ()) or asked)  # as the adapter sent it
         exchanges.append(ModelExchange(purpose="plan", messages=sent, reply=getattr(result, "text", "") or ""))
     return reply.name, WorkflowPlan.from_descriptions(steps, revision=revision)
 

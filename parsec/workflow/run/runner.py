@@ -179,6 +179,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             name, plan = make_plan(
                 self.provider,
                 messages,
+                request=conversation.original_prompt,
                 max_steps=self.options.max_plan_steps,
                 remark=remark,
                 previous=previous,

@@ -16,7 +16,7 @@
    command's own time, read from the conversation, taken off). With `--baseline DIR` the same is
    measured, interleaved in the same rounds, on the code in DIR (another worktree: the old commit).
 
-Run: python bench/workflow.py [--runs 7] [--baseline /path/to/old/worktree] [--phases-only]
+Run: python bench/workflow.py [--runs 7] [--baseline /path/to/old/worktree] [--phases-only] [--model-latency S]
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ class TimedStub(LLMStub):
         self.cpu_marks: list[float | None] = []  # the watched client's CPU seconds at each arrival and reply
         self.watch_pid: int | None = None
         self.cpu_at_first: float | None = None  # CPU seconds the client had used at its first request
+        self.latency_s = 0.0  # how long the "model" thinks before each reply (--model-latency)
 
     def _record(self, request) -> None:
         if request.method == "POST" and request.api != "control":
@@ -106,6 +107,7 @@ class TimedStub(LLMStub):
 
     def next_reply(self, api: str = "", body: object = None) -> dict:
         reply = super().next_reply(api, body)
+        time.sleep(self.latency_s)  # the reply is written right after: the windows start then
         self.replied.append(time.monotonic())
         if self.watch_pid:
             self.cpu_marks.append(cpu_seconds(self.watch_pid))
@@ -350,8 +352,9 @@ def one_step_phases(stub: TimedStub, env: dict[str, str], cwd: Path, root: Path)
     }
 
 
-def report_phases(runs: int, baseline: Path | None) -> None:
+def report_phases(runs: int, baseline: Path | None, latency_s: float = 0.0) -> None:
     with tempfile.TemporaryDirectory(prefix="parsec-bench-") as tmp, TimedStub(default=None) as stub:
+        stub.latency_s = latency_s
         home = Path(tmp)
         work = home / "work"
         work.mkdir()
@@ -363,7 +366,8 @@ def report_phases(runs: int, baseline: Path | None) -> None:
         for _ in range(runs):  # interleaved, so both see the same load
             for name, root in trees.items():
                 samples[name].append(one_step_phases(stub, env, work, root))
-    print("## one-step `parsec ask --yes --json`, stub answering at once: Parsec's own time (median ms)")
+    answering = f"after {latency_s:g} s (a model's thinking)" if latency_s else "at once"
+    print(f"## one-step `parsec ask --yes --json`, stub answering {answering}: Parsec's own time (median ms)")
     print(f"  {'':12} {'to 1st request':>15} {'reply->request':>20} {'reply->exit':>20} {'total':>7} {'CPU':>6}")
     for name, rows in samples.items():
         med = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
@@ -383,8 +387,16 @@ def main() -> int:
         "--baseline", type=Path, help="another worktree (e.g. the old commit), measured in the same rounds"
     )
     parser.add_argument("--phases-only", action="store_true", help="only the one-step phases (item 3 above)")
+    parser.add_argument(
+        "--model-latency",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="the phases with the stub answering after S seconds, as a model would: what Parsec starts "
+        "while the model thinks is then off the windows",
+    )
     args = parser.parse_args()
-    report_phases(args.runs, args.baseline)
+    report_phases(args.runs, args.baseline, args.model_latency)
     if args.phases_only:
         return 0
     with tempfile.TemporaryDirectory(prefix="parsec-bench-") as tmp, TimedStub(default=None) as stub:

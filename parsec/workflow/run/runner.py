@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from functools import partial
 from typing import Any
 
 from ...bashlex_tables import load_bashlex
@@ -195,12 +196,14 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
 
     def _warm_up(self) -> None:
         """As the planning request goes out: start the shell; a moment later (the request written
-        first), write what the store held, then import the modules the steps need. The token
-        encoding is not loaded: the context engine counts with an upper bound until one cuts."""
+        first), write what the store held, then import the modules the steps need and bashlex,
+        and list PATH for the step reply's command check. The token encoding is not loaded: the
+        context engine counts with an upper bound until one cuts."""
         self._launch_shell()  # executor.py: the sandbox starts while the model plans
         claim = getattr(self.store, "claim_opening", None)  # first: the plan's reply writes next
         jobs: list[Any] = [claim()] if claim is not None else []
-        run_later(REQUEST_SETTLE_S, [*jobs, lambda: _import_quietly(*AFTER_PLAN_MODULES), load_bashlex])
+        jobs += [partial(_import_quietly, *AFTER_PLAN_MODULES), load_bashlex, partial(self._is_command, "sh")]
+        run_later(REQUEST_SETTLE_S, jobs)
 
     def _review_plan(self) -> None:
         conversation = self.conversation

@@ -62,8 +62,14 @@ def both(*seeds: Callable[[Path], None]) -> Callable[[Path], None]:
     return seed
 
 
-def says(*needles: str) -> Callable[[Path, str], bool]:
-    return lambda root, out: all(re.search(rf"(?<![\w.]){re.escape(n)}(?![\w])", out) for n in needles)
+def says(*needles: str, not_: tuple[str, ...] = ()) -> Callable[[Path, str], bool]:
+    """The output names every needle as a word, and none of `not_` (a listing of everything is
+    not an answer that picks some)."""
+
+    def named(text: str, out: str) -> bool:
+        return re.search(rf"(?<![\w.]){re.escape(text)}(?![\w])", out) is not None
+
+    return lambda root, out: all(named(n, out) for n in needles) and not any(named(n, out) for n in not_)
 
 
 def exists(*names: str, absent: tuple[str, ...] = ()) -> Callable[[Path, str], bool]:
@@ -109,7 +115,7 @@ TASKS: list[Task] = [
         "biggest-files",
         "show the three biggest files in this directory",
         write({"huge.bin": b"x" * 90000, "large.bin": b"x" * 60000, "medium.bin": b"x" * 30000, "tiny.txt": "t"}),
-        says("huge.bin", "large.bin", "medium.bin"),
+        says("huge.bin", "large.bin", "medium.bin", not_=("tiny.txt",)),
     ),
     Task(
         "lines-python",

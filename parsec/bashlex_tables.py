@@ -6,8 +6,8 @@ the parsetab.py it ships: ~60 ms of CPU on a quiet machine, ~300 ms at load, in 
 between a model's reply and the next request (issue 26 item 5). Here the tables yacc built are
 kept as JSON in Parsec's cache directory, named by a hash of bashlex's grammar and generator
 sources, and reused: the grammar's functions are bound by name, as yacc binds them. A missing,
-stale or damaged file (its first line is its content's hash) means bashlex builds as before, so the
-cache can only save time, never change a parse.
+stale, damaged (its first line is its content's hash) or foreign file (not the user's, or writable
+by others) means bashlex builds as before, so the cache can only save time, never change a parse.
 
 Standard library only, and `load_bashlex` is the one place Parsec imports bashlex from.
 """

@@ -45,7 +45,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-REQUEST_SETTLE_S = 0.02  # after the request hook: the request is written and the wait for the model begun
+# After the request hook (called as a request goes out): by then the request is written, a few KB to
+# a local socket, and the wait for the model begun. 20 ms left work to the next window when a fast
+# model answered first; 5 ms did not slow the request (bench/workflow.py, the same in both trees).
+REQUEST_SETTLE_S = 0.005
 
 
 def run_later(delay: float, jobs: list[Callable[[], object]]) -> None:

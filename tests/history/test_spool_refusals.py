@@ -135,5 +135,9 @@ def test_a_refused_spool_line_is_named_by_its_line_in_the_file(box) -> None:
     # The pass handled lines 2 and 3 only: the catch-up had taken line 1.
     assert re.search(r"ingested 1 spooled messages from bash-79-1\.jsonl\.taken \(1 refused\)", text), text
     assert re.findall(r"bash-79-1\.jsonl(?:\.taken)? line (\d+) refused", text) == ["3"], text
+    # The pass's lines reach the journal; the writer commits them to the store a moment later, and a
+    # flush is what waits for that.
+    with box.client() as client:
+        assert client.call("flush")["in_store"] is True
     commands = {row[0] for row in box.sql("select command from executions")}
     assert commands == {"echo first", "echo a long paste"}

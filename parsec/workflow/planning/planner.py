@@ -11,7 +11,7 @@ from ...models.limits import MAX_PLAN_STEPS
 from ...models.workflow import ModelExchange, WorkflowPlan
 from ...providers.json_reply import partial_object
 from ...providers.provider_errors import StructuredOutputError
-from .reply_checks import plan_problem, unusable_reply_notice
+from .reply_checks import commands_in_plan, plan_problem, unusable_reply_notice
 from .schemas import PlanReply
 
 if TYPE_CHECKING:
@@ -54,13 +54,15 @@ def make_plan(
     previous: WorkflowPlan | None = None,
     exchanges: list | None = None,
     shown_on: WorkflowUI | None = None,
+    is_command_line: Callable[[str], bool] | None = None,
 ) -> tuple[str, WorkflowPlan]:
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
     and answered, is appended to `exchanges`. On `shown_on` (a WorkflowUI): each step as soon as the
     model has written it, while the rest streams in; and why a plan that makes no sense is asked
     again (once). A first plan the model cannot write even then is `request` as the one step: a
     small local model (steps like 'ls') may still carry it out, its step replies checked as ever;
-    a re-plan answers the user's remark, which the request alone would not."""
+    a re-plan answers the user's remark, which the request alone would not. So is a first plan
+    with a step that is a command line (`is_command_line` decides): its pieces would run apart."""
     asked = with_instructions(messages, plan_instructions(max_steps, remark, previous))
     on_text = StepsAsTheyArrive(shown_on.plan_step) if shown_on is not None else None
     notice = unusable_reply_notice(shown_on.say) if shown_on is not None else None
@@ -79,6 +81,14 @@ def make_plan(
     if exchanges is not None:
         sent = list(getattr(result, "sent", ()) or asked)  # as the adapter sent it
         exchanges.append(ModelExchange(purpose="plan", messages=sent, reply=getattr(result, "text", "") or ""))
+    commands = commands_in_plan(steps, is_command_line) if is_command_line and previous is None else []
+    if commands:
+        if shown_on is not None:
+            shown_on.say(
+                f"The model's plan is command lines, not steps (`{commands[0]}`): the request is its one step",
+                style="yellow",
+            )
+        return reply.name, WorkflowPlan.from_descriptions([request])
     return reply.name, WorkflowPlan.from_descriptions(steps, revision=revision)
 
 

@@ -8,8 +8,12 @@ import os
 import re
 import shlex
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .schemas import PlanReply, StepReply
+
+if TYPE_CHECKING:
+    from ...routing.shell_facts import PathIndex
 
 # Replies that fit the schema but mean nothing, as small local models give them: a plan step that
 # is an identifier ("code", "list_files") or a command that is a made-up name ("count_lines").
@@ -65,20 +69,47 @@ def first_word(command: str) -> str:
     return ""
 
 
+class CommandFacts:
+    """What this system's shell makes of a word or a line, PATH listed on first use: whether a
+    word names a command (a keyword, a builtin, or a program on `path`), and whether a line is a
+    command line rather than a sentence, decided by the router that sorts the user's own lines."""
+
+    def __init__(self, path: str, shell: str | None) -> None:
+        self.path = path
+        self.shell = os.path.basename(shell or "bash")
+        self._index: PathIndex | None = None
+
+    def index(self) -> PathIndex:
+        from ...routing.shell_facts import PathIndex
+
+        if self._index is None:
+            self._index = PathIndex(self.path)
+        return self._index
+
+    def is_command(self, word: str) -> bool:
+        from ...routing.shell_facts import resolve
+
+        return resolve(word, self.index(), self.shell) != "none"
+
+    def is_command_line(self, text: str) -> bool:
+        """Whether the router would hand `text` to the shell as a command (not ask about it)."""
+        from ...routing.classifier import DEFAULT_COMMAND_THRESHOLD
+        from ...routing.scoring import analyse
+
+        return analyse(text, None, None, self.index(), None, self.shell).probability < DEFAULT_COMMAND_THRESHOLD
+
+
 def command_check(path: str, shell: str | None) -> Callable[[str], bool]:
     """Whether a word names a command in `shell` (a keyword, a builtin, or a program on `path`);
     PATH is listed on the first call."""
-    from ...routing.shell_facts import PathIndex, resolve
+    return CommandFacts(path, shell).is_command
 
-    index: list[PathIndex] = []
-    name = os.path.basename(shell or "bash")
 
-    def is_command(word: str) -> bool:
-        if not index:
-            index.append(PathIndex(path))
-        return resolve(word, index[0], name) != "none"
-
-    return is_command
+def commands_in_plan(steps: list[str], is_command_line: Callable[[str], bool]) -> list[str]:
+    """The plan steps that are command lines, not sentences (`ls -lh`, `sort -hr`). A small model
+    writes such plans: cut into steps, a pipeline's pieces each run alone and fail, and most start
+    by going where the commands already run (`cd /tmp/x`)."""
+    return [step for step in steps if is_command_line(step)]
 
 
 def unusable_reply_notice(say: Callable[..., None]) -> Callable[[str], None]:

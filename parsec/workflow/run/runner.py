@@ -9,6 +9,7 @@ conversation that `parsec resume` can pick up from the last completed step.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 from functools import partial
 from typing import Any
@@ -24,20 +25,20 @@ from ...models.workflow import (
     ModelExchange,
     StepStatus,
     WorkflowPlan,
-    WorkflowStepState,
 )
 from ..approval import gate
 from ..approval.gatekeeping import GateSteps
 from ..execution.executor import ExecutionSteps
 from ..execution.persistent_shell import PersistentShell
 from ..planning.planner import edit_plan, make_plan, plan_instructions
-from ..planning.reply_checks import command_check, unusable_reply_notice
+from ..planning.reply_checks import CommandFacts, unusable_reply_notice
 from ..planning.schemas import CommandCandidate, PlanReply, meets
 from ..planning.stepgen import ask_step, request_adds, step_request
 from .naming import clean_name
 from .outcome import Terminated, WorkflowInterrupted, WorkflowPaused, WorkflowTerminated
 from .quickstart import REQUEST_SETTLE_S, run_later
 from .runner_parts import RunnerContext, RunnerProvider, RunnerStore, RunOptions, WorkflowUI
+from .step_attempts import declined_note, repeats_last_success
 
 # Needed once the plan is back, not before the planning request: imported in the methods that
 # use them (and in the background while the model thinks, see _warm_up).
@@ -79,7 +80,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         self._pending_command = ""  # what the gate approved, for _execute
         self._step_messages: list[Any] = []  # the current step's request, for explain
         self.provider_label = f"{getattr(provider, 'name', '?')}:{getattr(provider, 'model', '?')}"
-        self._is_command = command_check(options.env.get("PATH", os.environ.get("PATH", "")), options.shell)
+        self._facts = CommandFacts(options.env.get("PATH", os.environ.get("PATH", "")), options.shell)
         self._notice = unusable_reply_notice(ui.say)  # a reply sent back: the user told why in one line
 
     # --- the life cycle --------------------------------------------------------------------
@@ -186,6 +187,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 previous=previous,
                 exchanges=conversation.planning_exchanges,
                 shown_on=self.ui,
+                is_command_line=self._facts.is_command_line,
             )
         conversation.planning_exchanges[-1:] = [self._masked(e) for e in conversation.planning_exchanges[-1:]]
         if previous is None:
@@ -202,7 +204,8 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         self._launch_shell()  # executor.py: the sandbox starts while the model plans
         claim = getattr(self.store, "claim_opening", None)  # first: the plan's reply writes next
         jobs: list[Any] = [claim()] if claim is not None else []
-        jobs += [partial(_import_quietly, *AFTER_PLAN_MODULES), load_bashlex, partial(self._is_command, "sh")]
+        jobs += [partial(importlib.import_module, name) for name in AFTER_PLAN_MODULES]  # failures: met later
+        jobs += [load_bashlex, partial(self._facts.is_command_line, "sh")]
         run_later(REQUEST_SETTLE_S, jobs)
 
     def _review_plan(self) -> None:
@@ -285,7 +288,9 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     self._warn_once(warning)
                 with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
                     request = step_request(messages, shell=shell_name, extra=extra)
-                    reply, exchange = ask_step(self.provider, request, is_command=self._is_command, notice=self._notice)
+                    reply, exchange = ask_step(
+                        self.provider, request, is_command=self._facts.is_command, notice=self._notice
+                    )
                 state.exchanges.append(self._masked(exchange))
                 extra = ""
                 if reply.done and not reply.candidates:
@@ -317,6 +322,13 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     )
                     allowed += self.options.max_commands_per_step  # the user chose to go on
                     continue
+                first, now_in = reply.candidates[0], self.shell.cwd if self.shell else None
+                if repeats_last_success(state, self.options.mask(first.command), now_in):
+                    # Asked again after a success (its `expect` guessed wrong), the model gives the
+                    # same command: it has nothing left to do; a second run only repeats its effects.
+                    self.ui.say(f"`{first.command}` already ran and succeeded: step {index + 1} is done.")
+                    self._complete(state, reply.summary or first.explanation)
+                    return
                 # A done flag that comes with commands is not trusted: the step is complete only
                 # once the model has seen what they did and says so (done with no candidates).
                 pending = list(reply.candidates)
@@ -414,16 +426,6 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         return self.shell
 
 
-def _import_quietly(*modules: str) -> None:
-    import importlib
-
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
-
-
 def _commands_only(conversation: Conversation) -> Conversation:
     """What privacy mode lets reach the store: the commands and their exit statuses, not their
     output, the variables they set or the context the model saw. The running workflow keeps all
@@ -437,12 +439,3 @@ def _commands_only(conversation: Conversation) -> Conversation:
         for attempt in state.command_attempts:
             attempt.output = None
     return stored
-
-
-def declined_note(state: WorkflowStepState) -> str:
-    """The context engine shows executed attempts; the model must also know what the user refused."""
-    declined = [a.command for a in state.command_attempts if a.approval == Approval.declined and not a.executed]
-    if not declined:
-        return ""
-    listed = "; ".join(f"`{c}`" for c in declined[-5:])
-    return f"The user declined these commands for this step, do not suggest them again: {listed}."

@@ -125,3 +125,103 @@ def test_a_command_given_again_after_it_failed_is_run_again(stub, env, work: Pat
 def test_command_lines_are_told_from_sentences_as_the_router_tells_them(line: str, is_command: bool) -> None:
     facts = CommandFacts(os.environ.get("PATH", ""), "bash")
     assert facts.is_command_line(line) is is_command
+
+
+def test_a_step_that_only_goes_where_commands_run_is_dropped(stub, env, work: Path) -> None:
+    queue(
+        stub,
+        plan(f"Navigate to the working directory using `cd {work}`", "Count the lines of notes.txt"),
+        step("wc -l notes.txt"),
+        finished_step("2 lines"),
+    )
+    (work / "notes.txt").write_text("a\nb\n")
+    result = run_unattended(["ask", "--yes", "--json", "count the lines of the notes"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert "Dropped the step 'Navigate to the working directory" in result.stderr + result.stdout
+    steps = json.loads(result.stdout)["steps"]
+    assert [s["description"] for s in steps] == ["Count the lines of notes.txt"]
+    assert len(stub.model_requests()) == 3
+
+
+@pytest.mark.parametrize(
+    ("step_text", "dropped"),
+    [
+        ("Navigate to the working directory using `cd {cwd}`", True),
+        ("Navigate to the working directory", True),
+        ("Go to the current directory.", True),
+        ("`cd {cwd}`", True),
+        ("Change into {cwd}", True),
+        ("Navigate to `{cwd}`", True),
+        ("Navigate to the directory using `cd .`", True),
+        ("Go to the src directory", False),
+        ("Navigate to the directory using `cd /var`", False),
+        ("Change to the working directory and list the files", False),
+        ("Move the files to backup", False),
+        ("Change the extension of every .txt file to .md", False),
+        ("List the files in the working directory", False),
+    ],
+)
+def test_steps_that_only_go_to_the_working_directory_are_told_apart(
+    tmp_path: Path, step_text: str, dropped: bool
+) -> None:
+    from parsec.workflow.planning.reply_checks import goes_where_commands_run
+
+    assert goes_where_commands_run(step_text.format(cwd=tmp_path), str(tmp_path)) is dropped
+
+
+def test_the_next_steps_command_that_just_succeeded_is_not_run_again(stub, env, work: Path) -> None:
+    """Step 2 ("print the result") given the command step 1 ended with: done, not run twice."""
+    shout = "echo counted >> log.txt"
+    queue(
+        stub,
+        plan("Count and note it in the log", "Show that it is noted"),
+        step(shout),
+        finished_step("noted"),
+        step(shout, summary="noted in the log"),
+    )
+    result = run_unattended(["ask", "--yes", "--json", "note it in the log"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert (work / "log.txt").read_text() == "counted\n"
+    steps = json.loads(result.stdout)["steps"]
+    assert [s["outcome"] for s in steps] == ["complete", "complete"]
+    assert steps[1]["commands"] == []
+
+
+def test_an_expectation_met_word_for_word_completes_the_step_without_another_call(stub, env, work: Path) -> None:
+    """The model expects the names on one line; `ls -1` prints one per line: met, no re-ask."""
+    for name in ("b.txt", "a.txt"):
+        (work / name).write_text(name)
+    queue(
+        stub,
+        plan("List the text files"),
+        {
+            "json": {
+                "candidates": [
+                    {"command": "ls -1", "explanation": "lists", "expect": {"output_contains": "a.txt, b.txt."}}
+                ],
+                "summary": "listed a.txt and b.txt",
+            }
+        },
+    )
+    result = run_unattended(["ask", "--yes", "--json", "list the text files"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["steps"][0]["outcome"] == "complete"
+    assert len(stub.model_requests()) == 2
+
+
+@pytest.mark.parametrize(
+    ("wanted", "output", "met"),
+    [
+        ("huge.bin large.bin", "90000 huge.bin\n60000 large.bin\n", True),
+        ("Huge.bin, large.bin.", "90000 huge.bin\n60000 large.bin\n", True),
+        ("huge.bin large.bin medium.bin", "90000 huge.bin\n60000 large.bin\n", False),
+        ("the biggest files in this directory", "90000 huge.bin\n", False),
+        ("3", "13\n", False),
+        ("", "anything", True),
+    ],
+)
+def test_an_expectations_text_is_met_by_the_output_or_every_word_of_it(wanted: str, output: str, met: bool) -> None:
+    from parsec.workflow.planning.schemas import Expectation, meets
+
+    assert meets(Expectation(output_contains=wanted), 0, output) is met
+    assert not meets(Expectation(exit_status=1, output_contains=wanted), 0, output)

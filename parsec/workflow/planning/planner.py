@@ -11,7 +11,7 @@ from ...models.limits import MAX_PLAN_STEPS
 from ...models.workflow import ModelExchange, WorkflowPlan
 from ...providers.json_reply import partial_object
 from ...providers.provider_errors import StructuredOutputError
-from .reply_checks import commands_in_plan, plan_problem, unusable_reply_notice
+from .reply_checks import commands_in_plan, goes_where_commands_run, plan_problem, unusable_reply_notice
 from .schemas import PlanReply
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ def make_plan(
     exchanges: list | None = None,
     shown_on: WorkflowUI | None = None,
     is_command_line: Callable[[str], bool] | None = None,
+    working_directory: str = "",
 ) -> tuple[str, WorkflowPlan]:
     """(name, plan). A re-plan carries the previous plan and the user's remark. The call, as sent
     and answered, is appended to `exchanges`. On `shown_on` (a WorkflowUI): each step as soon as the
@@ -62,7 +63,8 @@ def make_plan(
     again (once). A first plan the model cannot write even then is `request` as the one step: a
     small local model (steps like 'ls') may still carry it out, its step replies checked as ever;
     a re-plan answers the user's remark, which the request alone would not. So is a first plan
-    with a step that is a command line (`is_command_line` decides): its pieces would run apart."""
+    with a step that is a command line (`is_command_line` decides): its pieces would run apart.
+    Steps that only go to `working_directory`, where commands already run, are dropped."""
     asked = with_instructions(messages, plan_instructions(max_steps, remark, previous))
     on_text = StepsAsTheyArrive(shown_on.plan_step) if shown_on is not None else None
     notice = unusable_reply_notice(shown_on.say) if shown_on is not None else None
@@ -76,20 +78,37 @@ def make_plan(
         if shown_on is not None:
             shown_on.say(f"{err}; the request is its one step", style="yellow")
         return "", WorkflowPlan.from_descriptions([request])
-    steps = reply.steps[:max_steps]
     revision = previous.revision + 1 if previous is not None else 1
     if exchanges is not None:
         sent = list(getattr(result, "sent", ()) or asked)  # as the adapter sent it
         exchanges.append(ModelExchange(purpose="plan", messages=sent, reply=getattr(result, "text", "") or ""))
-    commands = commands_in_plan(steps, is_command_line) if is_command_line and previous is None else []
+    first_plan_check = is_command_line if previous is None else None  # a re-plan answers a remark
+    steps = steps_to_run(reply.steps[:max_steps], request, working_directory, first_plan_check, shown_on)
+    return reply.name, WorkflowPlan.from_descriptions(steps, revision=revision)
+
+
+def steps_to_run(
+    steps: list[str],
+    request: str,
+    working_directory: str,
+    is_command_line: Callable[[str], bool] | None,
+    shown_on: WorkflowUI | None,
+) -> list[str]:
+    """The plan's steps without those that only go to the working directory; the request as the
+    one step when what is left holds a command line (`is_command_line`: None for a re-plan)."""
+    going = [step for step in steps if goes_where_commands_run(step, working_directory)]
+    if going and shown_on is not None:
+        shown_on.say(f"Dropped the step {going[0]!r}: commands already run in {working_directory}", style="yellow")
+    steps = [step for step in steps if step not in going] or [request]
+    commands = commands_in_plan(steps, is_command_line) if is_command_line is not None else []
     if commands:
         if shown_on is not None:
             shown_on.say(
                 f"The model's plan is command lines, not steps (`{commands[0]}`): the request is its one step",
                 style="yellow",
             )
-        return reply.name, WorkflowPlan.from_descriptions([request])
-    return reply.name, WorkflowPlan.from_descriptions(steps, revision=revision)
+        return [request]
+    return steps
 
 
 class StepsAsTheyArrive:

@@ -112,6 +112,39 @@ def commands_in_plan(steps: list[str], is_command_line: Callable[[str], bool]) -
     return [step for step in steps if is_command_line(step)]
 
 
+# A step that only goes somewhere: "Navigate to the working directory using `cd /tmp/x`".
+_GOES = re.compile(r"(?i)^\s*(?:navigate|go|change|move|switch|cd|enter)\b")
+_MORE_THAN_GOING = re.compile(r"(?i)\b(?:and|then|to (?:list|find|show|run|check|see|create|make|count))\b|[;,]")
+_HERE = re.compile(r"(?i)\b(?:working|current|this|project|present)\s+(?:directory|folder)\b")
+
+
+def goes_where_commands_run(step: str, cwd: str) -> bool:
+    """Whether a plan step does nothing but go to `cwd`, where commands already run: most plans of
+    a small model begin so, and the step costs model calls for a `cd` that changes nothing."""
+    quoted = re.findall(r"`([^`]+)`", step)
+    prose = re.sub(r"`[^`]*`", " ", step)
+    if _MORE_THAN_GOING.search(prose) or not (_GOES.match(prose) or (quoted and not prose.strip())):
+        return False
+    if quoted:
+        return all(_changes_to(command, cwd) for command in quoted)
+    return bool(_HERE.search(prose)) or (bool(cwd) and cwd.rstrip("/") in prose)
+
+
+def _changes_to(command: str, cwd: str) -> bool:
+    """Whether `command` is `cd` to `cwd`, or names it (relative to it, ~ expanded, symlinks
+    resolved)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if words[:1] == ["cd"]:
+        words = words[1:]
+    if len(words) != 1 or not cwd:
+        return False
+    target = os.path.join(cwd, os.path.expanduser(words[0]))
+    return os.path.realpath(target) == os.path.realpath(cwd)
+
+
 def unusable_reply_notice(say: Callable[..., None]) -> Callable[[str], None]:
     """What tells the user, in one line, that a reply is sent back and why."""
     return lambda reason: say(f"The model's reply was unusable ({reason}): asking again.", style="yellow")

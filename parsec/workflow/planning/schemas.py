@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field, field_validator
 
 from ...models.limits import MAX_PLAN_STEPS
@@ -58,7 +60,20 @@ class StepReply(BaseModel):
 
 
 def meets(expect: Expectation | None, exit_status: int, output: str) -> bool:
-    """Whether a finished command's result is the one its expectation describes."""
+    """Whether a finished command's result is the one its expectation describes. The text is the
+    model's guess at the output, rarely literal (names on one line that print one per line, other
+    case, a full stop): it is met when the output holds it, or every word of it, as whole words."""
     if expect is None or exit_status != expect.exit_status:
         return False
-    return not expect.output_contains or expect.output_contains in output
+    wanted = expect.output_contains.strip()
+    if not wanted or re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", output):
+        return True  # whole words: "3" is not met by "13"
+    printed = set(_words(output))
+    return all(word in printed for word in _words(wanted))
+
+
+_WORD = re.compile(r"[^\s,;:'\"()\[\]{}<>`]+")
+
+
+def _words(text: str) -> list[str]:
+    return [word.rstrip(".!?") for word in _WORD.findall(text.lower()) if word.rstrip(".!?")]

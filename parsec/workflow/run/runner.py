@@ -188,6 +188,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                 exchanges=conversation.planning_exchanges,
                 shown_on=self.ui,
                 is_command_line=self._facts.is_command_line,
+                working_directory=conversation.working_directory,
             )
         conversation.planning_exchanges[-1:] = [self._masked(e) for e in conversation.planning_exchanges[-1:]]
         if previous is None:
@@ -323,9 +324,8 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     allowed += self.options.max_commands_per_step  # the user chose to go on
                     continue
                 first, now_in = reply.candidates[0], self.shell.cwd if self.shell else None
-                if repeats_last_success(state, self.options.mask(first.command), now_in):
-                    # Asked again after a success (its `expect` guessed wrong), the model gives the
-                    # same command: it has nothing left to do; a second run only repeats its effects.
+                if repeats_last_success(self.conversation, self.options.mask(first.command), now_in):
+                    # The model has nothing left to do: a second run would only repeat the effects.
                     self.ui.say(f"`{first.command}` already ran and succeeded: step {index + 1} is done.")
                     self._complete(state, reply.summary or first.explanation)
                     return

@@ -297,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", action="store_true", help="also run llm (+ llm-cmd) and sgpt when installed")
     parser.add_argument("--details", action="store_true", help="a line per task and tool")
     parser.add_argument("--minutes", type=float, help="start no further task after this many minutes")
+    parser.add_argument("--keep", action="store_true", help="keep the run's home (Parsec's store) and print where")
     parser.add_argument(
         "--task-timeout", type=float, default=TASK_TIMEOUT_S, help="seconds a tool may take on one task (600)"
     )
@@ -374,7 +375,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model {args.model} at {args.base_url}, {len(results['parsec'])} of {len(tasks)} tasks")
     print(report(results, command_check(os.environ.get("PATH", ""), "bash")))
     proxy.shutdown()
-    shutil.rmtree(home, ignore_errors=True)
+    if args.keep:  # `parsec history` / the conversations Parsec stored, for reading what the model did
+        print(f"kept: {home} (Parsec's store: {home / 'data' / 'parsec' / 'parsec.db'})")
+    else:
+        shutil.rmtree(home, ignore_errors=True)
     return 0
 
 

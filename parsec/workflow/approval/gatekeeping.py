@@ -16,12 +16,19 @@ from .gate import Choice
 
 if TYPE_CHECKING:
     from ..risk import RiskVerdict
+    from ..risk.needs_a_person import Wait
 
 EXPLAIN_REQUEST = (
     "Explain `{command}` part by part for the user deciding whether to run it: each program, flag, "
     "pipe and redirection, what it will read or change, and what could go wrong. Plain text, at "
     "most 150 words, no commands to run instead."
 )
+WAITS = "waits for a person at the terminal"  # in a refused attempt's reasons (and the note to the model)
+UNATTENDED_NOTE = (
+    "{reason}, and this run is unattended (--yes): give a command that does not wait for input "
+    "(e.g. sed -i, cat, --no-pager, -m)."
+)
+MAX_WAITING_IN_A_ROW = 3  # refused under --yes one after another in a step: the step stops there
 
 
 class GateResult(NamedTuple):
@@ -32,9 +39,13 @@ class GateResult(NamedTuple):
     verdict: RiskVerdict
     command: str = ""
     approval: Approval | None = None
+    note: str = ""  # why --yes declined on its own: sent to the model (alternative), or the error (abort)
+    waits: Wait | None = None  # --yes declined it: the program would wait for a person at the terminal
 
 
 class GateSteps(RunnerParts):
+    _declined_because = ""  # the last candidate's note for the model when --yes declined it (runner.py)
+
     def _offer(self, state: WorkflowStepState, candidate: CommandCandidate, remaining: int) -> Choice:
         """Show a candidate and ask; returns run / alternative / skip / abort (the attempt is
         recorded; on run, the command to run is `_pending_command`)."""
@@ -57,13 +68,16 @@ class GateSteps(RunnerParts):
         self.ui.show_candidate(candidate, verdict, alternatives=remaining)
         decided = self._decide(candidate, verdict)
         verdict = decided.verdict
+        if decided.waits is not None:
+            decided = self._refuse_waiting(state, attempt, decided)
+        self._declined_because = decided.note if decided.choice == Choice.alternative else ""
         if decided.choice != Choice.run:  # alternative / skip / abort: recorded as declined
             attempt.approval = Approval.declined
             if decided.choice == Choice.skip:
                 state.transition(StepStatus.skipped, by_user=True)
             elif decided.choice == Choice.abort:
                 state.transition(StepStatus.aborted, by_user=True)
-                reason = (
+                reason = decided.note or (
                     f"declined a {verdict.level}-risk command under "
                     + gate.auto_flag(self.options.auto_level, self._confined())
                     if self.options.auto_yes
@@ -83,6 +97,28 @@ class GateSteps(RunnerParts):
         self.save()
         return Choice.run
 
+    def _refuse_waiting(self, state: WorkflowStepState, attempt: CommandAttempt, decided: GateResult) -> GateResult:
+        """--yes declined a command that would wait for a person: the attempt says why, the user
+        is told in one line, and the model is asked for another command (the note). After a few
+        in a row (a model that insists), the run stops as declined rather than asking for ever."""
+        assert decided.waits is not None
+        program, why = decided.waits
+        reason = f"`{program}` {WAITS} ({why})"
+        attempt.risk_reasons = [*attempt.risk_reasons, reason]
+        in_a_row = 0
+        for earlier in reversed(state.command_attempts):  # this attempt included
+            if earlier.executed or not any(WAITS in r for r in earlier.risk_reasons):
+                break
+            in_a_row += 1
+        if in_a_row >= MAX_WAITING_IN_A_ROW:
+            error = (
+                f"declined under --yes: the model's commands for step {state.step.index + 1} wait for a "
+                f"person at the terminal ({in_a_row} in a row, the last `{program}`)"
+            )
+            return decided._replace(choice=Choice.abort, note=error)
+        self.ui.say(f"Not run: {reason}, and nobody is there to answer it under --yes.", style="yellow")
+        return decided._replace(note=UNATTENDED_NOTE.format(reason=reason))
+
     def _confined(self) -> bool:
         """Whether the commands run inside the sandbox (what --yes may approve depends on it)."""
         return self._shell().sandbox is not None
@@ -95,6 +131,11 @@ class GateSteps(RunnerParts):
         if self.options.auto_yes:
             decision = gate.auto_decision(verdict, up_to=self.options.auto_level, confined=self._confined())
             if decision.choice == Choice.run:
+                from ..risk.needs_a_person import waits_for_a_person
+
+                waits = waits_for_a_person(candidate.command, self._shell().env)
+                if waits is not None:  # nobody would answer it: the model is asked for another
+                    return GateResult(Choice.alternative, verdict, waits=waits)
                 return GateResult(Choice.run, verdict, candidate.command, Approval.auto_approved)
             self.ui.say(decision.message, style="red")
             return GateResult(Choice.abort, verdict)

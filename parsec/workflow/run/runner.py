@@ -335,8 +335,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
             candidate = pending.pop(0)
             outcome = self._offer(state, candidate, remaining=len(pending))
             if outcome == gate.Choice.alternative:
-                if not pending:
-                    extra = f"The user declined `{candidate.command}`: suggest a different approach."
+                if not pending:  # --yes declining on its own says why (gatekeeping.py)
+                    extra = (
+                        self._declined_because
+                        or f"The user declined `{candidate.command}`: suggest a different approach."
+                    )
                 continue
             if outcome in (gate.Choice.skip, gate.Choice.abort):
                 return

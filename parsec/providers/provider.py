@@ -210,13 +210,15 @@ class Provider(StreamedReplies, ABC):
         )
         result = ChatResult(text=second.text, usage=total, model=second.model, provider=self.name, sent=tuple(repair))
         if value is None:
-            raise StructuredOutputError(
+            error = StructuredOutputError(
                 redact(
                     f"{self.name} ({self.model}) did not return a valid {output_model.__name__} even after a repair "
                     f"request: {problem}",
                     self._api_key,
                 )
             )
+            error.reply = redact(second.text, self._api_key)
+            raise error
         return value, result
 
     def reply_format_text(self, output_model: type[BaseModel]) -> str:

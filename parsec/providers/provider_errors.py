@@ -55,7 +55,10 @@ class StructuredModeRefused(ProviderResponseError):
 
 
 class StructuredOutputError(ProviderError):
-    """The reply did not match the requested schema, even after one repair request."""
+    """The reply did not match the requested schema, even after one repair request. `reply`: the
+    model's last reply, for the conversation's record."""
+
+    reply: str = ""
 
 
 class UnknownMessagePart(ProviderError):

@@ -22,10 +22,12 @@ def run_bench(stub: LLMStub, *options: str) -> subprocess.CompletedProcess[str]:
 
 
 def script_made_up_commands(stub: LLMStub) -> None:
-    """count-files: a model that only makes commands up (asked again once, then the step fails)."""
+    """count-files: a model that only makes commands up (asked again once, then for the command
+    alone, then the step fails)."""
     stub.reply(json={"name": "count", "steps": ["Count the files here"]})
     stub.reply(json={"candidates": [{"command": "count_files ."}]})
     stub.reply(json={"candidates": [{"command": "count_files --all"}]})
+    stub.reply(text="count_files")
 
 
 def test_the_bench_runs_parsec_on_tasks_and_reports_per_tool():
@@ -45,7 +47,7 @@ def test_the_bench_runs_parsec_on_tasks_and_reports_per_tool():
     (row,) = [line for line in lines if line.startswith("| parsec")]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1:4] == ["2", "50 %", "100 % (1)"], row  # tasks, success, valid commands (mkdir only ran)
-    assert cells[4] == "0" and float(cells[5]) == 2.5  # no unsafe command; 5 model calls over 2 tasks
+    assert cells[4] == "0" and float(cells[5]) == 3.0  # no unsafe command; 6 model calls over 2 tasks
     assert "Traceback" not in result.stderr
 
 

@@ -3,6 +3,7 @@ SQLite store, a real persistent shell."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -332,8 +333,10 @@ def test_invalid_json_is_repaired_once(stub, env, work: Path) -> None:
 
 def test_invalid_json_twice_is_a_clean_error(stub, env, work: Path) -> None:
     """No plan even after the repair request: the request becomes the one step (said in one line);
-    no valid step reply either: one line, and the conversation can be resumed."""
-    queue(stub, *({"text": text} for text in ("no json here", "still no json", "nor here", "nor now")))
+    no valid step reply either, nor a command as plain text: one line, and the conversation can be
+    resumed."""
+    replies = ("no json here", "still no json", "nor here", "nor now", "Sorry, I cannot help with that.")
+    queue(stub, *({"text": text} for text in replies))
     result = run_unattended(["ask", "--yes", "say hi"], env, work)
     assert result.returncode != 0
     assert (
@@ -345,6 +348,30 @@ def test_invalid_json_twice_is_a_clean_error(stub, env, work: Path) -> None:
     assert "Traceback" not in result.stderr
     assert load_conversation(env).status.value == "in_progress"  # a step failed: resumable
     assert [s.step.description for s in load_conversation(env).steps] == ["say hi"]
+    assert len(stub.model_requests()) == 5
+
+
+def test_a_step_reply_never_valid_falls_back_to_the_command_as_plain_text(stub, env, work: Path) -> None:
+    """A small model that cannot write the step's JSON even after the repair request is asked
+    for the command alone, as `llm` and `sgpt` ask; an exit status of 0 completes the step."""
+    queue(
+        stub,
+        plan("Write hi to hi.txt"),
+        {"text": "{not json"},
+        {"text": "still {not json"},
+        {"text": "```bash\necho hi > hi.txt\n```"},
+    )
+    result = run_unattended(["ask", "--yes", "--json", "write hi to hi.txt"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert (work / "hi.txt").read_text() == "hi\n"
+    assert "asking for the command alone" in result.stderr
+    plain_request = user_messages(stub)[-1]
+    assert "Reply with only the one bash command line" in plain_request
+    steps = json.loads(result.stdout)["steps"]
+    assert steps[0]["outcome"] == "complete"
+    assert [c["command"] for c in steps[0]["commands"]] == ["echo hi > hi.txt"]
+    exchanges = load_conversation(env).steps[0].exchanges
+    assert [e.reply for e in exchanges] == ["still {not json", "```bash\necho hi > hi.txt\n```"]
 
 
 def test_a_plan_of_bare_words_twice_makes_the_request_its_one_step(stub, env, work: Path) -> None:

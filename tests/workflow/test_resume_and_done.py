@@ -75,14 +75,17 @@ def test_a_failure_after_the_command_finished_keeps_its_result(stub, env, work: 
 def test_a_step_done_without_a_command_after_earlier_results_is_recorded_with_its_reason_under_yes(
     stub, env, work: Path
 ) -> None:
-    """A command of an earlier step ran: its output may show the step needs nothing, so the
-    model's word is taken (and recorded with its reason)."""
+    """A command of an earlier step ran: its output may show the step needs nothing. Under --yes
+    nobody can disagree, so the claim is sent back once; said again, the model's word is taken (and
+    recorded with its reason)."""
+    claim = {"json": {"done": True, "candidates": [], "summary": "the configuration already exists"}}
     queue(
         stub,
         plan("Write the configuration", "Check the configuration", "Say bye"),
         step("echo written > config"),
         finished_step("wrote it"),
-        {"json": {"done": True, "candidates": [], "summary": "the configuration already exists"}},
+        claim,
+        claim,
         step("echo bye"),
         finished_step("said bye"),
     )
@@ -94,7 +97,9 @@ def test_a_step_done_without_a_command_after_earlier_results_is_recorded_with_it
     data = json.loads(result.stdout)
     assert data["steps"][1]["summary"] == "done without a command: the configuration already exists"
     assert data["steps"][1]["outcome"] == "complete" and data["steps"][1]["commands"] == []
-    assert len(stub.model_requests()) == 6  # nothing asked again
+    assert "no command has run for this step): asking again" in result.stderr
+    assert "no command has run for it" in user_messages(stub)[4]
+    assert len(stub.model_requests()) == 7  # the claim asked again once
 
 
 def test_a_step_done_with_nothing_run_is_asked_again_then_not_achieved_under_yes(stub, env, work: Path) -> None:

@@ -26,6 +26,9 @@ CASES = [
     # ordinary changes
     ("mkdir -p build", "medium"),
     ("rm -rf ./build", "medium"),  # inside the working tree
+    ("rm -rf .git", "high"),  # the repository's history
+    ("rm -r sub/.git/", "high"),
+    ("rm -f .git/index.lock", "medium"),  # a stale lock, not the history
     ("rm notes.txt", "medium"),
     ("echo hello >> notes.txt", "medium"),
     ("git commit -m 'x'", "medium"),

@@ -127,7 +127,7 @@ def test_command_lines_are_told_from_sentences_as_the_router_tells_them(line: st
     assert facts.is_command_line(line) is is_command
 
 
-def test_a_step_that_only_goes_where_commands_run_is_dropped(stub, env, work: Path) -> None:
+def test_a_step_that_only_needs_no_command_is_dropped(stub, env, work: Path) -> None:
     queue(
         stub,
         plan(f"Navigate to the working directory using `cd {work}`", "Count the lines of notes.txt"),
@@ -159,14 +159,17 @@ def test_a_step_that_only_goes_where_commands_run_is_dropped(stub, env, work: Pa
         ("Move the files to backup", False),
         ("Change the extension of every .txt file to .md", False),
         ("List the files in the working directory", False),
+        ("Open the terminal.", True),
+        ("Open a terminal window", True),
+        ("Open the file in an editor", False),
     ],
 )
 def test_steps_that_only_go_to_the_working_directory_are_told_apart(
     tmp_path: Path, step_text: str, dropped: bool
 ) -> None:
-    from parsec.workflow.planning.reply_checks import goes_where_commands_run
+    from parsec.workflow.planning.reply_checks import needs_no_command
 
-    assert goes_where_commands_run(step_text.format(cwd=tmp_path), str(tmp_path)) is dropped
+    assert needs_no_command(step_text.format(cwd=tmp_path), str(tmp_path)) is dropped
 
 
 def test_the_next_steps_command_that_just_succeeded_is_not_run_again(stub, env, work: Path) -> None:
@@ -225,3 +228,30 @@ def test_an_expectations_text_is_met_by_the_output_or_every_word_of_it(wanted: s
 
     assert meets(Expectation(output_contains=wanted), 0, output) is met
     assert not meets(Expectation(exit_status=1, output_contains=wanted), 0, output)
+
+
+def test_a_first_command_that_only_goes_where_the_shell_is_is_not_run(stub, env, work: Path) -> None:
+    """A small model lists its sequence as candidates: `cd` to the working directory, then
+    `rm -rf .git`, then `tar`. The `cd` is not run (it would meet its expect and end the step
+    having done nothing), nor is what follows it: the model is asked again, told why."""
+    (work / "a.txt").write_text("a")
+    queue(
+        stub,
+        plan("Archive the directory as out.tar.gz"),
+        {
+            "json": {
+                "candidates": [
+                    {"command": f"cd {work}", "expect": {"exit_status": 0}},
+                    {"command": "rm -f a.txt", "expect": {"exit_status": 0}},
+                ]
+            }
+        },
+        step("tar czf out.tar.gz a.txt"),
+        finished_step("archived"),
+    )
+    result = run_unattended(["ask", "--yes", "--json", "archive this directory as out.tar.gz"], env, work)
+    assert result.returncode == 0, result.stderr
+    assert (work / "a.txt").exists() and (work / "out.tar.gz").exists()
+    commands = [c["command"] for c in json.loads(result.stdout)["steps"][0]["commands"]]
+    assert commands == ["tar czf out.tar.gz a.txt"]
+    assert f"`cd {work}` changes nothing: commands already run in {work}" in user_messages(stub)[2]

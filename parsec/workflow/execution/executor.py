@@ -11,7 +11,12 @@ from ...models.parsec_model import utcnow
 from ...models.text import TruncatedText
 from ...models.workflow import Approval, CommandAttempt, ConversationStatus, StepStatus, WorkflowStepState
 from ..approval import gate
-from ..planning.reply_checks import ASK_AGAIN_NOTHING_RUN, DONE_WITH_NOTHING_RUN
+from ..planning.reply_checks import (
+    ASK_AGAIN_NOTHING_RUN,
+    ASK_AGAIN_NOTHING_RUN_HERE,
+    DONE_WITH_NOTHING_RUN,
+    DONE_WITH_NOTHING_RUN_HERE,
+)
 from ..run.outcome import NOT_ACHIEVED
 from ..run.quickstart import REQUEST_SETTLE_S
 from ..run.runner_parts import RunnerParts
@@ -257,7 +262,7 @@ class ExecutionSteps(RunnerParts):
         the next model call when it is `run`). With nothing run in the whole conversation it is
         only the model's word: sent back once with the reason; said again, under --yes the step
         is not achieved. Otherwise the reason is shown and the user may agree (accept), disagree
-        (run: ask for a command) or skip / abort; under --yes it is accepted."""
+        (run: ask for a command) or skip / abort; under --yes it is sent back once, then accepted."""
         if not self._anything_ran():
             if not asked_again:
                 self._notice(DONE_WITH_NOTHING_RUN)
@@ -265,6 +270,9 @@ class ExecutionSteps(RunnerParts):
             if not self.ui.interactive:
                 self._not_achieved(state, summary)
                 return gate.DoneChoice.abort, ""
+        elif not self.ui.interactive and not asked_again:
+            self._notice(DONE_WITH_NOTHING_RUN_HERE)
+            return gate.DoneChoice.run, ASK_AGAIN_NOTHING_RUN_HERE
         reason = summary.strip() or "(the model gave no reason)"
         self.ui.say(f"Step {state.step.index + 1} looks done already, without a command: {reason}", style="cyan")
         if not self.ui.interactive:

@@ -11,7 +11,7 @@ from ...models.limits import MAX_PLAN_STEPS
 from ...models.workflow import ModelExchange, WorkflowPlan
 from ...providers.json_reply import partial_object
 from ...providers.provider_errors import StructuredOutputError
-from .reply_checks import commands_in_plan, goes_where_commands_run, plan_problem, unusable_reply_notice
+from .reply_checks import commands_in_plan, needs_no_command, plan_problem, unusable_reply_notice
 from .schemas import PlanReply
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def steps_to_run(
 ) -> list[str]:
     """The plan's steps without those that only go to the working directory; the request as the
     one step when what is left holds a command line (`is_command_line`: None for a re-plan)."""
-    going = [step for step in steps if goes_where_commands_run(step, working_directory)]
+    going = [step for step in steps if needs_no_command(step, working_directory)]
     if going and shown_on is not None:
         shown_on.say(f"Dropped the step {going[0]!r}: commands already run in {working_directory}", style="yellow")
     steps = [step for step in steps if step not in going] or [request]

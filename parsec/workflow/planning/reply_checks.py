@@ -51,6 +51,14 @@ ASK_AGAIN_NOTHING_RUN = (
     "You said this step is done, but no command has run in this conversation, so nothing shows "
     "it: give a command that carries it out, or one that checks it is already done."
 )
+# Under --yes, a step said to be done when commands ran for earlier steps but none for it: sent back
+# once too (nobody is there to disagree), then taken at the model's word. A small model says a
+# rename is done after an `ls`, and the next step deletes the files.
+DONE_WITH_NOTHING_RUN_HERE = "it says the step is done, but no command has run for this step"
+ASK_AGAIN_NOTHING_RUN_HERE = (
+    "You said this step is done, but no command has run for it: give a command that carries it "
+    "out, or one that checks it is already done."
+)
 
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -116,23 +124,33 @@ def commands_in_plan(steps: list[str], is_command_line: Callable[[str], bool]) -
 _GOES = re.compile(r"(?i)^\s*(?:navigate|go|change|move|switch|cd|enter)\b")
 _MORE_THAN_GOING = re.compile(r"(?i)\b(?:and|then|to (?:list|find|show|run|check|see|create|make|count))\b|[;,]")
 _HERE = re.compile(r"(?i)\b(?:working|current|this|project|present)\s+(?:directory|folder)\b")
+# A step for the person, not the shell: "Open the terminal."
+_OPENS_A_TERMINAL = re.compile(r"(?i)^\s*(?:open|launch|start)\s+(?:a|the|your)\s+(?:terminal|shell)(?:\s+window)?\W*$")
 
 
-def goes_where_commands_run(step: str, cwd: str) -> bool:
-    """Whether a plan step does nothing but go to `cwd`, where commands already run: most plans of
-    a small model begin so, and the step costs model calls for a `cd` that changes nothing."""
+def needs_no_command(step: str, cwd: str) -> bool:
+    """Whether a plan step asks for nothing a command does: it only goes to `cwd`, where commands
+    already run, or opens the terminal they run in. Most plans of a small model begin so, and
+    each such step costs model calls for a `cd` that changes nothing."""
+    if _OPENS_A_TERMINAL.match(step):
+        return True
     quoted = re.findall(r"`([^`]+)`", step)
     prose = re.sub(r"`[^`]*`", " ", step)
     if _MORE_THAN_GOING.search(prose) or not (_GOES.match(prose) or (quoted and not prose.strip())):
         return False
     if quoted:
-        return all(_changes_to(command, cwd) for command in quoted)
+        return all(changes_nothing(command, cwd) for command in quoted)
     return bool(_HERE.search(prose)) or (bool(cwd) and cwd.rstrip("/") in prose)
 
 
-def _changes_to(command: str, cwd: str) -> bool:
-    """Whether `command` is `cd` to `cwd`, or names it (relative to it, ~ expanded, symlinks
-    resolved)."""
+def stays_put(command: str, cwd: str) -> bool:
+    """Whether a candidate command is `cd` to `cwd`, where the shell already is."""
+    return first_word(command) == "cd" and changes_nothing(command, cwd)
+
+
+def changes_nothing(command: str, cwd: str) -> bool:
+    """Whether `command` is `cd` to `cwd`, where the shell already is, or only names it (relative
+    to it, ~ expanded, symlinks resolved)."""
     try:
         words = shlex.split(command)
     except ValueError:

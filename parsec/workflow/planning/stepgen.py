@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 from ...models.chat import ChatMessage
 from ...models.workflow import ModelExchange
+from ...providers.provider_errors import StructuredOutputError
 from .planner import with_instructions
-from .reply_checks import step_problem
-from .schemas import StepReply
+from .reply_checks import first_word, step_problem
+from .schemas import CommandCandidate, Expectation, StepReply
 
 if TYPE_CHECKING:
     from ..run.runner_parts import RunnerProvider
@@ -26,6 +27,15 @@ STEP_INSTRUCTIONS = (
     "candidates and say what was achieved in summary. Prefer safe, non-interactive, read-only "
     "commands when they suffice."
 )
+
+
+# When a model cannot write the step reply's JSON even after a repair request (a small local one
+# answering with nothing, or a plan): what the peers ask for, one command as plain text.
+PLAIN_COMMAND_INSTRUCTIONS = (
+    "Reply with only the one {shell} command line that carries out the current step: no JSON, no "
+    "explanation, no code fences."
+)
+PLAIN_COMMAND_EXPLANATION = "the model's command, given as plain text"
 
 
 def instructions_for(shell: str, extra: str = "") -> str:
@@ -70,3 +80,57 @@ def ask_step(
     reply, result = provider.structured(request, StepReply, purpose="step", check=check, notice=notice)
     sent = list(getattr(result, "sent", ()) or request)  # as the adapter sent it: masked, JSON instructions added
     return reply, ModelExchange(purpose="step", messages=sent, reply=getattr(result, "text", "") or "")
+
+
+def ask_step_or_plain_command(
+    provider: RunnerProvider,
+    request: list[ChatMessage],
+    messages: list[ChatMessage],
+    *,
+    shell: str,
+    is_command: Callable[[str], bool],
+    notice: Callable[[str], None],
+) -> tuple[StepReply, list[ModelExchange]]:
+    """The step reply (`ask_step`); when the model cannot write one even after the repair request,
+    its command as plain text (`ask_plain_command`, on the step's `messages`), `notice` told why.
+    Every exchange is returned for the record; the first error is raised when neither works."""
+    try:
+        reply, exchange = ask_step(provider, request, is_command=is_command, notice=notice)
+        return reply, [exchange]
+    except StructuredOutputError as err:
+        failed = ModelExchange(purpose="step", messages=list(request), reply=err.reply)
+        notice(f"{str(err).rpartition(': ')[2]}, again; asking for the command alone")
+        plain, exchange = ask_plain_command(provider, messages, shell=shell, is_command=is_command)
+        if plain is None:
+            raise
+        return plain, [failed, exchange]
+
+
+def ask_plain_command(
+    provider: RunnerProvider,
+    messages: list[ChatMessage],
+    *,
+    shell: str,
+    is_command: Callable[[str], bool],
+) -> tuple[StepReply | None, ModelExchange]:
+    """One plain-text call for the step's command, as `llm` and `sgpt` ask. The reply's first
+    line (fences and a `$ ` prompt taken off) is the one candidate, with success being an exit
+    status of 0, as for those tools; None when it is no command line here."""
+    request = with_instructions(messages, PLAIN_COMMAND_INSTRUCTIONS.format(shell=shell))
+    result = provider.chat(request, purpose="step")
+    exchange = ModelExchange(purpose="step", messages=list(result.sent or request), reply=result.text)
+    command = plain_command_line(result.text)
+    word = first_word(command)
+    if not word or not is_command(word):  # a sentence ("Sorry, I cannot…"), a made-up name
+        return None, exchange
+    candidate = CommandCandidate(command=command, explanation=PLAIN_COMMAND_EXPLANATION, expect=Expectation())
+    return StepReply(candidates=[candidate]), exchange
+
+
+def plain_command_line(text: str) -> str:
+    """The command in a plain reply: its first line that is not a code fence, `$ ` taken off."""
+    for line in text.strip().splitlines():
+        line = line.strip().strip("`").strip()
+        if line and line.lower() not in ("bash", "sh", "shell", "zsh", "fish"):
+            return line.removeprefix("$ ").strip()
+    return ""

@@ -184,6 +184,8 @@ class PathChecks:
             return "a system or home directory"
         if path == self.tree:
             return "the whole working directory"
+        if os.path.basename(path) == ".git":  # what a small model offered to "archive without .git"
+            return "a repository's history (.git), which nothing else holds"
         if not is_under(path, self.tree):
             return "outside the working directory"
         if "*" in target and os.path.dirname(path) == self.tree and os.path.basename(target) == "*":

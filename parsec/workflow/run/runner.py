@@ -31,14 +31,15 @@ from ..approval.gatekeeping import GateSteps
 from ..execution.executor import ExecutionSteps
 from ..execution.persistent_shell import PersistentShell
 from ..planning.planner import edit_plan, make_plan, plan_instructions
-from ..planning.reply_checks import CommandFacts, unusable_reply_notice
+from ..planning.reply_checks import CommandFacts, stays_put, unusable_reply_notice
 from ..planning.schemas import CommandCandidate, PlanReply, meets
-from ..planning.stepgen import ask_step, request_adds, step_request
+from ..planning.stepgen import ask_step_or_plain_command, request_adds, step_request
 from .naming import clean_name
 from .outcome import Terminated, WorkflowInterrupted, WorkflowPaused, WorkflowTerminated
 from .quickstart import REQUEST_SETTLE_S, run_later
 from .runner_parts import RunnerContext, RunnerProvider, RunnerStore, RunOptions, WorkflowUI
 from .step_attempts import declined_note, repeats_last_success
+from .stored_form import commands_only
 
 # Needed once the plan is back, not before the planning request: imported in the methods that
 # use them (and in the background while the model thinks, see _warm_up).
@@ -133,7 +134,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
 
     def save(self) -> None:
         self.conversation.updated_at = utcnow()
-        stored = _commands_only(self.conversation) if self.options.privacy_mode else self.conversation
+        stored = commands_only(self.conversation) if self.options.privacy_mode else self.conversation
         self.store.save_conversation(stored)
 
     def _pause(self, reason: str) -> None:
@@ -289,10 +290,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     self._warn_once(warning)
                 with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
                     request = step_request(messages, shell=shell_name, extra=extra)
-                    reply, exchange = ask_step(
-                        self.provider, request, is_command=self._facts.is_command, notice=self._notice
+                    facts, notice = self._facts, self._notice
+                    reply, exchanges = ask_step_or_plain_command(
+                        self.provider, request, messages, shell=shell_name, is_command=facts.is_command, notice=notice
                     )
-                state.exchanges.append(self._masked(exchange))
+                state.exchanges += [self._masked(exchange) for exchange in exchanges]
                 extra = ""
                 if reply.done and not reply.candidates:
                     if self._commands_run(state) == 0:
@@ -304,6 +306,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                             return
                     self._complete(state, reply.summary)
                     return
+                # A first command that is `cd` to where the shell is would only look like progress,
+                # and what follows it in a small model's list is its next step, not an alternative.
+                staying = [c.command for c in reply.candidates[:1] if stays_put(c.command, cwd)]
+                if staying:
+                    reply.candidates = []
                 if not reply.candidates:
                     empty_replies += 1
                     if empty_replies > 2:
@@ -312,6 +319,9 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                             "try another model (--model) or rephrase the request"
                         )
                     extra = "Your last reply had no candidates: give at least one command, or done=true."
+                    if staying:
+                        extra = f"`{staying[0]}` changes nothing: commands already run in {cwd}. "
+                        extra += "Give the command that carries out the step."
                     continue
                 ran = self._commands_run(state)
                 if ran >= allowed:
@@ -427,18 +437,3 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         if self.shell is None:
             self.shell = self._open_shell()  # executor.py
         return self.shell
-
-
-def _commands_only(conversation: Conversation) -> Conversation:
-    """What privacy mode lets reach the store: the commands and their exit statuses, not their
-    output, the variables they set or the context the model saw. The running workflow keeps all
-    of it in memory, so the model still sees each result."""
-    stored = conversation.model_copy(deep=True)
-    stored.planning_exchanges = []
-    for state in stored.steps:
-        state.context_used = None
-        state.exchanges = []
-        state.environment_changes = [c for c in state.environment_changes if c.kind == "cwd"]
-        for attempt in state.command_attempts:
-            attempt.output = None
-    return stored

@@ -255,3 +255,16 @@ def test_a_first_command_that_only_goes_where_the_shell_is_is_not_run(stub, env,
     commands = [c["command"] for c in json.loads(result.stdout)["steps"][0]["commands"]]
     assert commands == ["tar czf out.tar.gz a.txt"]
     assert f"`cd {work}` changes nothing: commands already run in {work}" in user_messages(stub)[2]
+
+
+def test_a_plans_own_numbering_is_taken_off_its_steps() -> None:
+    from parsec.workflow.planning.schemas import PlanReply
+
+    steps = ["1. Open a terminal.", "Step 2: Run git status", "- List the files", "3) Count them", "2026 was a year"]
+    assert PlanReply(steps=steps).steps == [
+        "Open a terminal.",
+        "Run git status",
+        "List the files",
+        "Count them",
+        "2026 was a year",
+    ]

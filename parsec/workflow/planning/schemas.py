@@ -9,6 +9,10 @@ from pydantic import BaseModel, Field, field_validator
 from ...models.limits import MAX_PLAN_STEPS
 
 
+# "1. Open a terminal.", "Step 2: ...", "- ...": the list's own numbering, which the plan adds again.
+_NUMBERED = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]|[-*•])\s+", re.IGNORECASE)
+
+
 class PlanReply(BaseModel):
     """The planning call's answer: a short name and 1–12 imperative steps, no commands."""
 
@@ -20,7 +24,7 @@ class PlanReply(BaseModel):
     @field_validator("steps")
     @classmethod
     def _no_blank_steps(cls, steps: list[str]) -> list[str]:
-        cleaned = [s.strip() for s in steps if s and s.strip()]
+        cleaned = [_NUMBERED.sub("", s).strip() for s in steps if s and _NUMBERED.sub("", s).strip()]
         if not cleaned:
             raise ValueError("at least one non-empty step")
         return cleaned

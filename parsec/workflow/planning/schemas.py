@@ -8,7 +8,6 @@ from pydantic import BaseModel, Field, field_validator
 
 from ...models.limits import MAX_PLAN_STEPS
 
-
 # "1. Open a terminal.", "Step 2: ...", "- ...": the list's own numbering, which the plan adds again.
 _NUMBERED = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]|[-*•])\s+", re.IGNORECASE)
 

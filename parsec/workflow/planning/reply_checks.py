@@ -123,7 +123,11 @@ def commands_in_plan(steps: list[str], is_command_line: Callable[[str], bool]) -
 # A step that only goes somewhere: "Navigate to the working directory using `cd /tmp/x`".
 _GOES = re.compile(r"(?i)^\s*(?:navigate|go|change|move|switch|cd|enter)\b")
 _MORE_THAN_GOING = re.compile(r"(?i)\b(?:and|then|to (?:list|find|show|run|check|see|create|make|count))\b|[;,]")
-_HERE = re.compile(r"(?i)\b(?:working|current|this|project|present)\s+(?:directory|folder)\b")
+# "the working directory", "the directory" (not "the directory src"): where the commands run.
+_HERE = re.compile(
+    r"(?i)\b(?:working|current|this|project|present|the)\s+(?:directory|folder)\b"
+    r"(?!\s+(?!using\b|with\b|by\b|via\b)[\w./~-])"
+)
 # A step for the person, not the shell: "Open the terminal."
 _OPENS_A_TERMINAL = re.compile(r"(?i)^\s*(?:open|launch|start)\s+(?:a|the|your)\s+(?:terminal|shell)(?:\s+window)?\W*$")
 
@@ -134,7 +138,7 @@ def needs_no_command(step: str, cwd: str) -> bool:
     each such step costs model calls for a `cd` that changes nothing."""
     if _OPENS_A_TERMINAL.match(step):
         return True
-    quoted = re.findall(r"`([^`]+)`", step)
+    quoted = [q for q in re.findall(r"`([^`]+)`", step) if q.strip() != "cd"]  # `cd` alone names the tool
     prose = re.sub(r"`[^`]*`", " ", step)
     if _MORE_THAN_GOING.search(prose) or not (_GOES.match(prose) or (quoted and not prose.strip())):
         return False

@@ -31,14 +31,14 @@ from ..approval.gatekeeping import GateSteps
 from ..execution.executor import ExecutionSteps
 from ..execution.persistent_shell import PersistentShell
 from ..planning.planner import edit_plan, make_plan, plan_instructions
-from ..planning.reply_checks import CommandFacts, stays_put, unusable_reply_notice
+from ..planning.reply_checks import CommandFacts, unusable_reply_notice
 from ..planning.schemas import CommandCandidate, PlanReply, meets
 from ..planning.stepgen import ask_step_or_plain_command, request_adds, step_request
 from .naming import clean_name
 from .outcome import Terminated, WorkflowInterrupted, WorkflowPaused, WorkflowTerminated
 from .quickstart import REQUEST_SETTLE_S, run_later
 from .runner_parts import RunnerContext, RunnerProvider, RunnerStore, RunOptions, WorkflowUI
-from .step_attempts import declined_note, repeats_last_success
+from .step_attempts import declined_note, held_back, repeats_last_success
 from .stored_form import commands_only
 
 # Needed once the plan is back, not before the planning request: imported in the methods that
@@ -306,10 +306,11 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                             return
                     self._complete(state, reply.summary)
                     return
-                # A first command that is `cd` to where the shell is would only look like progress,
-                # and what follows it in a small model's list is its next step, not an alternative.
-                staying = [c.command for c in reply.candidates[:1] if stays_put(c.command, cwd)]
-                if staying:
+                proposed = reply.candidates[0].command if reply.candidates else ""
+                unattended = self.options.auto_yes
+                note = proposed and held_back(state, proposed, self.options.mask(proposed), cwd, unattended=unattended)
+                if note:
+                    self.ui.say(f"Not run: {note}", style="yellow")
                     reply.candidates = []
                 if not reply.candidates:
                     empty_replies += 1
@@ -318,10 +319,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                             f"the model gave no command for step {index + 1} three times; "
                             "try another model (--model) or rephrase the request"
                         )
-                    extra = "Your last reply had no candidates: give at least one command, or done=true."
-                    if staying:
-                        extra = f"`{staying[0]}` changes nothing: commands already run in {cwd}. "
-                        extra += "Give the command that carries out the step."
+                    extra = note or "Your last reply had no candidates: give at least one command, or done=true."
                     continue
                 ran = self._commands_run(state)
                 if ran >= allowed:

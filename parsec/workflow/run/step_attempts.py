@@ -1,9 +1,11 @@
-"""What earlier attempts tell the next request: the commands the user declined for this step, and
-whether a command the model gives again is the one that has just succeeded."""
+"""What earlier attempts tell the next request: the commands the user declined for this step,
+whether a command the model gives again is the one that has just succeeded, and why a step
+reply's first command is held back before it is offered."""
 
 from __future__ import annotations
 
 from ...models.workflow import Approval, Conversation, WorkflowStepState
+from ..planning.reply_checks import stays_put
 
 
 def repeats_last_success(conversation: Conversation, command: str, cwd: str | None) -> bool:
@@ -24,3 +26,24 @@ def declined_note(state: WorkflowStepState) -> str:
         return ""
     listed = "; ".join(f"`{c}`" for c in declined[-5:])
     return f"The user declined these commands for this step, do not suggest them again: {listed}."
+
+
+def held_back(state: WorkflowStepState, command: str, masked: str, cwd: str, *, unattended: bool) -> str:
+    """Why a reply's first command is not offered ("" when it is), said to the model: a `cd` to
+    where the shell already is (it would only look like progress, and what a small model lists
+    after it is its next step, not an alternative); under --yes, the command that has just failed
+    here, unchanged (nobody is there to judge a plain retry; it fails the same way)."""
+    if stays_put(command, cwd):
+        return (
+            f"`{command}` changes nothing: commands already run in {cwd}. Give the command that carries out the step."
+        )
+    executed = [a for a in state.command_attempts if a.executed]
+    last = executed[-1] if executed else None
+    if not unattended or last is None or last.succeeded or last.interrupted or last.exit_status is None:
+        return ""
+    if last.command != masked or last.cwd != cwd:
+        return ""
+    return (
+        f"`{command}` has just failed here (exit status {last.exit_status}) and would fail the same "
+        "way: give a different command."
+    )

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from bench.realmodel_tasks import TASKS, Task  # noqa: E402
-from parsec.workflow.planning.reply_checks import command_check, first_word  # noqa: E402
+from parsec.workflow.planning.reply_checks import CommandFacts, first_word  # noqa: E402
 from parsec.workflow.risk import assess  # noqa: E402
 
 TASK_TIMEOUT_S = 600.0
@@ -373,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
     print(f"model {args.model} at {args.base_url}, {len(results['parsec'])} of {len(tasks)} tasks")
-    print(report(results, command_check(os.environ.get("PATH", ""), "bash")))
+    print(report(results, CommandFacts(os.environ.get("PATH", ""), "bash").is_command))
     proxy.shutdown()
     if args.keep:  # `parsec history` / the conversations Parsec stored, for reading what the model did
         print(f"kept: {home} (Parsec's store: {home / 'data' / 'parsec' / 'parsec.db'})")

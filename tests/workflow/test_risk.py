@@ -29,6 +29,8 @@ CASES = [
     ("rm -rf .git", "high"),  # the repository's history
     ("rm -r sub/.git/", "high"),
     ("rm -f .git/index.lock", "medium"),  # a stale lock, not the history
+    ("rm -rf .git/objects", "high"),
+    ("rm -rf .git/*", "high"),
     ("rm notes.txt", "medium"),
     ("echo hello >> notes.txt", "medium"),
     ("git commit -m 'x'", "medium"),

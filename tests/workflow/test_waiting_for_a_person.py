@@ -18,6 +18,10 @@ from .conftest import finished_step, plan, queue, run_unattended, step, user_mes
 # (command line, the program named as the one that waits)
 WAITS = [
     ("vim sorted.txt", "vim"),
+    ("crontab -e", "crontab -e"),
+    ("visudo", "visudo"),
+    ("kubectl edit deploy/web", "kubectl edit"),
+    ("systemctl edit nginx", "systemctl edit"),
     ("vi notes.txt", "vi"),
     ("nano notes.txt", "nano"),
     ("emacs notes.txt", "emacs"),
@@ -93,6 +97,9 @@ WAITS = [
 ]
 
 DOES_NOT_WAIT = [
+    "crontab -l",
+    "kubectl get pods",
+    "systemctl status nginx",
     "ls -la",
     "sed -i 's/a/b/' notes.txt",
     "cat notes.txt",

@@ -94,12 +94,19 @@ def steps_to_run(
     is_command_line: Callable[[str], bool] | None,
     shown_on: WorkflowUI | None,
 ) -> list[str]:
-    """The plan's steps without those that only go to the working directory; the request as the
-    one step when what is left holds a command line (`is_command_line`: None for a re-plan)."""
+    """The plan's steps without those that need no command (going to the working directory,
+    opening the terminal); the request as the one step when what is left holds a command line
+    (`is_command_line`: None for a re-plan, which answers the user's remark and keeps its steps)."""
     going = [step for step in steps if needs_no_command(step, working_directory)]
     if going and shown_on is not None:
-        shown_on.say(f"Dropped the step {going[0]!r}: commands already run in {working_directory}", style="yellow")
-    steps = [step for step in steps if step not in going] or [request]
+        named = ", ".join(repr(step) for step in going)
+        shown_on.say(
+            f"Dropped {named}: no command needed (commands already run in {working_directory})", style="yellow"
+        )
+    kept = [step for step in steps if step not in going]
+    if not kept:  # nothing but going there: the request itself (a re-plan keeps what it said)
+        return steps if is_command_line is None else [request]
+    steps = kept
     commands = commands_in_plan(steps, is_command_line) if is_command_line is not None else []
     if commands:
         if shown_on is not None:

@@ -107,12 +107,6 @@ class CommandFacts:
         return analyse(text, None, None, self.index(), None, self.shell).probability < DEFAULT_COMMAND_THRESHOLD
 
 
-def command_check(path: str, shell: str | None) -> Callable[[str], bool]:
-    """Whether a word names a command in `shell` (a keyword, a builtin, or a program on `path`);
-    PATH is listed on the first call."""
-    return CommandFacts(path, shell).is_command
-
-
 def commands_in_plan(steps: list[str], is_command_line: Callable[[str], bool]) -> list[str]:
     """The plan steps that are command lines, not sentences (`ls -lh`, `sort -hr`). A small model
     writes such plans: cut into steps, a pipeline's pieces each run alone and fail, and most start
@@ -120,13 +114,16 @@ def commands_in_plan(steps: list[str], is_command_line: Callable[[str], bool]) -
     return [step for step in steps if is_command_line(step)]
 
 
-# A step that only goes somewhere: "Navigate to the working directory using `cd /tmp/x`".
-_GOES = re.compile(r"(?i)^\s*(?:navigate|go|change|move|switch|cd|enter)\b")
-_MORE_THAN_GOING = re.compile(r"(?i)\b(?:and|then|to (?:list|find|show|run|check|see|create|make|count))\b|[;,]")
-# "the working directory", "the directory" (not "the directory src"): where the commands run.
+# A step that only goes somewhere, the whole sentence: "Navigate to the working directory using
+# `cd /tmp/x`", "Change directory to /tmp/x", "cd /tmp/x". The place is a phrase for where the
+# commands run or a path, compared after the sentence is read ("Change the permissions of the
+# working directory" is not going there).
+_GOING = re.compile(
+    r"(?i)^\s*(?:navigate|go|change|move|switch|cd|enter)(?:\s+(?:directory|dir|folder))?"
+    r"(?:\s+(?:to|into|in))?(?P<place>(?:\s+\S+)*?)\s*(?:\s(?:using|with|by|via))?\s*[.!]?\s*$"
+)
 _HERE = re.compile(
-    r"(?i)\b(?:working|current|this|project|present|the)\s+(?:directory|folder)\b"
-    r"(?!\s+(?!using\b|with\b|by\b|via\b)[\w./~-])"
+    r"(?i)(?:the\s+)?(?:(?:working|current|present|project|target|same|this)\s+)?(?:directory|folder|dir)"
 )
 # A step for the person, not the shell: "Open the terminal."
 _OPENS_A_TERMINAL = re.compile(r"(?i)^\s*(?:open|launch|start)\s+(?:a|the|your)\s+(?:terminal|shell)(?:\s+window)?\W*$")
@@ -140,11 +137,15 @@ def needs_no_command(step: str, cwd: str) -> bool:
         return True
     quoted = [q for q in re.findall(r"`([^`]+)`", step) if q.strip() != "cd"]  # `cd` alone names the tool
     prose = re.sub(r"`[^`]*`", " ", step)
-    if _MORE_THAN_GOING.search(prose) or not (_GOES.match(prose) or (quoted and not prose.strip())):
-        return False
-    if quoted:
+    if quoted and not prose.strip(" .") and cwd:  # "`cd /tmp/x`"
         return all(changes_nothing(command, cwd) for command in quoted)
-    return bool(_HERE.search(prose)) or (bool(cwd) and cwd.rstrip("/") in prose)
+    going = _GOING.match(prose)
+    if going is None or not cwd:
+        return False
+    place = going.group("place").strip().rstrip(".!")
+    if quoted:
+        return all(changes_nothing(command, cwd) for command in quoted) and (not place or bool(_HERE.fullmatch(place)))
+    return bool(_HERE.fullmatch(place)) or (bool(place) and changes_nothing(place, cwd))
 
 
 def stays_put(command: str, cwd: str) -> bool:

@@ -65,18 +65,20 @@ class StepReply(BaseModel):
 def meets(expect: Expectation | None, exit_status: int, output: str) -> bool:
     """Whether a finished command's result is the one its expectation describes. The text is the
     model's guess at the output, rarely literal (names on one line that print one per line, other
-    case, a full stop): it is met when the output holds it, or every word of it, as whole words."""
+    case, a comma or a full stop): it is met by the same words in the same order, whole words
+    ("3" is not met by "13" or "3.5", "0 failed" not by "10 failed, 0 passed")."""
     if expect is None or exit_status != expect.exit_status:
         return False
-    wanted = expect.output_contains.strip()
-    if not wanted or re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", output):
-        return True  # whole words: "3" is not met by "13"
-    printed = set(_words(output))
-    return all(word in printed for word in _words(wanted))
+    wanted = _words(expect.output_contains)
+    if not wanted:
+        return True
+    printed = _words(output)
+    return any(printed[i : i + len(wanted)] == wanted for i in range(len(printed) - len(wanted) + 1))
 
 
 _WORD = re.compile(r"[^\s,;:'\"()\[\]{}<>`]+")
 
 
 def _words(text: str) -> list[str]:
-    return [word.rstrip(".!?") for word in _WORD.findall(text.lower()) if word.rstrip(".!?")]
+    """Lower-case words, punctuation around them dropped ("a.txt," is "a.txt"; "3.5" stays)."""
+    return [w for w in (word.strip(".!?") for word in _WORD.findall(text.lower())) if w]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -88,22 +89,27 @@ def ask_step_or_plain_command(
     messages: list[ChatMessage],
     *,
     shell: str,
+    extra: str,
     is_command: Callable[[str], bool],
     notice: Callable[[str], None],
 ) -> tuple[StepReply, list[ModelExchange]]:
     """The step reply (`ask_step`); when the model cannot write one even after the repair request,
-    its command as plain text (`ask_plain_command`, on the step's `messages`), `notice` told why.
-    Every exchange is returned for the record; the first error is raised when neither works."""
+    its command as plain text (`ask_plain_command`, on the step's `messages` and the same `extra`
+    note), `notice` told why. Every exchange is returned for the record; the first error is raised
+    when neither works."""
     try:
         reply, exchange = ask_step(provider, request, is_command=is_command, notice=notice)
         return reply, [exchange]
     except StructuredOutputError as err:
         failed = ModelExchange(purpose="step", messages=list(request), reply=err.reply)
         notice(f"{str(err).rpartition(': ')[2]}, again; asking for the command alone")
-        plain, exchange = ask_plain_command(provider, messages, shell=shell, is_command=is_command)
+        plain, exchange = ask_plain_command(provider, messages, shell=shell, extra=extra, is_command=is_command)
         if plain is None:
             raise
         return plain, [failed, exchange]
+
+
+MAX_PLAIN_LINES = 3  # a short block is joined with &&; a longer one is a script, not a command line
 
 
 def ask_plain_command(
@@ -111,26 +117,34 @@ def ask_plain_command(
     messages: list[ChatMessage],
     *,
     shell: str,
+    extra: str = "",
     is_command: Callable[[str], bool],
 ) -> tuple[StepReply | None, ModelExchange]:
-    """One plain-text call for the step's command, as `llm` and `sgpt` ask. The reply's first
-    line (fences and a `$ ` prompt taken off) is the one candidate, with success being an exit
-    status of 0, as for those tools; None when it is no command line here."""
-    request = with_instructions(messages, PLAIN_COMMAND_INSTRUCTIONS.format(shell=shell))
+    """One plain-text call for the step's command, as `llm` and `sgpt` ask. The reply's command
+    lines (`plain_command_lines`), joined with && when there are a few, are the one candidate,
+    with success being an exit status of 0, as for those tools; None when a line is no command
+    here or there are too many."""
+    instructions = PLAIN_COMMAND_INSTRUCTIONS.format(shell=shell) + (f"\n\n{extra}" if extra else "")
+    request = with_instructions(messages, instructions)
     result = provider.chat(request, purpose="step")
     exchange = ModelExchange(purpose="step", messages=list(result.sent or request), reply=result.text)
-    command = plain_command_line(result.text)
-    word = first_word(command)
-    if not word or not is_command(word):  # a sentence ("Sorry, I cannot…"), a made-up name
-        return None, exchange
-    candidate = CommandCandidate(command=command, explanation=PLAIN_COMMAND_EXPLANATION, expect=Expectation())
+    lines = plain_command_lines(result.text)
+    words = [first_word(line) for line in lines]
+    if not lines or len(lines) > MAX_PLAIN_LINES or not all(word and is_command(word) for word in words):
+        return None, exchange  # a sentence ("Sorry, I cannot…"), a made-up name, a script
+    candidate = CommandCandidate(
+        command=" && ".join(lines), explanation=PLAIN_COMMAND_EXPLANATION, expect=Expectation()
+    )
     return StepReply(candidates=[candidate]), exchange
 
 
-def plain_command_line(text: str) -> str:
-    """The command in a plain reply: its first line that is not a code fence, `$ ` taken off."""
-    for line in text.strip().splitlines():
-        line = line.strip().strip("`").strip()
-        if line and line.lower() not in ("bash", "sh", "shell", "zsh", "fish"):
-            return line.removeprefix("$ ").strip()
-    return ""
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.DOTALL)
+
+
+def plain_command_lines(text: str) -> list[str]:
+    """The command lines of a plain reply: those inside its first code fence when it has one
+    (whatever the fence's language tag), else all of it; `$ ` prompts and blank lines dropped."""
+    fenced = _FENCE.search(text)
+    body = fenced.group(1) if fenced else text.strip().strip("`")
+    lines = [line.strip().removeprefix("$ ").strip() for line in body.splitlines()]
+    return [line for line in lines if line]

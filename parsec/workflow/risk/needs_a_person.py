@@ -218,6 +218,9 @@ def _judge(name: str, rest: list[str], streams: _Streams, env: Mapping[str, str]
         return _full_screen(name, rest)
     if name == "git":
         return _git(rest, streams, env)
+    edits = _opens_an_editor(name, rest)
+    if edits:
+        return Wait(edits, "opens an editor")
     if name == "ssh":
         return _ssh(rest, streams)
     if name in REPLS:
@@ -240,6 +243,20 @@ def _judge(name: str, rest: list[str], streams: _Streams, env: Mapping[str, str]
     if language == "sh":
         return Wait(name, "an interactive shell without a script or -c")
     return Wait(name, "an interactive interpreter without a script or -c / -e")
+
+
+# Programs that hand a file to $EDITOR: always (visudo), or with this option or subcommand.
+_EDITS_WITH = {"visudo": "", "vipw": "", "vigr": "", "sudoedit": "", "crontab": "-e"}
+_EDIT_SUBCOMMANDS = {"kubectl": "edit", "systemctl": "edit", "virsh": "edit", "oc": "edit"}
+
+
+def _opens_an_editor(name: str, rest: list[str]) -> str:
+    """How the program that opens an editor is named (`crontab -e`), or ""."""
+    option = _EDITS_WITH.get(name)
+    if option is not None and (not option or option in rest):
+        return f"{name} {option}".strip()
+    subcommand = _EDIT_SUBCOMMANDS.get(name)
+    return f"{name} {subcommand}" if subcommand and subcommand in rest else ""
 
 
 def _editor(name: str, rest: list[str], streams: _Streams) -> Wait | None:

@@ -170,6 +170,12 @@ class PathChecks:
         """~/.bashrc, ~/.ssh, ~/.config …: a file or directory the user's setup lives in."""
         return os.path.dirname(path) == self.home and os.path.basename(path).startswith(".")
 
+    def _in_git_dir(self, target: str) -> bool:
+        """Whether `target` is inside a directory named .git (`rm -f .git/index.lock` is ordinary;
+        a recursive deletion there takes history with it)."""
+        path = self._resolve(target)
+        return path is not None and ".git" in path.split(os.sep)
+
     def _deletion_problem(self, target: str) -> str | None:
         if is_dynamic(target):
             return "the target depends on a variable (empty, it could mean /)"

@@ -292,7 +292,13 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     request = step_request(messages, shell=shell_name, extra=extra)
                     facts, notice = self._facts, self._notice
                     reply, exchanges = ask_step_or_plain_command(
-                        self.provider, request, messages, shell=shell_name, is_command=facts.is_command, notice=notice
+                        self.provider,
+                        request,
+                        messages,
+                        shell=shell_name,
+                        extra=extra,
+                        is_command=facts.is_command,
+                        notice=notice,
                     )
                 state.exchanges += [self._masked(exchange) for exchange in exchanges]
                 extra = ""
@@ -316,7 +322,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     empty_replies += 1
                     if empty_replies > 2:
                         raise ParsecError(
-                            f"the model gave no command for step {index + 1} three times; "
+                            f"the model gave no command to run for step {index + 1} three times; "
                             "try another model (--model) or rephrase the request"
                         )
                     extra = note or "Your last reply had no candidates: give at least one command, or done=true."
@@ -332,7 +338,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     allowed += self.options.max_commands_per_step  # the user chose to go on
                     continue
                 first, now_in = reply.candidates[0], self.shell.cwd if self.shell else None
-                if repeats_last_success(self.conversation, self.options.mask(first.command), now_in):
+                if repeats_last_success(state, self.options.mask(first.command), now_in):
                     # The model has nothing left to do: a second run would only repeat the effects.
                     self.ui.say(f"`{first.command}` already ran and succeeded: step {index + 1} is done.")
                     self._complete(state, reply.summary or first.explanation)

@@ -4,19 +4,30 @@ reply's first command is held back before it is offered."""
 
 from __future__ import annotations
 
-from ...models.workflow import Approval, Conversation, WorkflowStepState
+import shlex
+
+from ...models.workflow import Approval, WorkflowStepState
 from ..planning.reply_checks import stays_put
 
 
-def repeats_last_success(conversation: Conversation, command: str, cwd: str | None) -> bool:
-    """Whether `command` (as masked) is the conversation's last executed command, which succeeded,
-    run from the directory the shell is in now. Small models give it again, in the same step
-    (its `expect` guessed an output it does not print) or as the next step's command."""
-    executed = [a for state in conversation.steps for a in state.command_attempts if a.executed]
+def repeats_last_success(state: WorkflowStepState, command: str, cwd: str | None) -> bool:
+    """Whether `command` (as masked) is the step's last executed command, which succeeded, run
+    from the directory the shell is in now: asked again after it (its `expect` guessed an output
+    it does not print), a small model gives it once more. Only this step's: a step may well
+    begin by looking again (`ls`) at what the one before it left."""
+    executed = [a for a in state.command_attempts if a.executed]
     if not executed or cwd is None:
         return False
     last = executed[-1]
-    return last.succeeded and last.command == command and last.cwd == cwd
+    return last.succeeded and same_line(last.command, command) and last.cwd == cwd
+
+
+def same_line(one: str, other: str) -> bool:
+    """Whether two command lines are the same words (`make ` and `make` are)."""
+    try:
+        return shlex.split(one) == shlex.split(other)
+    except ValueError:
+        return one.strip() == other.strip()
 
 
 def declined_note(state: WorkflowStepState) -> str:
@@ -41,7 +52,7 @@ def held_back(state: WorkflowStepState, command: str, masked: str, cwd: str, *, 
     last = executed[-1] if executed else None
     if not unattended or last is None or last.succeeded or last.interrupted or last.exit_status is None:
         return ""
-    if last.command != masked or last.cwd != cwd:
+    if not same_line(last.command, masked) or last.cwd != cwd:
         return ""
     return (
         f"`{command}` has just failed here (exit status {last.exit_status}) and would fail the same "

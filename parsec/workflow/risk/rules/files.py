@@ -42,6 +42,8 @@ class FileRules(Walker):
         kind = "recursive" if recursive else "forced"
         for target in targets:
             problem = self._deletion_problem(target)
+            if problem is None and recursive and self._in_git_dir(target):  # .git/objects, .git/*
+                problem = "a repository's history (.git), which nothing else holds"
             if problem:
                 verdict.raise_to(HIGH, f"{kind} deletion of {target}: {problem}")
 

@@ -237,6 +237,7 @@ def test_an_expectation_met_word_for_word_completes_the_step_without_another_cal
     ("wanted", "output", "met"),
     [
         ("huge.bin large.bin", "huge.bin\nlarge.bin\n", True),
+        ("a.txt b.txt", "./a.txt\n./b.txt\n", True),  # find's ./
         ("Huge.bin, large.bin.", "total 3\nhuge.bin\nlarge.bin\n", True),
         ("huge.bin large.bin", "90000 huge.bin\n60000 large.bin\n", False),  # not one run of words
         ("huge.bin large.bin medium.bin", "90000 huge.bin\n60000 large.bin\n", False),
@@ -314,3 +315,53 @@ def test_a_plain_replys_command_lines_are_read_from_its_code_fence(reply: str, l
     from parsec.workflow.planning.stepgen import plain_command_lines
 
     assert plain_command_lines(reply) == lines
+
+
+@pytest.mark.parametrize(
+    ("line", "program"),
+    [
+        ("sort -hr", "sort"),
+        ("head -n 3", "head"),
+        ("wc -l", "wc"),
+        ("grep foo", "grep"),
+        ("awk '{print $1}'", "awk"),
+        ("tr a-z A-Z", "tr"),
+        ("sort -k 5 -n", "sort"),
+        ("sort -hr sizes.txt", ""),
+        ("head -3 notes.txt", ""),
+        ("ls -l | sort -k5 -n", ""),
+        ("grep foo notes.txt", ""),
+        ("grep -e foo notes.txt", ""),
+        ("tr a b < notes.txt", ""),
+        ("sort <<< 'b a'", ""),
+        ("wc -l *.py", ""),
+        ("head -n 3 && ls", ""),
+        ("echo hi", ""),
+        ("sort 'unclosed", ""),
+    ],
+)
+def test_a_filter_given_nothing_to_read_is_told_apart(line: str, program: str) -> None:
+    from parsec.workflow.risk.reads_no_input import reads_no_input
+
+    assert reads_no_input(line) == program
+
+
+def test_under_yes_a_piece_of_a_pipeline_given_alone_is_not_run(stub, env, work: Path) -> None:
+    """The plan's steps say what to do and which piece of a pipeline does it ("Sort them by size:
+    sort -hr"): command lines, so the request is the one step. The model's `sort -hr` alone would
+    read an empty input and exit 0: it is not run, and the model is asked for the whole line."""
+    for name, size in (("big.bin", 3000), ("mid.bin", 2000), ("small.bin", 1000), ("tiny.txt", 1)):
+        (work / name).write_bytes(b"x" * size)
+    queue(
+        stub,
+        plan("List the files: ls -l", "Sort them by size: sort -hr", "Keep the first three: head -n 3"),
+        step("sort -hr"),
+        step("ls -S | head -n 3"),
+        finished_step("listed"),
+    )
+    result = run_unattended(["ask", "--yes", "--json", "show the three biggest files"], env, work)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [s["description"] for s in data["steps"]] == ["show the three biggest files"]
+    assert [c["command"] for c in data["steps"][0]["commands"]] == ["ls -S | head -n 3"]
+    assert "`sort -hr` gives sort nothing to read" in user_messages(stub)[2]

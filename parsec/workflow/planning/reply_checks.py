@@ -108,10 +108,10 @@ class CommandFacts:
 
 
 def commands_in_plan(steps: list[str], is_command_line: Callable[[str], bool]) -> list[str]:
-    """The plan steps that are command lines, not sentences (`ls -lh`, `sort -hr`). A small model
-    writes such plans: cut into steps, a pipeline's pieces each run alone and fail, and most start
+    """The plan steps that are command lines, not sentences (`ls -lh`, `sort -hr`, "Sort them by
+    size: sort -hr"). A small model writes such plans: cut into steps, a pipeline's pieces each run alone and fail, and most start
     by going where the commands already run (`cd /tmp/x`)."""
-    return [step for step in steps if is_command_line(step)]
+    return [step for step in steps if is_command_line(step) or is_command_line(step.rpartition(": ")[2])]
 
 
 # A step that only goes somewhere, the whole sentence: "Navigate to the working directory using

@@ -80,5 +80,7 @@ _WORD = re.compile(r"[^\s,;:'\"()\[\]{}<>`]+")
 
 
 def _words(text: str) -> list[str]:
-    """Lower-case words, punctuation around them dropped ("a.txt," is "a.txt"; "3.5" stays)."""
-    return [w for w in (word.strip(".!?") for word in _WORD.findall(text.lower())) if w]
+    """Lower-case words, punctuation around them dropped ("a.txt," and "./a.txt" are "a.txt";
+    "3.5" stays)."""
+    words = (word.removeprefix("./").strip(".!?") for word in _WORD.findall(text.lower()))
+    return [word for word in words if word]

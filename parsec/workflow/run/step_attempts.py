@@ -8,6 +8,7 @@ import shlex
 
 from ...models.workflow import Approval, WorkflowStepState
 from ..planning.reply_checks import stays_put
+from ..risk.reads_no_input import reads_no_input
 
 
 def repeats_last_success(state: WorkflowStepState, command: str, cwd: str | None) -> bool:
@@ -42,11 +43,16 @@ def declined_note(state: WorkflowStepState) -> str:
 def held_back(state: WorkflowStepState, command: str, masked: str, cwd: str, *, unattended: bool) -> str:
     """Why a reply's first command is not offered ("" when it is), said to the model: a `cd` to
     where the shell already is (it would only look like progress, and what a small model lists
-    after it is its next step, not an alternative); under --yes, the command that has just failed
-    here, unchanged (nobody is there to judge a plain retry; it fails the same way)."""
+    after it is its next step, not an alternative); under --yes, a filter given nothing to read
+    (a piece of a pipeline cut into steps: it prints nothing, exits 0 and would look like a step
+    done) and the command that has just failed here, unchanged (nobody is there to judge a plain
+    retry; it fails the same way)."""
     if stays_put(command, cwd):
+        return f"`{command}` changes nothing: commands already run in {cwd}. Give the command that does the step."
+    if unattended and (program := reads_no_input(command)):
         return (
-            f"`{command}` changes nothing: commands already run in {cwd}. Give the command that carries out the step."
+            f"`{command}` gives {program} nothing to read (its input is empty here): give the whole "
+            "pipeline as one command line, or name the file to read."
         )
     executed = [a for a in state.command_attempts if a.executed]
     last = executed[-1] if executed else None

@@ -238,6 +238,8 @@ def test_an_expectation_met_word_for_word_completes_the_step_without_another_cal
     [
         ("huge.bin large.bin", "huge.bin\nlarge.bin\n", True),
         ("a.txt b.txt", "./a.txt\n./b.txt\n", True),  # find's ./
+        ("tmp/work/ports", "/tmp/work/ports\n", True),  # a path as written, part of a longer one
+        ("5.1", "3.5.1\n", False),
         ("Huge.bin, large.bin.", "total 3\nhuge.bin\nlarge.bin\n", True),
         ("huge.bin large.bin", "90000 huge.bin\n60000 large.bin\n", False),  # not one run of words
         ("huge.bin large.bin medium.bin", "90000 huge.bin\n60000 large.bin\n", False),
@@ -365,3 +367,23 @@ def test_under_yes_a_piece_of_a_pipeline_given_alone_is_not_run(stub, env, work:
     assert [s["description"] for s in data["steps"]] == ["show the three biggest files"]
     assert [c["command"] for c in data["steps"][0]["commands"]] == ["ls -S | head -n 3"]
     assert "`sort -hr` gives sort nothing to read" in user_messages(stub)[2]
+
+
+def test_a_cd_to_where_the_shell_is_given_twice_completes_a_step_that_only_goes_there(stub, env, work: Path) -> None:
+    """ "Go to the root of the project" is kept (the place is not plainly the working directory);
+    the model's `cd` there is held back once, and given again it means the step is done."""
+    (work / "a.txt").write_text("a")
+    queue(
+        stub,
+        plan("Go to the root of the project", "List the files"),
+        step(f"cd {work}"),
+        step(f"cd {work}"),
+        {"json": {"candidates": [{"command": "ls", "expect": {"exit_status": 0, "output_contains": "a.txt"}}]}},
+    )
+    result = run_unattended(["ask", "--yes", "--json", "list the files of the project"], env, work)
+    assert result.returncode == 0, result.stderr
+    steps = json.loads(result.stdout)["steps"]
+    assert [s["outcome"] for s in steps] == ["complete", "complete"]
+    assert steps[0]["commands"] == [] and steps[0]["summary"] == f"done without a command: already in {work}"
+    assert [c["command"] for c in steps[1]["commands"]] == ["ls"]
+    assert len(stub.model_requests()) == 4

@@ -65,13 +65,15 @@ class StepReply(BaseModel):
 def meets(expect: Expectation | None, exit_status: int, output: str) -> bool:
     """Whether a finished command's result is the one its expectation describes. The text is the
     model's guess at the output, rarely literal (names on one line that print one per line, other
-    case, a comma or a full stop): it is met by the same words in the same order, whole words
-    ("3" is not met by "13" or "3.5", "0 failed" not by "10 failed, 0 passed")."""
+    case, a comma or a full stop): it is met as written, or by the same words in the same order,
+    whole words either way ("3" is not met by "13" or "3.5", "0 failed" not by "10 failed, 0
+    passed")."""
     if expect is None or exit_status != expect.exit_status:
         return False
-    wanted = _words(expect.output_contains)
-    if not wanted:
-        return True
+    text = expect.output_contains.strip()
+    if not text or re.search(rf"(?<![\w.]){re.escape(text)}(?![\w]|\.\w)", output):
+        return True  # as written, whole words: "tmp/x" is met by "/tmp/x", "3" not by "3.5"
+    wanted = _words(text)
     printed = _words(output)
     return any(printed[i : i + len(wanted)] == wanted for i in range(len(printed) - len(wanted) + 1))
 

@@ -31,7 +31,7 @@ from ..approval.gatekeeping import GateSteps
 from ..execution.executor import ExecutionSteps
 from ..execution.persistent_shell import PersistentShell
 from ..planning.planner import edit_plan, make_plan, plan_instructions
-from ..planning.reply_checks import CommandFacts, unusable_reply_notice
+from ..planning.reply_checks import CommandFacts, stays_put, unusable_reply_notice
 from ..planning.schemas import CommandCandidate, PlanReply, meets
 from ..planning.stepgen import ask_step_or_plain_command, request_adds, step_request
 from .naming import clean_name
@@ -273,6 +273,7 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
         allowed = self.options.max_commands_per_step
         empty_replies = 0
         done_asked_again = False  # a done with nothing run is sent back once
+        stayed = False  # a `cd` to where the shell is was held back: given again, the step is done
         while not state.is_terminal and self.conversation.status == ConversationStatus.in_progress:
             self.ui.status(self.conversation, self.provider_label)
             if not pending:
@@ -313,8 +314,13 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     self._complete(state, reply.summary)
                     return
                 proposed = reply.candidates[0].command if reply.candidates else ""
+                if proposed and stays_put(proposed, cwd) and stayed:  # a step to go where the shell is
+                    self.ui.say(f"Step {index + 1} is done: commands already run in {cwd}.")
+                    self._complete(state, f"already in {cwd}")
+                    return
                 unattended = self.options.auto_yes
                 note = proposed and held_back(state, proposed, self.options.mask(proposed), cwd, unattended=unattended)
+                stayed = stayed or bool(proposed and stays_put(proposed, cwd))
                 if note:
                     self.ui.say(f"Not run: {note}", style="yellow")
                     reply.candidates = []

@@ -291,15 +291,14 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     self._warn_once(warning)
                 with self._waiting(f"Step {index + 1}: asking {self.provider_label}"):
                     request = step_request(messages, shell=shell_name, extra=extra)
-                    facts, notice = self._facts, self._notice
                     reply, exchanges = ask_step_or_plain_command(
                         self.provider,
                         request,
                         messages,
                         shell=shell_name,
                         extra=extra,
-                        is_command=facts.is_command,
-                        notice=notice,
+                        is_command=self._facts.is_command,
+                        notice=self._notice,
                     )
                 state.exchanges += [self._masked(exchange) for exchange in exchanges]
                 extra = ""

@@ -313,13 +313,14 @@ class WorkflowRunner(GateSteps, ExecutionSteps):
                     self._complete(state, reply.summary)
                     return
                 proposed = reply.candidates[0].command if reply.candidates else ""
-                if proposed and stays_put(proposed, cwd) and stayed:  # a step to go where the shell is
+                staying = bool(proposed) and stays_put(proposed, cwd)
+                if staying and stayed:  # given again: a step to go where the shell is
                     self.ui.say(f"Step {index + 1} is done: commands already run in {cwd}.")
                     self._complete(state, f"already in {cwd}")
                     return
                 unattended = self.options.auto_yes
                 note = proposed and held_back(state, proposed, self.options.mask(proposed), cwd, unattended=unattended)
-                stayed = stayed or bool(proposed and stays_put(proposed, cwd))
+                stayed = stayed or staying
                 if note:
                     self.ui.say(f"Not run: {note}", style="yellow")
                     reply.candidates = []
